@@ -1,0 +1,396 @@
+//! YAML and JSON text into documents that remember where every node was written.
+//!
+//! Each document is read once into a [`Node`] tree whose every node carries its
+//! line and column. The tree converts to `serde_json::Value` (key order kept) for
+//! the rest of garrison, and answers "where was `/spec/placement` written?" for
+//! diagnostics. Parsing follows kubectl's reader: YAML 1.1 booleans, legacy
+//! octal numbers (`0644` is 420), duplicate keys refused, empty documents skipped.
+
+use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::{Map, Number, Value};
+use serde_saphyr::{Location, Spanned};
+use std::fmt;
+
+/// Limits on one file's parse; defaults are documented in `docs/reference.md`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Limits {
+    pub max_documents: usize,
+    pub max_nodes: usize,
+    pub max_depth: usize,
+    pub max_aliases: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_documents: 10_000,
+            max_nodes: 2_000_000,
+            max_depth: 64,
+            max_aliases: 1_000,
+        }
+    }
+}
+
+/// A 1-based line and column in a source file.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Pos {
+    pub line: u32,
+    pub column: u32,
+}
+
+impl Pos {
+    fn from_location(location: &Location) -> Pos {
+        Pos {
+            line: u32::try_from(location.line()).unwrap_or(u32::MAX),
+            column: u32::try_from(location.column()).unwrap_or(u32::MAX),
+        }
+    }
+}
+
+/// One YAML node with its position.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Node {
+    pub pos: Pos,
+    pub kind: NodeKind,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum NodeKind {
+    Null,
+    Bool(bool),
+    Number(Number),
+    String(String),
+    Seq(Vec<Node>),
+    /// Entries in document order: (key, key position, value).
+    Map(Vec<(String, Pos, Node)>),
+}
+
+impl Node {
+    /// The value without positions, key order kept.
+    pub fn to_value(&self) -> Value {
+        match &self.kind {
+            NodeKind::Null => Value::Null,
+            NodeKind::Bool(b) => Value::Bool(*b),
+            NodeKind::Number(n) => Value::Number(n.clone()),
+            NodeKind::String(s) => Value::String(s.clone()),
+            NodeKind::Seq(items) => Value::Array(items.iter().map(Node::to_value).collect()),
+            NodeKind::Map(entries) => {
+                let mut map = Map::with_capacity(entries.len());
+                for (key, _, value) in entries {
+                    map.insert(key.clone(), value.to_value());
+                }
+                Value::Object(map)
+            }
+        }
+    }
+
+    /// The position of the node at `path` (JSON-pointer segments), or of the
+    /// deepest ancestor that exists: a missing field is reported where its
+    /// parent was written.
+    pub fn locate(&self, path: &[&str]) -> Pos {
+        let mut node = self;
+        for segment in path {
+            let next = match &node.kind {
+                NodeKind::Map(entries) => entries
+                    .iter()
+                    .find(|(key, _, _)| key == segment)
+                    .map(|(_, _, value)| value),
+                NodeKind::Seq(items) => segment.parse::<usize>().ok().and_then(|i| items.get(i)),
+                _ => None,
+            };
+            match next {
+                Some(child) => node = child,
+                None => return node.pos,
+            }
+        }
+        node.pos
+    }
+
+    /// The position of the key `path`'s last segment names, for faults in the key itself.
+    pub fn locate_key(&self, path: &[&str]) -> Pos {
+        let Some((last, parent)) = path.split_last() else {
+            return self.pos;
+        };
+        let mut node = self;
+        for segment in parent {
+            let next = match &node.kind {
+                NodeKind::Map(entries) => entries
+                    .iter()
+                    .find(|(key, _, _)| key == segment)
+                    .map(|(_, _, value)| value),
+                NodeKind::Seq(items) => segment.parse::<usize>().ok().and_then(|i| items.get(i)),
+                _ => None,
+            };
+            match next {
+                Some(child) => node = child,
+                None => return node.pos,
+            }
+        }
+        if let NodeKind::Map(entries) = &node.kind {
+            if let Some((_, pos, _)) = entries.iter().find(|(key, _, _)| key == last) {
+                return *pos;
+            }
+        }
+        self.locate(path)
+    }
+}
+
+/// A parse failure with the position the parser gave.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParseError {
+    pub pos: Option<Pos>,
+    pub message: String,
+}
+
+/// Parse a whole stream (`---`-separated documents) into nodes.
+pub fn parse_stream(text: &str, limits: &Limits) -> Result<Vec<Node>, ParseError> {
+    let mut options = serde_saphyr::Options::default();
+    options.legacy_octal_numbers = true;
+    options.with_snippet = false;
+    let mut budget = serde_saphyr::Budget::default();
+    budget.max_documents = limits.max_documents;
+    budget.max_nodes = limits.max_nodes;
+    budget.max_events = limits.max_nodes.saturating_mul(4);
+    budget.max_depth = limits.max_depth;
+    budget.max_aliases = limits.max_aliases;
+    options.budget = Some(budget);
+    let docs: Vec<Spanned<RawNode>> =
+        serde_saphyr::from_str_multiple_with_options(text, options).map_err(|error| ParseError {
+            pos: error.location().map(|l| Pos::from_location(&l)),
+            message: first_line(&error.without_snippet().to_string()),
+        })?;
+    Ok(docs.into_iter().map(RawNode::into_node).collect())
+}
+
+fn first_line(message: &str) -> String {
+    let message = message.trim();
+    let line = message.lines().next().unwrap_or(message);
+    // The parser prefixes its own position; garrison prints positions itself.
+    let line = match line.strip_prefix("error: ") {
+        Some(rest) => rest,
+        None => line,
+    };
+    match line.find(": ") {
+        Some(i) if line[..i].starts_with("line ") => line[i + 2..].to_string(),
+        _ => line.to_string(),
+    }
+}
+
+/// The deserialised tree before positions are folded in.
+enum RawNode {
+    Null,
+    Bool(bool),
+    Number(Number),
+    String(String),
+    Seq(Vec<Spanned<RawNode>>),
+    Map(Vec<(Spanned<String>, Spanned<RawNode>)>),
+}
+
+impl RawNode {
+    fn into_node(spanned: Spanned<RawNode>) -> Node {
+        let pos = Pos::from_location(&spanned.referenced);
+        let kind = match spanned.value {
+            RawNode::Null => NodeKind::Null,
+            RawNode::Bool(b) => NodeKind::Bool(b),
+            RawNode::Number(n) => NodeKind::Number(n),
+            RawNode::String(s) => NodeKind::String(s),
+            RawNode::Seq(items) => NodeKind::Seq(items.into_iter().map(RawNode::into_node).collect()),
+            RawNode::Map(entries) => NodeKind::Map(
+                entries
+                    .into_iter()
+                    .map(|(key, value)| {
+                        (
+                            key.value,
+                            Pos::from_location(&key.referenced),
+                            RawNode::into_node(value),
+                        )
+                    })
+                    .collect(),
+            ),
+        };
+        Node { pos, kind }
+    }
+}
+
+impl<'de> Deserialize<'de> for RawNode {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(RawVisitor)
+    }
+}
+
+struct RawVisitor;
+
+impl<'de> Visitor<'de> for RawVisitor {
+    type Value = RawNode;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any YAML value")
+    }
+    fn visit_unit<E>(self) -> Result<RawNode, E> {
+        Ok(RawNode::Null)
+    }
+    fn visit_none<E>(self) -> Result<RawNode, E> {
+        Ok(RawNode::Null)
+    }
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<RawNode, D::Error> {
+        RawNode::deserialize(d)
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<RawNode, E> {
+        Ok(RawNode::Bool(v))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<RawNode, E> {
+        Ok(RawNode::Number(v.into()))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<RawNode, E> {
+        Ok(RawNode::Number(v.into()))
+    }
+    fn visit_i128<E: de::Error>(self, v: i128) -> Result<RawNode, E> {
+        match i64::try_from(v) {
+            Ok(v) => Ok(RawNode::Number(v.into())),
+            Err(_) => self.visit_f64(v as f64),
+        }
+    }
+    fn visit_u128<E: de::Error>(self, v: u128) -> Result<RawNode, E> {
+        match u64::try_from(v) {
+            Ok(v) => Ok(RawNode::Number(v.into())),
+            Err(_) => self.visit_f64(v as f64),
+        }
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<RawNode, E> {
+        // Integral floats stay floats (`1.0`); JSON has no NaN or infinity,
+        // and kubectl refuses them too.
+        Number::from_f64(v)
+            .map(RawNode::Number)
+            .ok_or_else(|| E::custom("`.inf` and `.nan` cannot be represented in a Kubernetes object"))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<RawNode, E> {
+        Ok(RawNode::String(v.to_string()))
+    }
+    fn visit_string<E>(self, v: String) -> Result<RawNode, E> {
+        Ok(RawNode::String(v))
+    }
+    fn visit_bytes<E: de::Error>(self, _: &[u8]) -> Result<RawNode, E> {
+        Err(E::custom("binary values are not supported; use a base64 string"))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<RawNode, A::Error> {
+        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+        while let Some(item) = seq.next_element()? {
+            items.push(item);
+        }
+        Ok(RawNode::Seq(items))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawNode, A::Error> {
+        let mut entries: Vec<(Spanned<String>, Spanned<RawNode>)> =
+            Vec::with_capacity(map.size_hint().unwrap_or(0));
+        while let Some(key) = map.next_key::<Spanned<KeyString>>()? {
+            let value = map.next_value()?;
+            let key = Spanned {
+                value: key.value.0,
+                referenced: key.referenced,
+                defined: key.defined,
+            };
+            entries.push((key, value));
+        }
+        Ok(RawNode::Map(entries))
+    }
+}
+
+/// Map keys as strings, the way kubectl turns `1: x` or `true: x` into JSON keys.
+struct KeyString(String);
+
+impl<'de> Deserialize<'de> for KeyString {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct KeyVisitor;
+        impl Visitor<'_> for KeyVisitor {
+            type Value = KeyString;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a scalar map key")
+            }
+            fn visit_str<E>(self, v: &str) -> Result<KeyString, E> {
+                Ok(KeyString(v.to_string()))
+            }
+            fn visit_string<E>(self, v: String) -> Result<KeyString, E> {
+                Ok(KeyString(v))
+            }
+            fn visit_bool<E>(self, v: bool) -> Result<KeyString, E> {
+                Ok(KeyString(v.to_string()))
+            }
+            fn visit_i64<E>(self, v: i64) -> Result<KeyString, E> {
+                Ok(KeyString(v.to_string()))
+            }
+            fn visit_u64<E>(self, v: u64) -> Result<KeyString, E> {
+                Ok(KeyString(v.to_string()))
+            }
+            fn visit_f64<E>(self, v: f64) -> Result<KeyString, E> {
+                Ok(KeyString(v.to_string()))
+            }
+            fn visit_unit<E>(self) -> Result<KeyString, E> {
+                Ok(KeyString("null".to_string()))
+            }
+        }
+        deserializer.deserialize_any(KeyVisitor)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Vec<Node> {
+        match parse_stream(text, &Limits::default()) {
+            Ok(nodes) => nodes,
+            Err(e) => panic!("parse failed: {e:?}"),
+        }
+    }
+
+    #[test]
+    fn documents_keep_their_stream_positions() {
+        let docs = parse("a: 1\n---\n# c\nkind: X\nspec:\n  ports: [1, 2]\n");
+        assert_eq!(docs.len(), 2);
+        assert_eq!(docs[1].locate(&["kind"]), Pos { line: 4, column: 7 });
+        assert_eq!(docs[1].locate(&["spec", "ports", "1"]), Pos { line: 6, column: 14 });
+        assert_eq!(docs[1].locate_key(&["spec"]), Pos { line: 5, column: 1 });
+    }
+
+    #[test]
+    fn empty_documents_are_skipped_like_kubectl() {
+        let docs = parse("---\n# only a comment\n---\na: 1\n...\n---\n");
+        assert_eq!(docs.len(), 1);
+    }
+
+    #[test]
+    fn scalars_read_as_kubectl_reads_them() {
+        let docs = parse("mode: 0644\nyes_word: yes\nquoted: \"yes\"\nbig: 1_000\nf: 1.5\nkey_int: {1: a}\n");
+        let value = docs[0].to_value();
+        assert_eq!(
+            value,
+            serde_json::json!({"mode": 420, "yes_word": true, "quoted": "yes", "big": 1000, "f": 1.5, "key_int": {"1": "a"}})
+        );
+    }
+
+    #[test]
+    fn yaml_1_1_boolean_keys_become_strings_like_kubectl() {
+        let docs = parse("n: 1\non: 2\n");
+        assert_eq!(docs[0].to_value(), serde_json::json!({"false": 1, "true": 2}));
+    }
+
+    #[test]
+    fn key_order_is_kept() {
+        let docs = parse("b: 1\na: 2\nc: {z: 1, y: 2}\n");
+        let keys: Vec<String> = docs[0].to_value().as_object().map(|m| m.keys().cloned().collect()).unwrap_or_default();
+        assert_eq!(keys, ["b", "a", "c"]);
+    }
+
+    #[test]
+    fn duplicate_keys_are_an_error_with_a_position() {
+        let err = parse_stream("a: 1\na: 2\n", &Limits::default()).err();
+        let err = err.as_ref().map(|e| (e.pos.map(|p| p.line), e.message.contains("uplicate")));
+        assert_eq!(err, Some((Some(2), true)));
+    }
+
+    #[test]
+    fn alias_bombs_stop_at_the_budget() {
+        let bomb = "a: &a [x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]\ne: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d]\nf: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e]\ng: [*f, *f, *f, *f, *f, *f, *f, *f, *f]\n";
+        assert!(parse_stream(bomb, &Limits::default()).is_err());
+    }
+}

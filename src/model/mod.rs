@@ -1,0 +1,10 @@
+//! Typed inputs: the Karmada and Clusternet kinds garrison interprets.
+//!
+//! Templates stay `serde_json::Value` (any kind, key order kept); everything
+//! garrison decides from is parsed once into these types. No IO, no placement
+//! rules beyond "does this selector match this thing".
+
+pub mod affinity;
+pub mod override_policy;
+pub mod resource_selector;
+pub mod selector;
