@@ -1,5 +1,22 @@
 //! garrison: an offline GitOps renderer for Kubernetes fleets.
+//!
+//! Data flows one way: `load` turns the repository into typed, positioned
+//! `Inputs`; `plan` (with `schedule`, `fort`, `pause`, `overrides`,
+//! `interpret`) turns inputs plus the previous render into a `Plan`; `emit`
+//! turns the plan into a `Tree` of files and swaps it onto disk; `report`
+//! summarises. `diag` carries every user-facing fault. Only `emit::write`
+//! and `commands` touch the file system.
 
+pub mod cli;
+pub mod commands;
+pub mod diag;
+pub mod emit;
+pub mod fort;
+pub mod interpret;
 pub mod load;
 pub mod model;
 pub mod overrides;
+pub mod pause;
+pub mod plan;
+pub mod report;
+pub mod schedule;

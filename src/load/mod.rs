@@ -1,1 +1,308 @@
+//! Loading: the source repository into typed, positioned [`Inputs`].
+//!
+//! Walks the repository in sorted order (honouring `.gitignore` and the
+//! include/exclude globs of `garrison.yaml`), parses every YAML and JSON
+//! document once with positions, expands `kind: List`, and classifies each
+//! document by apiVersion/kind (SPEC §1). Parsing runs in parallel; the
+//! result never depends on thread count or directory order. Every fault is a
+//! [`Diagnostic`] with file, line and column; loading never schedules.
+
+pub mod classify;
+pub mod config;
+pub mod previous;
 pub mod yaml;
+
+use crate::diag::{Code, Diagnostic, Diagnostics, FileId, Origin, Sources};
+use crate::model::inputs::Inputs;
+use config::{Config, CONFIG_FILE};
+use rayon::prelude::*;
+use std::path::{Path, PathBuf};
+use yaml::{Limits, Node, Pos};
+
+/// What to read, beyond the repository itself.
+#[derive(Clone, Debug, Default)]
+pub struct LoadOptions {
+    /// Directories never read (the output directory when it lies inside the repository).
+    pub skip: Vec<PathBuf>,
+}
+
+/// Read, parse and classify the repository at `root`.
+pub fn load_repository(root: &Path, options: &LoadOptions) -> (Inputs, Diagnostics) {
+    let mut diagnostics = Diagnostics::default();
+    let mut sources = Sources::default();
+    let config = read_config(root, &mut sources, &mut diagnostics);
+    let files = match walk(root, &config, options) {
+        Ok(files) => files,
+        Err(diagnostic) => {
+            diagnostics.push(diagnostic);
+            return (
+                Inputs {
+                    sources,
+                    ..Inputs::default()
+                },
+                diagnostics,
+            );
+        }
+    };
+    let first_id = sources.next_id().0;
+    let limits = config.parse_limits();
+    let max_bytes = config.max_file_bytes();
+    let parsed: Vec<FileParse> = files
+        .par_iter()
+        .enumerate()
+        .map(|(index, file)| {
+            let id = FileId(first_id + u32::try_from(index).unwrap_or(u32::MAX - first_id));
+            parse_file(file, id, &limits, max_bytes)
+        })
+        .collect();
+    let mut documents = Vec::new();
+    for parse in parsed {
+        let id = sources.add(parse.path, parse.text);
+        debug_assert_eq!(id, parse.id);
+        diagnostics.extend(parse.diagnostics);
+        documents.extend(parse.documents.into_iter().map(|node| (id, node)));
+    }
+    let mut inputs = classify::classify(documents, &mut diagnostics);
+    inputs.sources = sources;
+    (inputs, diagnostics)
+}
+
+fn read_config(root: &Path, sources: &mut Sources, diagnostics: &mut Diagnostics) -> Config {
+    let path = root.join(CONFIG_FILE);
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        return Config::default();
+    };
+    let file = sources.add(CONFIG_FILE.to_string(), text.clone());
+    match serde_saphyr::from_str::<Option<Config>>(&text) {
+        Ok(config) => config.unwrap_or_default(),
+        Err(error) => {
+            let pos = error.location().map(|l| Pos {
+                line: u32::try_from(l.line()).unwrap_or(0),
+                column: u32::try_from(l.column()).unwrap_or(0),
+            });
+            let message = error.without_snippet().to_string();
+            let message = message.lines().next().unwrap_or("").to_string();
+            diagnostics.push(
+                Diagnostic::error(
+                    Code::InvalidConfig,
+                    format!("`{CONFIG_FILE}` is not valid: {message}"),
+                )
+                .at_opt(pos.map(|pos| Origin { file, pos }))
+                .help(
+                    "supported keys are `include`, `exclude` and `limits`; see docs/reference.md",
+                ),
+            );
+            Config::default()
+        }
+    }
+}
+
+/// One file to read: its path relative to the root (with `/`) and on disk.
+#[derive(Clone, Debug)]
+struct SourceFile {
+    relative: String,
+    absolute: PathBuf,
+}
+
+fn is_input_name(name: &str) -> bool {
+    name.ends_with(".yaml") || name.ends_with(".yml") || name.ends_with(".json")
+}
+
+fn walk(
+    root: &Path,
+    config: &Config,
+    options: &LoadOptions,
+) -> Result<Vec<SourceFile>, Diagnostic> {
+    let include = build_globs(&config.include)?;
+    let exclude = build_globs(&config.exclude)?;
+    let canonical_root = root.canonicalize().map_err(|e| {
+        Diagnostic::error(
+            Code::Io,
+            format!("cannot read the repository `{}`: {e}", root.display()),
+        )
+        .help("pass an existing directory with `--repo`")
+    })?;
+    let skip: Vec<PathBuf> = options
+        .skip
+        .iter()
+        .filter_map(|p| p.canonicalize().ok())
+        .collect();
+    let mut files = Vec::new();
+    let walker = ignore::WalkBuilder::new(root)
+        .hidden(true)
+        .require_git(false)
+        .follow_links(false)
+        .sort_by_file_name(|a, b| a.cmp(b))
+        .filter_entry(move |entry| {
+            let path = entry.path();
+            !skip
+                .iter()
+                .any(|s| path.canonicalize().is_ok_and(|c| &c == s))
+        })
+        .build();
+    for entry in walker {
+        let entry = entry
+            .map_err(|e| Diagnostic::error(Code::Io, format!("cannot walk the repository: {e}")))?;
+        let Some(file_type) = entry.file_type() else {
+            continue;
+        };
+        if file_type.is_dir() {
+            continue;
+        }
+        let path = entry.path();
+        let Ok(relative) = path.strip_prefix(root) else {
+            continue;
+        };
+        let relative = relative.to_string_lossy().replace('\\', "/");
+        if relative == CONFIG_FILE || !is_input_name(&relative) {
+            continue;
+        }
+        if include.as_ref().is_some_and(|set| !set.is_match(&relative)) {
+            continue;
+        }
+        if exclude.as_ref().is_some_and(|set| set.is_match(&relative)) {
+            continue;
+        }
+        files.push(SourceFile {
+            relative,
+            absolute: path.to_path_buf(),
+        });
+    }
+    // Symlinks are read only when they resolve inside the repository.
+    for file in &mut files {
+        if let Ok(meta) = std::fs::symlink_metadata(&file.absolute) {
+            if meta.file_type().is_symlink() {
+                match file.absolute.canonicalize() {
+                    Ok(target) if target.starts_with(&canonical_root) => file.absolute = target,
+                    _ => file.absolute = PathBuf::new(),
+                }
+            }
+        }
+    }
+    files.sort_by(|a, b| a.relative.cmp(&b.relative));
+    Ok(files)
+}
+
+fn build_globs(patterns: &[String]) -> Result<Option<globset::GlobSet>, Diagnostic> {
+    if patterns.is_empty() {
+        return Ok(None);
+    }
+    let mut builder = globset::GlobSetBuilder::new();
+    for pattern in patterns {
+        let glob = globset::GlobBuilder::new(pattern)
+            .literal_separator(true)
+            .build()
+            .map_err(|e| {
+                Diagnostic::error(
+                    Code::InvalidConfig,
+                    format!("`{pattern}` in `{CONFIG_FILE}` is not a valid glob: {e}"),
+                )
+            })?;
+        builder.add(glob);
+    }
+    builder.build().map(Some).map_err(|e| {
+        Diagnostic::error(
+            Code::InvalidConfig,
+            format!("invalid globs in `{CONFIG_FILE}`: {e}"),
+        )
+    })
+}
+
+struct FileParse {
+    id: FileId,
+    path: String,
+    text: String,
+    documents: Vec<Node>,
+    diagnostics: Diagnostics,
+}
+
+fn parse_file(file: &SourceFile, id: FileId, limits: &Limits, max_bytes: u64) -> FileParse {
+    let mut result = FileParse {
+        id,
+        path: file.relative.clone(),
+        text: String::new(),
+        documents: Vec::new(),
+        diagnostics: Diagnostics::default(),
+    };
+    let whole_file = Origin {
+        file: id,
+        pos: Pos { line: 1, column: 1 },
+    };
+    if file.absolute.as_os_str().is_empty() {
+        result.diagnostics.push(
+            Diagnostic::error(
+                Code::SymlinkOutside,
+                format!(
+                    "`{}` is a symbolic link that leads outside the repository",
+                    file.relative
+                ),
+            )
+            .at(whole_file)
+            .help("copy the file into the repository, or exclude it in garrison.yaml"),
+        );
+        return result;
+    }
+    let size = std::fs::metadata(&file.absolute)
+        .map(|m| m.len())
+        .unwrap_or(0);
+    if size > max_bytes {
+        result.diagnostics.push(
+            Diagnostic::error(
+                Code::FileTooLarge,
+                format!(
+                    "`{}` is {size} bytes; the limit is {max_bytes}",
+                    file.relative
+                ),
+            )
+            .at(whole_file)
+            .help("split the file, or raise `limits.maxFileBytes` in garrison.yaml"),
+        );
+        return result;
+    }
+    let bytes = match std::fs::read(&file.absolute) {
+        Ok(bytes) => bytes,
+        Err(e) => {
+            result.diagnostics.push(
+                Diagnostic::error(Code::Io, format!("cannot read `{}`: {e}", file.relative))
+                    .at(whole_file),
+            );
+            return result;
+        }
+    };
+    let text = match String::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(e) => {
+            let offset = e.utf8_error().valid_up_to();
+            let valid = String::from_utf8_lossy(&e.as_bytes()[..offset]).into_owned();
+            let line = u32::try_from(valid.matches('\n').count() + 1).unwrap_or(u32::MAX);
+            result.diagnostics.push(
+                Diagnostic::error(
+                    Code::NotUtf8,
+                    format!("`{}` is not valid UTF-8 (byte {offset})", file.relative),
+                )
+                .at(Origin {
+                    file: id,
+                    pos: Pos { line, column: 1 },
+                })
+                .help("save the file as UTF-8"),
+            );
+            result.text = valid;
+            return result;
+        }
+    };
+    // A byte-order mark is accepted and ignored, as kubectl does.
+    let text = text
+        .strip_prefix('\u{feff}')
+        .map(str::to_string)
+        .unwrap_or(text);
+    match yaml::parse_stream(&text, limits) {
+        Ok(documents) => result.documents = documents,
+        Err(error) => result.diagnostics.push(
+            Diagnostic::error(Code::Syntax, error.message)
+                .at_opt(error.pos.map(|pos| Origin { file: id, pos }))
+                .help("fix the YAML at this position; nothing was rendered"),
+        ),
+    }
+    result.text = text;
+    result
+}

@@ -154,11 +154,11 @@ pub fn parse_stream(text: &str, limits: &Limits) -> Result<Vec<Node>, ParseError
     budget.max_depth = limits.max_depth;
     budget.max_aliases = limits.max_aliases;
     options.budget = Some(budget);
-    let docs: Vec<Spanned<RawNode>> =
-        serde_saphyr::from_str_multiple_with_options(text, options).map_err(|error| ParseError {
-            pos: error.location().map(|l| Pos::from_location(&l)),
-            message: first_line(&error.without_snippet().to_string()),
-        })?;
+    let docs: Vec<Spanned<RawNode>> = serde_saphyr::from_str_multiple_with_options(text, options)
+        .map_err(|error| ParseError {
+        pos: error.location().map(|l| Pos::from_location(&l)),
+        message: first_line(&error.without_snippet().to_string()),
+    })?;
     Ok(docs.into_iter().map(RawNode::into_node).collect())
 }
 
@@ -194,7 +194,9 @@ impl RawNode {
             RawNode::Bool(b) => NodeKind::Bool(b),
             RawNode::Number(n) => NodeKind::Number(n),
             RawNode::String(s) => NodeKind::String(s),
-            RawNode::Seq(items) => NodeKind::Seq(items.into_iter().map(RawNode::into_node).collect()),
+            RawNode::Seq(items) => {
+                NodeKind::Seq(items.into_iter().map(RawNode::into_node).collect())
+            }
             RawNode::Map(entries) => NodeKind::Map(
                 entries
                     .into_iter()
@@ -259,9 +261,9 @@ impl<'de> Visitor<'de> for RawVisitor {
     fn visit_f64<E: de::Error>(self, v: f64) -> Result<RawNode, E> {
         // Integral floats stay floats (`1.0`); JSON has no NaN or infinity,
         // and kubectl refuses them too.
-        Number::from_f64(v)
-            .map(RawNode::Number)
-            .ok_or_else(|| E::custom("`.inf` and `.nan` cannot be represented in a Kubernetes object"))
+        Number::from_f64(v).map(RawNode::Number).ok_or_else(|| {
+            E::custom("`.inf` and `.nan` cannot be represented in a Kubernetes object")
+        })
     }
     fn visit_str<E>(self, v: &str) -> Result<RawNode, E> {
         Ok(RawNode::String(v.to_string()))
@@ -270,7 +272,9 @@ impl<'de> Visitor<'de> for RawVisitor {
         Ok(RawNode::String(v))
     }
     fn visit_bytes<E: de::Error>(self, _: &[u8]) -> Result<RawNode, E> {
-        Err(E::custom("binary values are not supported; use a base64 string"))
+        Err(E::custom(
+            "binary values are not supported; use a base64 string",
+        ))
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<RawNode, A::Error> {
         let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0));
@@ -348,7 +352,13 @@ mod tests {
         let docs = parse("a: 1\n---\n# c\nkind: X\nspec:\n  ports: [1, 2]\n");
         assert_eq!(docs.len(), 2);
         assert_eq!(docs[1].locate(&["kind"]), Pos { line: 4, column: 7 });
-        assert_eq!(docs[1].locate(&["spec", "ports", "1"]), Pos { line: 6, column: 14 });
+        assert_eq!(
+            docs[1].locate(&["spec", "ports", "1"]),
+            Pos {
+                line: 6,
+                column: 14
+            }
+        );
         assert_eq!(docs[1].locate_key(&["spec"]), Pos { line: 5, column: 1 });
     }
 
@@ -360,7 +370,9 @@ mod tests {
 
     #[test]
     fn scalars_read_as_kubectl_reads_them() {
-        let docs = parse("mode: 0644\nyes_word: yes\nquoted: \"yes\"\nbig: 1_000\nf: 1.5\nkey_int: {1: a}\n");
+        let docs = parse(
+            "mode: 0644\nyes_word: yes\nquoted: \"yes\"\nbig: 1_000\nf: 1.5\nkey_int: {1: a}\n",
+        );
         let value = docs[0].to_value();
         assert_eq!(
             value,
@@ -371,20 +383,29 @@ mod tests {
     #[test]
     fn yaml_1_1_boolean_keys_become_strings_like_kubectl() {
         let docs = parse("n: 1\non: 2\n");
-        assert_eq!(docs[0].to_value(), serde_json::json!({"false": 1, "true": 2}));
+        assert_eq!(
+            docs[0].to_value(),
+            serde_json::json!({"false": 1, "true": 2})
+        );
     }
 
     #[test]
     fn key_order_is_kept() {
         let docs = parse("b: 1\na: 2\nc: {z: 1, y: 2}\n");
-        let keys: Vec<String> = docs[0].to_value().as_object().map(|m| m.keys().cloned().collect()).unwrap_or_default();
+        let keys: Vec<String> = docs[0]
+            .to_value()
+            .as_object()
+            .map(|m| m.keys().cloned().collect())
+            .unwrap_or_default();
         assert_eq!(keys, ["b", "a", "c"]);
     }
 
     #[test]
     fn duplicate_keys_are_an_error_with_a_position() {
         let err = parse_stream("a: 1\na: 2\n", &Limits::default()).err();
-        let err = err.as_ref().map(|e| (e.pos.map(|p| p.line), e.message.contains("uplicate")));
+        let err = err
+            .as_ref()
+            .map(|e| (e.pos.map(|p| p.line), e.message.contains("uplicate")));
         assert_eq!(err, Some((Some(2), true)));
     }
 

@@ -115,8 +115,19 @@ mod tests {
     use super::*;
     use crate::model::selector::{LabelSelectorRequirement, SelectorOperator};
 
-    fn view<'a>(name: &'a str, labels: &'a Labels, region: Option<&'a str>, zones: &'a [String]) -> ClusterView<'a> {
-        ClusterView { name, labels, provider: Some("aws"), region, zones }
+    fn view<'a>(
+        name: &'a str,
+        labels: &'a Labels,
+        region: Option<&'a str>,
+        zones: &'a [String],
+    ) -> ClusterView<'a> {
+        ClusterView {
+            name,
+            labels,
+            provider: Some("aws"),
+            region,
+            zones,
+        }
     }
 
     #[test]
@@ -159,8 +170,16 @@ mod tests {
         let affinity = ClusterAffinity {
             field_selector: Some(FieldSelector {
                 match_expressions: vec![
-                    FieldRequirement { key: ClusterField::Region, operator: FieldOperator::In, values: vec!["eu".into()] },
-                    FieldRequirement { key: ClusterField::Zone, operator: FieldOperator::In, values: vec!["eu-1b".into()] },
+                    FieldRequirement {
+                        key: ClusterField::Region,
+                        operator: FieldOperator::In,
+                        values: vec!["eu".into()],
+                    },
+                    FieldRequirement {
+                        key: ClusterField::Zone,
+                        operator: FieldOperator::In,
+                        values: vec!["eu-1b".into()],
+                    },
                 ],
             }),
             ..Default::default()
@@ -176,7 +195,11 @@ mod tests {
         let affinity = ClusterAffinity {
             label_selector: Some(LabelSelector {
                 match_labels: Labels::new(),
-                match_expressions: vec![LabelSelectorRequirement { key: "a".into(), operator: SelectorOperator::In, values: vec![] }],
+                match_expressions: vec![LabelSelectorRequirement {
+                    key: "a".into(),
+                    operator: SelectorOperator::In,
+                    values: vec![],
+                }],
             }),
             ..Default::default()
         };

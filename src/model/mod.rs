@@ -5,6 +5,12 @@
 //! rules beyond "does this selector match this thing".
 
 pub mod affinity;
+pub mod binding;
+pub mod cluster;
+pub mod inputs;
+pub mod meta;
 pub mod override_policy;
+pub mod policy;
+pub mod previous;
 pub mod resource_selector;
 pub mod selector;

@@ -66,8 +66,14 @@ impl ResourceSelector {
 }
 
 /// The best priority over a list of selectors (a policy's implicit priority).
-pub fn best_priority(selectors: &[ResourceSelector], template: &TemplateView<'_>) -> Option<ImplicitPriority> {
-    selectors.iter().filter_map(|s| s.priority_for(template)).max()
+pub fn best_priority(
+    selectors: &[ResourceSelector],
+    template: &TemplateView<'_>,
+) -> Option<ImplicitPriority> {
+    selectors
+        .iter()
+        .filter_map(|s| s.priority_for(template))
+        .max()
 }
 
 #[cfg(test)]
@@ -75,7 +81,13 @@ mod tests {
     use super::*;
 
     fn template<'a>(labels: &'a Labels) -> TemplateView<'a> {
-        TemplateView { api_version: "apps/v1", kind: "Deployment", namespace: Some("default"), name: "nginx", labels }
+        TemplateView {
+            api_version: "apps/v1",
+            kind: "Deployment",
+            namespace: Some("default"),
+            name: "nginx",
+            labels,
+        }
     }
 
     fn selector(name: Option<&str>, label: Option<(&str, &str)>) -> ResourceSelector {
@@ -95,16 +107,28 @@ mod tests {
     fn name_beats_labels_beats_match_all() {
         let labels: Labels = [("app".to_string(), "nginx".to_string())].into();
         let t = template(&labels);
-        assert_eq!(selector(None, None).priority_for(&t), Some(ImplicitPriority::MatchAll));
-        assert_eq!(selector(None, Some(("app", "nginx"))).priority_for(&t), Some(ImplicitPriority::MatchLabelSelector));
-        assert_eq!(selector(Some("nginx"), None).priority_for(&t), Some(ImplicitPriority::MatchName));
+        assert_eq!(
+            selector(None, None).priority_for(&t),
+            Some(ImplicitPriority::MatchAll)
+        );
+        assert_eq!(
+            selector(None, Some(("app", "nginx"))).priority_for(&t),
+            Some(ImplicitPriority::MatchLabelSelector)
+        );
+        assert_eq!(
+            selector(Some("nginx"), None).priority_for(&t),
+            Some(ImplicitPriority::MatchName)
+        );
     }
 
     #[test]
     fn a_name_ignores_the_label_selector_like_karmada() {
         let labels = Labels::new();
         let t = template(&labels);
-        assert_eq!(selector(Some("nginx"), Some(("app", "other"))).priority_for(&t), Some(ImplicitPriority::MatchName));
+        assert_eq!(
+            selector(Some("nginx"), Some(("app", "other"))).priority_for(&t),
+            Some(ImplicitPriority::MatchName)
+        );
         assert_eq!(selector(Some("other"), None).priority_for(&t), None);
     }
 
@@ -124,7 +148,14 @@ mod tests {
     fn best_priority_is_the_max_over_selectors() {
         let labels = Labels::new();
         let t = template(&labels);
-        let selectors = [selector(Some("x"), None), selector(None, None), selector(Some("nginx"), None)];
-        assert_eq!(best_priority(&selectors, &t), Some(ImplicitPriority::MatchName));
+        let selectors = [
+            selector(Some("x"), None),
+            selector(None, None),
+            selector(Some("nginx"), None),
+        ];
+        assert_eq!(
+            best_priority(&selectors, &t),
+            Some(ImplicitPriority::MatchName)
+        );
     }
 }

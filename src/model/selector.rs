@@ -41,15 +41,16 @@ impl LabelSelector {
         self.match_labels
             .iter()
             .all(|(key, value)| labels.get(key) == Some(value))
-            && self
-                .match_expressions
-                .iter()
-                .all(|requirement| requirement.matches(labels.get(&requirement.key).map(String::as_str)))
+            && self.match_expressions.iter().all(|requirement| {
+                requirement.matches(labels.get(&requirement.key).map(String::as_str))
+            })
     }
 
     /// The first structural fault Kubernetes' validation would report, if any.
     pub fn fault(&self) -> Option<String> {
-        self.match_expressions.iter().find_map(LabelSelectorRequirement::fault)
+        self.match_expressions
+            .iter()
+            .find_map(LabelSelectorRequirement::fault)
     }
 }
 
@@ -66,11 +67,15 @@ impl LabelSelectorRequirement {
 
     fn fault(&self) -> Option<String> {
         match self.operator {
-            SelectorOperator::In | SelectorOperator::NotIn if self.values.is_empty() => Some(format!(
-                "requirement on `{}` with operator `{:?}` needs at least one value",
-                self.key, self.operator
-            )),
-            SelectorOperator::Exists | SelectorOperator::DoesNotExist if !self.values.is_empty() => {
+            SelectorOperator::In | SelectorOperator::NotIn if self.values.is_empty() => {
+                Some(format!(
+                    "requirement on `{}` with operator `{:?}` needs at least one value",
+                    self.key, self.operator
+                ))
+            }
+            SelectorOperator::Exists | SelectorOperator::DoesNotExist
+                if !self.values.is_empty() =>
+            {
                 Some(format!(
                     "requirement on `{}` with operator `{:?}` must not list values",
                     self.key, self.operator
@@ -86,10 +91,17 @@ mod tests {
     use super::*;
 
     fn labels(pairs: &[(&str, &str)]) -> Labels {
-        pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
     }
 
-    fn requirement(key: &str, operator: SelectorOperator, values: &[&str]) -> LabelSelectorRequirement {
+    fn requirement(
+        key: &str,
+        operator: SelectorOperator,
+        values: &[&str],
+    ) -> LabelSelectorRequirement {
         LabelSelectorRequirement {
             key: key.into(),
             operator,

@@ -1,1 +1,414 @@
-//! placeholder
+//! Applying OverridePolicies and ClusterOverridePolicies to a template, per cluster.
+//!
+//! Reproduces Karmada's `pkg/util/overridemanager`: [`applicable`] picks and
+//! orders the policies (ClusterOverridePolicies first, then OverridePolicies
+//! of the template's namespace; within each group by implicit priority
+//! ascending, then name), [`apply`] runs every rule whose `targetCluster` is
+//! absent or matches, with the overriders of a rule in the fixed order image →
+//! command → args → labels → annotations → field → plaintext, and records what
+//! was applied for the `policy.karmada.io/applied-*overrides` annotations.
+//! Any failure aborts the whole object for that cluster; the object is then
+//! left unchanged. Pure functions, no IO.
+
+pub mod command;
+pub mod field;
+pub mod image;
+pub mod metadata;
+pub mod patch;
+
+use crate::model::affinity::ClusterView;
+use crate::model::override_policy::{OverrideSpec, Overriders};
+use crate::model::resource_selector::{best_priority, ImplicitPriority, TemplateView};
+use command::{command_args_patch, Target};
+use metadata::{metadata_patch, MetaMap};
+use patch::{apply_patch, Change, OpKind, PatchError, PatchOp};
+use serde::Serialize;
+use serde_json::Value;
+use std::fmt;
+
+/// Annotation listing the applied ClusterOverridePolicy rules.
+pub const APPLIED_CLUSTER_OVERRIDES: &str = "policy.karmada.io/applied-cluster-overrides";
+/// Annotation listing the applied OverridePolicy rules.
+pub const APPLIED_OVERRIDES: &str = "policy.karmada.io/applied-overrides";
+
+/// One override policy as the engine sees it.
+#[derive(Clone, Copy, Debug)]
+pub struct OverridePolicyRef<'a> {
+    pub name: &'a str,
+    /// `None` for a ClusterOverridePolicy.
+    pub namespace: Option<&'a str>,
+    pub spec: &'a OverrideSpec,
+}
+
+impl OverridePolicyRef<'_> {
+    fn label(&self) -> String {
+        match self.namespace {
+            Some(ns) => format!("OverridePolicy `{ns}/{}`", self.name),
+            None => format!("ClusterOverridePolicy `{}`", self.name),
+        }
+    }
+}
+
+/// The policies that apply to `template`, in the order Karmada applies them.
+/// An empty `resourceSelectors` matches everything with priority MatchAll.
+/// OverridePolicies count only for namespaced templates, from their namespace.
+pub fn applicable<'p, 'a>(
+    policies: &'p [OverridePolicyRef<'a>],
+    template: &TemplateView<'_>,
+) -> Vec<&'p OverridePolicyRef<'a>> {
+    let priority = |p: &OverridePolicyRef<'_>| -> Option<ImplicitPriority> {
+        if p.spec.resource_selectors.is_empty() {
+            Some(ImplicitPriority::MatchAll)
+        } else {
+            best_priority(&p.spec.resource_selectors, template)
+        }
+    };
+    let template_namespace = template.namespace.filter(|ns| !ns.is_empty());
+    let group = |in_group: &dyn Fn(&OverridePolicyRef<'_>) -> bool| {
+        let mut matched: Vec<(ImplicitPriority, &'p OverridePolicyRef<'a>)> = policies
+            .iter()
+            .filter(|p| in_group(p))
+            .filter_map(|p| priority(p).map(|prio| (prio, p)))
+            .collect();
+        matched.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.name.cmp(b.1.name)));
+        matched.into_iter().map(|(_, p)| p)
+    };
+    let mut ordered: Vec<&'p OverridePolicyRef<'a>> = group(&|p| p.namespace.is_none()).collect();
+    if let Some(ns) = template_namespace {
+        ordered.extend(group(&|p| p.namespace == Some(ns)));
+    }
+    ordered
+}
+
+/// One applied rule, as written into the applied-overrides annotations.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AppliedItem {
+    pub policy_name: String,
+    pub overriders: Overriders,
+}
+
+/// One overrider item that changed the object, for `explain`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Step {
+    pub policy_name: String,
+    pub policy_namespace: Option<String>,
+    pub rule: usize,
+    pub overrider: &'static str,
+    pub item: usize,
+    pub changes: Vec<Change>,
+}
+
+impl fmt::Display for Step {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.policy_namespace {
+            Some(ns) => write!(f, "OverridePolicy `{ns}/{}`", self.policy_name)?,
+            None => write!(f, "ClusterOverridePolicy `{}`", self.policy_name)?,
+        }
+        write!(f, " rule {} {}[{}]:", self.rule, self.overrider, self.item)?;
+        let shown = |v: &Option<Value>| {
+            v.as_ref()
+                .map_or_else(|| "(absent)".to_string(), |v| format!("`{v}`"))
+        };
+        for (i, change) in self.changes.iter().enumerate() {
+            let sep = if i == 0 { " " } else { "; " };
+            write!(
+                f,
+                "{sep}`{}` {} → {}",
+                change.path,
+                shown(&change.old),
+                shown(&change.new)
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// What [`apply`] did.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Applied {
+    /// Applied ClusterOverridePolicy rules, in application order.
+    pub cluster: Vec<AppliedItem>,
+    /// Applied OverridePolicy rules, in application order.
+    pub namespaced: Vec<AppliedItem>,
+    /// Every change, in application order.
+    pub steps: Vec<Step>,
+}
+
+impl Applied {
+    /// `(annotation key, JSON value)` pairs, cluster group first; a group with
+    /// no applied rule gives no annotation. Items are sorted by policy name
+    /// (stably) and encoded as Go's `encoding/json` would.
+    pub fn annotations(&self) -> Vec<(String, String)> {
+        [
+            (APPLIED_CLUSTER_OVERRIDES, &self.cluster),
+            (APPLIED_OVERRIDES, &self.namespaced),
+        ]
+        .into_iter()
+        .filter(|(_, items)| !items.is_empty())
+        .map(|(key, items)| {
+            let mut sorted: Vec<&AppliedItem> = items.iter().collect();
+            sorted.sort_by(|a, b| a.policy_name.cmp(&b.policy_name));
+            let value = serde_json::to_value(&sorted).unwrap_or(Value::Null);
+            (key.to_string(), field::go_json(&value))
+        })
+        .collect()
+    }
+
+    /// The steps as human-readable lines.
+    pub fn explain(&self) -> Vec<String> {
+        self.steps.iter().map(Step::to_string).collect()
+    }
+}
+
+/// A policy could not be applied; the object is unchanged.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{}: `{path_in_spec}`: {message}", self.policy_label())]
+pub struct OverrideError {
+    pub policy_name: String,
+    pub policy_namespace: Option<String>,
+    pub rule: usize,
+    pub overrider: &'static str,
+    pub item: usize,
+    /// JSON pointer into the policy document, e.g.
+    /// `/spec/overrideRules/0/overriders/plaintext/1/path`.
+    pub path_in_spec: String,
+    pub message: String,
+}
+
+impl OverrideError {
+    fn policy_label(&self) -> String {
+        match &self.policy_namespace {
+            Some(ns) => format!("OverridePolicy `{ns}/{}`", self.policy_name),
+            None => format!("ClusterOverridePolicy `{}`", self.policy_name),
+        }
+    }
+}
+
+/// Applies `policies` (already ordered by [`applicable`]) for `cluster`.
+pub fn apply(
+    object: &mut Value,
+    policies: &[&OverridePolicyRef<'_>],
+    cluster: &ClusterView<'_>,
+) -> Result<Applied, OverrideError> {
+    let mut work = object.clone();
+    let mut applied = Applied::default();
+    for policy in policies {
+        for (rule, target, overriders) in policy.spec.rules() {
+            if target.is_some_and(|affinity| !affinity.matches(cluster)) {
+                continue;
+            }
+            let mut ctx = RuleCtx {
+                policy,
+                rule,
+                base: format!("/spec{}", policy.spec.overriders_pointer(rule)),
+                steps: &mut applied.steps,
+            };
+            ctx.apply_overriders(&mut work, overriders)?;
+            let item = AppliedItem {
+                policy_name: policy.name.to_string(),
+                overriders: overriders.clone(),
+            };
+            match policy.namespace {
+                None => applied.cluster.push(item),
+                Some(_) => applied.namespaced.push(item),
+            }
+        }
+    }
+    *object = work;
+    Ok(applied)
+}
+
+struct RuleCtx<'c, 'p> {
+    policy: &'c OverridePolicyRef<'p>,
+    rule: usize,
+    /// Pointer to the rule's overriders in the policy document.
+    base: String,
+    steps: &'c mut Vec<Step>,
+}
+
+impl RuleCtx<'_, '_> {
+    fn error(
+        &self,
+        overrider: &'static str,
+        item: usize,
+        at: &str,
+        message: String,
+    ) -> OverrideError {
+        OverrideError {
+            policy_name: self.policy.name.to_string(),
+            policy_namespace: self.policy.namespace.map(str::to_string),
+            rule: self.rule,
+            overrider,
+            item,
+            path_in_spec: format!("{}/{overrider}/{item}{at}", self.base),
+            message,
+        }
+    }
+
+    fn record(&mut self, overrider: &'static str, item: usize, changes: Vec<Change>) {
+        if !changes.is_empty() {
+            self.steps.push(Step {
+                policy_name: self.policy.name.to_string(),
+                policy_namespace: self.policy.namespace.map(str::to_string),
+                rule: self.rule,
+                overrider,
+                item,
+                changes,
+            });
+        }
+    }
+
+    /// Applies a patch built by one overrider item; `at` locates errors.
+    fn patch(
+        &mut self,
+        object: &mut Value,
+        ops: &[PatchOp],
+        overrider: &'static str,
+        item: usize,
+        at: &str,
+    ) -> Result<(), OverrideError> {
+        if ops.is_empty() {
+            return Ok(());
+        }
+        let changes = apply_checked(object, ops).map_err(|m| self.error(overrider, item, at, m))?;
+        self.record(overrider, item, changes);
+        Ok(())
+    }
+
+    fn apply_overriders(
+        &mut self,
+        object: &mut Value,
+        overriders: &Overriders,
+    ) -> Result<(), OverrideError> {
+        const IMAGE: &str = "imageOverrider";
+        for (i, o) in overriders.image_overrider.iter().enumerate() {
+            let (targets, at) = match &o.predicate {
+                Some(predicate) => {
+                    let path = &predicate.path;
+                    let current = image::predicate_target(object, path).map_err(|m| {
+                        self.error(
+                            IMAGE,
+                            i,
+                            "/predicate/path",
+                            format!("cannot read the image at `{path}`: {m}"),
+                        )
+                    })?;
+                    if !path.starts_with('/') {
+                        return Err(self.error(
+                            IMAGE,
+                            i,
+                            "/predicate/path",
+                            format!("predicate path `{path}` must start with `/`"),
+                        ));
+                    }
+                    (vec![(path.clone(), current)], "/predicate/path")
+                }
+                None => (
+                    image::default_targets(object).map_err(|m| self.error(IMAGE, i, "", m))?,
+                    "",
+                ),
+            };
+            let ops = targets
+                .into_iter()
+                .map(|(path, current)| {
+                    let new = image::override_image(&current, o)
+                        .map_err(|m| self.error(IMAGE, i, at, m))?;
+                    Ok(PatchOp {
+                        op: OpKind::Replace,
+                        path,
+                        value: Some(Value::String(new)),
+                    })
+                })
+                .collect::<Result<Vec<_>, OverrideError>>()?;
+            self.patch(object, &ops, IMAGE, i, at)?;
+        }
+        for (name, target, list) in [
+            (
+                "commandOverrider",
+                Target::Command,
+                &overriders.command_overrider,
+            ),
+            ("argsOverrider", Target::Args, &overriders.args_overrider),
+        ] {
+            for (i, o) in list.iter().enumerate() {
+                let ops = command_args_patch(object, target, o)
+                    .map_err(|m| self.error(name, i, "", m))?;
+                self.patch(object, &ops, name, i, "")?;
+            }
+        }
+        for (name, which, list) in [
+            (
+                "labelsOverrider",
+                MetaMap::Labels,
+                &overriders.labels_overrider,
+            ),
+            (
+                "annotationsOverrider",
+                MetaMap::Annotations,
+                &overriders.annotations_overrider,
+            ),
+        ] {
+            for (i, o) in list.iter().enumerate() {
+                let ops = metadata_patch(object, which, o);
+                self.patch(object, &ops, name, i, "/value")?;
+            }
+        }
+        const FIELD: &str = "fieldOverrider";
+        for (i, o) in overriders.field_overrider.iter().enumerate() {
+            let ops = field::field_patch(object, o)
+                .map_err(|f| self.error(FIELD, i, &f.at, f.message))?;
+            self.patch(object, &ops, FIELD, i, "/fieldPath")?;
+        }
+        const PLAINTEXT: &str = "plaintext";
+        let ops: Vec<PatchOp> = overriders
+            .plaintext
+            .iter()
+            .map(|p| PatchOp {
+                op: p.operator.into(),
+                path: p.path.clone(),
+                value: p.value.clone(),
+            })
+            .collect();
+        if !ops.is_empty() {
+            match apply_patch(object, &ops) {
+                Ok(changes) if has_kind(object) => {
+                    for (i, change) in changes.into_iter().enumerate() {
+                        self.record(PLAINTEXT, i, vec![change]);
+                    }
+                }
+                Ok(_) => {
+                    return Err(self.error(
+                        PLAINTEXT,
+                        0,
+                        "/path",
+                        "the result has no `kind`".to_string(),
+                    ));
+                }
+                Err(e) => return Err(self.error(PLAINTEXT, e.index, "/path", e.to_string())),
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Patches the object as Karmada does, then requires what
+/// `unstructured.UnmarshalJSON` requires of the result: an object with a kind.
+/// (On error the caller discards the whole working copy.)
+fn apply_checked(object: &mut Value, ops: &[PatchOp]) -> Result<Vec<Change>, String> {
+    let changes = apply_patch(object, ops).map_err(|e: PatchError| e.to_string())?;
+    if !has_kind(object) {
+        return Err("the result has no `kind`".to_string());
+    }
+    Ok(changes)
+}
+
+fn has_kind(object: &Value) -> bool {
+    object
+        .get("kind")
+        .and_then(Value::as_str)
+        .is_some_and(|k| !k.is_empty())
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,412 @@
+//! Diagnostics: what garrison tells a user about their input, and where.
+//!
+//! A [`Diagnostic`] is a value: a stable [`Code`], a severity, a one-line
+//! message, the [`Origin`] it points at and an optional hint. Positions are kept
+//! as (file, line, column) and turned into a source snippet only when rendered,
+//! from the texts held in [`Sources`]. Every fault in a run is collected before
+//! anything is written; one error means nothing is rendered.
+
+use crate::load::yaml::Pos;
+use annotate_snippets::{AnnotationKind, Group, Level, Renderer, Snippet};
+use std::fmt::Write as _;
+
+/// Index of a file in [`Sources`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct FileId(pub u32);
+
+/// A place in the user's repository.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Origin {
+    pub file: FileId,
+    pub pos: Pos,
+}
+
+/// Every text read in this run, by [`FileId`]; paths are relative to the repository, with `/`.
+#[derive(Clone, Debug, Default)]
+pub struct Sources {
+    files: Vec<(String, String)>,
+}
+
+impl Sources {
+    pub fn add(&mut self, path: String, text: String) -> FileId {
+        let id = FileId(u32::try_from(self.files.len()).unwrap_or(u32::MAX));
+        self.files.push((path, text));
+        id
+    }
+    /// The id the next added file will get.
+    pub fn next_id(&self) -> FileId {
+        FileId(u32::try_from(self.files.len()).unwrap_or(u32::MAX))
+    }
+    pub fn path(&self, file: FileId) -> &str {
+        self.files
+            .get(file.0 as usize)
+            .map_or("<unknown>", |(path, _)| path.as_str())
+    }
+    pub fn text(&self, file: FileId) -> &str {
+        self.files
+            .get(file.0 as usize)
+            .map_or("", |(_, text)| text.as_str())
+    }
+    /// `path:line:column` for messages.
+    pub fn locate(&self, origin: &Origin) -> String {
+        format!(
+            "{}:{}:{}",
+            self.path(origin.file),
+            origin.pos.line,
+            origin.pos.column
+        )
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Severity {
+    Error,
+    Warning,
+}
+
+macro_rules! codes {
+    ($( $(#[$doc:meta])* $variant:ident = ($code:literal, $name:literal), )*) => {
+        /// Every fault garrison reports, with a stable code. `docs/errors.md` lists them.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum Code { $( $(#[$doc])* $variant, )* }
+
+        impl Code {
+            pub const ALL: &'static [Code] = &[$(Code::$variant),*];
+            /// The stable code, such as `G0101`.
+            pub fn code(self) -> &'static str { match self { $(Code::$variant => $code,)* } }
+            /// The kebab-case name of the fault, such as `yaml-syntax`.
+            pub fn name(self) -> &'static str { match self { $(Code::$variant => $name,)* } }
+        }
+    };
+}
+
+codes! {
+    /// A file could not be read.
+    Io = ("G0001", "unreadable-file"),
+    /// A file is not valid UTF-8.
+    NotUtf8 = ("G0002", "not-utf8"),
+    /// A symbolic link points outside the repository.
+    SymlinkOutside = ("G0003", "symlink-outside-repo"),
+    /// A file is larger than the configured limit.
+    FileTooLarge = ("G0004", "file-too-large"),
+    /// `garrison.yaml` is not valid.
+    InvalidConfig = ("G0005", "invalid-config"),
+    /// YAML or JSON that does not parse, or exceeds a parse limit.
+    Syntax = ("G0101", "yaml-syntax"),
+    /// A document that is not a mapping.
+    NotAnObject = ("G0102", "not-an-object"),
+    /// A document without `apiVersion` or `kind`.
+    MissingTypeMeta = ("G0103", "missing-type-meta"),
+    /// A field with the wrong type or an unknown enum value.
+    InvalidField = ("G0104", "invalid-field"),
+    /// A field garrison does not support yet; it has no effect.
+    UnsupportedField = ("G0105", "unsupported-field"),
+    /// A name or namespace that is not a valid Kubernetes name.
+    InvalidName = ("G0106", "invalid-name"),
+    /// The same object defined twice.
+    DuplicateObject = ("G0107", "duplicate-object"),
+    /// An unknown kind in a Karmada API group garrison interprets.
+    UnknownKind = ("G0108", "unknown-policy-kind"),
+    /// A policy whose selectors match no template.
+    PolicyMatchesNothing = ("G0201", "policy-matches-nothing"),
+    /// A cluster named in a policy or binding that the fleet does not define.
+    UnknownCluster = ("G0202", "unknown-cluster"),
+    /// No cluster can take the application.
+    Unschedulable = ("G0203", "unschedulable"),
+    /// A placement Karmada's webhook would refuse.
+    InvalidPlacement = ("G0204", "invalid-placement"),
+    /// Two clusters with the same name.
+    DuplicateCluster = ("G0205", "duplicate-cluster"),
+    /// `dependentOverrides` names an override policy that does not exist.
+    MissingDependentOverride = ("G0206", "missing-dependent-override"),
+    /// A binding for a template that is not in the source.
+    BindingWithoutTemplate = ("G0207", "binding-without-template"),
+    /// A field that is accepted and carried but has no effect offline.
+    IgnoredField = ("G0208", "ignored-field"),
+    /// An override that cannot be applied.
+    OverrideFailed = ("G0301", "override-failed"),
+    /// An override policy Karmada's webhook would refuse.
+    InvalidOverride = ("G0302", "invalid-override-policy"),
+    /// A fort pin names a cluster that is not a candidate.
+    FortPinNotCandidate = ("G0401", "fort-pin-not-candidate"),
+    /// Two objects would be written to the same file.
+    PathCollision = ("G0601", "output-path-collision"),
+    /// An object could not be serialised.
+    Emit = ("G0602", "emit-failed"),
+}
+
+/// One finding about the user's input.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Diagnostic {
+    pub severity: Severity,
+    pub code: Code,
+    pub message: String,
+    pub origin: Option<Origin>,
+    pub help: Option<String>,
+}
+
+impl Diagnostic {
+    pub fn error(code: Code, message: impl Into<String>) -> Self {
+        Diagnostic {
+            severity: Severity::Error,
+            code,
+            message: message.into(),
+            origin: None,
+            help: None,
+        }
+    }
+    pub fn warning(code: Code, message: impl Into<String>) -> Self {
+        Diagnostic {
+            severity: Severity::Warning,
+            code,
+            message: message.into(),
+            origin: None,
+            help: None,
+        }
+    }
+    pub fn at(mut self, origin: Origin) -> Self {
+        self.origin = Some(origin);
+        self
+    }
+    pub fn at_opt(mut self, origin: Option<Origin>) -> Self {
+        self.origin = origin;
+        self
+    }
+    pub fn help(mut self, help: impl Into<String>) -> Self {
+        self.help = Some(help.into());
+        self
+    }
+    pub fn is_error(&self) -> bool {
+        self.severity == Severity::Error
+    }
+}
+
+/// All findings of a run, in a stable order (by file, line, then code).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Diagnostics(pub Vec<Diagnostic>);
+
+impl Diagnostics {
+    pub fn push(&mut self, diagnostic: Diagnostic) {
+        self.0.push(diagnostic);
+    }
+    pub fn extend(&mut self, other: Diagnostics) {
+        self.0.extend(other.0);
+    }
+    pub fn has_errors(&self) -> bool {
+        self.0.iter().any(Diagnostic::is_error)
+    }
+    pub fn errors(&self) -> usize {
+        self.0.iter().filter(|d| d.is_error()).count()
+    }
+    pub fn warnings(&self) -> usize {
+        self.0.len() - self.errors()
+    }
+    /// Sort for output and drop exact repeats.
+    pub fn sorted(mut self) -> Diagnostics {
+        self.0.sort_by(|a, b| {
+            (a.origin, a.severity, a.code, &a.message)
+                .cmp(&(b.origin, b.severity, b.code, &b.message))
+        });
+        self.0.dedup();
+        self
+    }
+}
+
+/// How diagnostics are printed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Style {
+    /// Source snippet with a caret, ANSI colours.
+    Color,
+    /// Source snippet with a caret, no colours.
+    Plain,
+    /// One line per diagnostic.
+    Concise,
+    /// GitHub Actions workflow commands (`::error file=…`).
+    Github,
+}
+
+/// Render every diagnostic in `style`, each followed by a newline.
+pub fn render(diagnostics: &Diagnostics, sources: &Sources, style: Style) -> String {
+    let mut out = String::new();
+    for diagnostic in &diagnostics.0 {
+        match style {
+            Style::Color | Style::Plain => {
+                out.push_str(&render_snippet(diagnostic, sources, style == Style::Color));
+                out.push_str("\n\n");
+            }
+            Style::Concise => {
+                let _ = writeln!(out, "{}", render_concise(diagnostic, sources));
+            }
+            Style::Github => {
+                let _ = writeln!(out, "{}", render_github(diagnostic, sources));
+            }
+        }
+    }
+    out
+}
+
+fn level_word(severity: Severity) -> &'static str {
+    match severity {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+    }
+}
+
+fn render_concise(d: &Diagnostic, sources: &Sources) -> String {
+    let place = d
+        .origin
+        .map(|o| format!("{}: ", sources.locate(&o)))
+        .unwrap_or_default();
+    let help = d
+        .help
+        .as_deref()
+        .map(|h| format!(" (help: {h})"))
+        .unwrap_or_default();
+    format!(
+        "{place}{}[{}]: {}{help}",
+        level_word(d.severity),
+        d.code.code(),
+        d.message
+    )
+}
+
+/// GitHub's workflow commands: properties and message escaped as the runner expects.
+fn render_github(d: &Diagnostic, sources: &Sources) -> String {
+    fn escape_data(s: &str) -> String {
+        s.replace('%', "%25")
+            .replace('\r', "%0D")
+            .replace('\n', "%0A")
+    }
+    fn escape_property(s: &str) -> String {
+        escape_data(s).replace(':', "%3A").replace(',', "%2C")
+    }
+    let mut properties = vec![format!(
+        "title={}",
+        escape_property(&format!("{} {}", d.code.code(), d.code.name()))
+    )];
+    if let Some(origin) = d.origin {
+        properties.insert(
+            0,
+            format!("file={}", escape_property(sources.path(origin.file))),
+        );
+        properties.insert(1, format!("line={}", origin.pos.line));
+        properties.insert(2, format!("col={}", origin.pos.column));
+    }
+    let help = d
+        .help
+        .as_deref()
+        .map(|h| format!(" (help: {h})"))
+        .unwrap_or_default();
+    format!(
+        "::{} {}::{}",
+        level_word(d.severity),
+        properties.join(","),
+        escape_data(&format!("{}{help}", d.message))
+    )
+}
+
+fn render_snippet(d: &Diagnostic, sources: &Sources, color: bool) -> String {
+    let level = match d.severity {
+        Severity::Error => Level::ERROR,
+        Severity::Warning => Level::WARNING,
+    };
+    let title = level.primary_title(d.message.as_str()).id(d.code.code());
+    let mut group: Group<'_> = Group::with_title(title);
+    if let Some(origin) = d.origin {
+        let text = sources.text(origin.file);
+        let span = token_span(text, origin.pos);
+        group = group.element(
+            Snippet::source(text)
+                .path(sources.path(origin.file))
+                .fold(true)
+                .annotation(AnnotationKind::Primary.span(span)),
+        );
+    }
+    let mut report = vec![group];
+    if let Some(help) = &d.help {
+        report.push(Group::with_title(
+            Level::HELP.secondary_title(help.as_str()),
+        ));
+    }
+    let renderer = if color {
+        Renderer::styled()
+    } else {
+        Renderer::plain()
+    };
+    renderer.render(&report)
+}
+
+/// The byte range of the token at `pos`: from its column to the end of the
+/// word (or of the line for quoted text), at least one character.
+fn token_span(text: &str, pos: Pos) -> std::ops::Range<usize> {
+    let mut offset = 0usize;
+    for (index, line) in text.split_inclusive('\n').enumerate() {
+        if index + 1 == pos.line as usize {
+            let content = line.trim_end_matches(['\n', '\r']);
+            let column_bytes: usize = content
+                .chars()
+                .take((pos.column as usize).saturating_sub(1))
+                .map(char::len_utf8)
+                .sum();
+            let rest = &content[column_bytes.min(content.len())..];
+            let len = if rest.starts_with(['"', '\'', '[', '{']) {
+                rest.trim_end().len()
+            } else {
+                rest.find([' ', '\t', ',', ']', '}']).unwrap_or(rest.len())
+            };
+            let start = offset + column_bytes.min(content.len());
+            return start..start + len.max(usize::from(!content.is_empty()));
+        }
+        offset += line.len();
+    }
+    let end = text.len();
+    end..end
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> (Sources, Diagnostics) {
+        let mut sources = Sources::default();
+        let file = sources.add(
+            "policies/pp.yaml".into(),
+            "kind: PropagationPolicy\nspec:\n  placement:\n    replicaScheduling:\n      replicaSchedulingType: Dvided\n".into(),
+        );
+        let diagnostic = Diagnostic::error(
+            Code::InvalidField,
+            "unknown variant `Dvided`, expected `Duplicated` or `Divided`",
+        )
+        .at(Origin {
+            file,
+            pos: Pos {
+                line: 5,
+                column: 30,
+            },
+        })
+        .help("use `Duplicated` or `Divided`");
+        (sources, Diagnostics(vec![diagnostic]))
+    }
+
+    #[test]
+    fn plain_rendering_shows_the_line_and_a_caret() {
+        let (sources, diagnostics) = sample();
+        insta::assert_snapshot!(render(&diagnostics, &sources, Style::Plain));
+    }
+
+    #[test]
+    fn concise_and_github_renderings() {
+        let (sources, diagnostics) = sample();
+        insta::assert_snapshot!(render(&diagnostics, &sources, Style::Concise), @"policies/pp.yaml:5:30: error[G0104]: unknown variant `Dvided`, expected `Duplicated` or `Divided` (help: use `Duplicated` or `Divided`)");
+        insta::assert_snapshot!(render(&diagnostics, &sources, Style::Github), @"::error file=policies/pp.yaml,line=5,col=30,title=G0104 invalid-field::unknown variant `Dvided`, expected `Duplicated` or `Divided` (help: use `Duplicated` or `Divided`)");
+    }
+
+    #[test]
+    fn codes_are_unique() {
+        let mut codes: Vec<&str> = Code::ALL.iter().map(|c| c.code()).collect();
+        codes.sort_unstable();
+        let before = codes.len();
+        codes.dedup();
+        assert_eq!(before, codes.len());
+    }
+}

@@ -1,0 +1,303 @@
+//! Emitting: a [`Plan`] into a [`Tree`] of output files, and a tree onto disk.
+//!
+//! The tree is built in memory, whole, before anything is written: one file
+//! per object under `clusters/<cluster>/`, a `kustomization.yaml` listing
+//! them (even when empty, so no generator ever loses a cluster), one binding
+//! per application under `bindings/`, and a marker file. Paused clusters are
+//! copied byte for byte from the previous render; held applications keep
+//! their previous files. Writing goes to a sibling directory that is then
+//! swapped in, so an interrupted or failed render leaves the old output.
+
+pub mod path;
+pub mod work;
+pub mod write;
+pub mod yaml;
+
+use crate::diag::{Code, Diagnostic, Diagnostics};
+use crate::fort::FORT_CLUSTER_ANNOTATION;
+use crate::model::binding::binding_name;
+use crate::model::meta::ObjectKey;
+use crate::model::previous::PreviousRender;
+use crate::plan::{App, ClusterPlan, Plan, Source};
+use crate::schedule::policy_match;
+use rayon::prelude::*;
+use serde_json::{json, Map, Value};
+use std::collections::BTreeMap;
+
+/// Output files by path relative to the output root, sorted by construction.
+pub type Tree = BTreeMap<String, Vec<u8>>;
+
+/// The marker that says a directory holds a garrison render.
+pub const MARKER_FILE: &str = ".garrison.json";
+pub const KUSTOMIZATION: &str = "kustomization.yaml";
+
+/// Annotation on a rendered binding: the clusters held for the application.
+pub const HELD_ANNOTATION: &str = "garrison.dev/held-clusters";
+/// Annotation on a rendered binding: the placement it was scheduled for (Karmada's own key).
+pub const APPLIED_PLACEMENT_ANNOTATION: &str = "policy.karmada.io/applied-placement";
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Format {
+    /// Plain manifests, one file per object.
+    #[default]
+    Manifests,
+    /// Karmada `Work` objects.
+    Work,
+}
+
+/// Build the whole output tree for `plan`.
+pub fn build_tree(
+    plan: &Plan,
+    previous: &PreviousRender,
+    format: Format,
+) -> Result<Tree, Diagnostics> {
+    let results: Vec<Result<Vec<(String, Vec<u8>)>, Diagnostic>> = plan
+        .clusters
+        .par_iter()
+        .map(|cluster| cluster_files(cluster, previous, format))
+        .collect();
+    let mut tree = Tree::new();
+    let mut diagnostics = Diagnostics::default();
+    for result in results {
+        match result {
+            Ok(files) => tree.extend(files),
+            Err(d) => diagnostics.push(d),
+        }
+    }
+    for app in &plan.apps {
+        match binding_file(app) {
+            Ok((path, bytes)) => {
+                if tree.insert(path.clone(), bytes).is_some() {
+                    diagnostics.push(Diagnostic::error(
+                        Code::PathCollision,
+                        format!("two bindings would be written to `{path}`"),
+                    ));
+                }
+            }
+            Err(d) => diagnostics.push(d),
+        }
+    }
+    tree.insert(MARKER_FILE.to_string(), marker_bytes(format));
+    if diagnostics.has_errors() {
+        return Err(diagnostics);
+    }
+    Ok(tree)
+}
+
+fn marker_bytes(format: Format) -> Vec<u8> {
+    let format = match format {
+        Format::Manifests => "manifests",
+        Format::Work => "work",
+    };
+    format!("{{\"generator\":\"garrison\",\"layout\":1,\"format\":\"{format}\"}}\n").into_bytes()
+}
+
+fn serialize(value: &Value, what: &str) -> Result<Vec<u8>, Diagnostic> {
+    yaml::to_yaml(value)
+        .map(String::into_bytes)
+        .map_err(|e| Diagnostic::error(Code::Emit, format!("cannot write {what} as YAML: {e}")))
+}
+
+fn cluster_files(
+    cluster: &ClusterPlan,
+    previous: &PreviousRender,
+    format: Format,
+) -> Result<Vec<(String, Vec<u8>)>, Diagnostic> {
+    let root = format!("clusters/{}/", cluster.name);
+    // A paused cluster's directory is the previous render's, byte for byte.
+    if cluster.paused && previous.has_cluster(&cluster.name) {
+        return Ok(previous
+            .cluster_files(&cluster.name)
+            .map(|(p, b)| (p.clone(), b.clone()))
+            .collect());
+    }
+    let mut files: BTreeMap<String, Vec<u8>> = BTreeMap::new();
+    for object in &cluster.objects {
+        let (key, value) = match format {
+            Format::Manifests => (object.key.clone(), object.value.clone()),
+            Format::Work => {
+                let conflict = conflict_resolution(&object.value);
+                work::wrap(
+                    &object.key,
+                    object.value.clone(),
+                    &cluster.name,
+                    &binding_name(&object.key.name, &object.key.kind),
+                    conflict,
+                )
+            }
+        };
+        let relative = path::object_path(&key);
+        let bytes = serialize(&value, &format!("`{}`", object.key))?;
+        if files.insert(relative.clone(), bytes).is_some() {
+            return Err(Diagnostic::error(
+                Code::PathCollision,
+                format!(
+                    "two objects for cluster `{}` would be written to `{relative}`",
+                    cluster.name
+                ),
+            ));
+        }
+    }
+    // Held applications keep the files they had.
+    for key in &cluster.frozen {
+        let relative = match format {
+            Format::Manifests => path::object_path(key),
+            Format::Work => path::object_path(&ObjectKey {
+                api_version: "work.karmada.io/v1alpha1".into(),
+                kind: "Work".into(),
+                namespace: Some(work::execution_namespace(&cluster.name)),
+                name: work::work_name(key),
+            }),
+        };
+        if let Some(bytes) = previous.files.get(&format!("{root}{relative}")) {
+            files.insert(relative, bytes.clone());
+        }
+    }
+    let resources: Vec<Value> = files.keys().map(|p| Value::String(p.clone())).collect();
+    let kustomization = json!({
+        "apiVersion": "kustomize.config.k8s.io/v1beta1",
+        "kind": "Kustomization",
+        "resources": resources,
+    });
+    let mut out: Vec<(String, Vec<u8>)> = files
+        .into_iter()
+        .map(|(p, b)| (format!("{root}{p}"), b))
+        .collect();
+    out.push((
+        format!("{root}{KUSTOMIZATION}"),
+        serialize(&kustomization, "kustomization.yaml")?,
+    ));
+    Ok(out)
+}
+
+/// The template's own conflict-resolution annotation, else Karmada's default.
+fn conflict_resolution(value: &Value) -> &'static str {
+    match value
+        .pointer("/metadata/annotations/work.karmada.io~1conflict-resolution")
+        .and_then(Value::as_str)
+    {
+        Some("overwrite") => "overwrite",
+        _ => "abort",
+    }
+}
+
+/// The binding an application's schedule is recorded in (and read back from).
+fn binding_file(app: &App) -> Result<(String, Vec<u8>), Diagnostic> {
+    let key = &app.key;
+    let mut annotations = Map::new();
+    if let Some(fort) = &app.fort {
+        annotations.insert(
+            FORT_CLUSTER_ANNOTATION.into(),
+            Value::String(fort.cluster.clone()),
+        );
+    }
+    let held: Vec<&str> = app
+        .binding
+        .clusters
+        .iter()
+        .filter(|a| a.held)
+        .map(|a| a.cluster.as_str())
+        .collect();
+    if !held.is_empty() {
+        annotations.insert(HELD_ANNOTATION.into(), Value::String(held.join(",")));
+    }
+    if let Some(placement) = &app.placement_json {
+        annotations.insert(
+            APPLIED_PLACEMENT_ANNOTATION.into(),
+            Value::String(placement.clone()),
+        );
+    }
+    match &app.source {
+        Source::Policy { policy, .. }
+        | Source::Pinned {
+            policy: Some(policy),
+        } => match &policy.namespace {
+            Some(ns) => {
+                annotations.insert(
+                    policy_match::PP_NAME_ANNOTATION.into(),
+                    Value::String(policy.name.clone()),
+                );
+                annotations.insert(
+                    policy_match::PP_NAMESPACE_ANNOTATION.into(),
+                    Value::String(ns.clone()),
+                );
+            }
+            None => {
+                annotations.insert(
+                    policy_match::CPP_NAME_ANNOTATION.into(),
+                    Value::String(policy.name.clone()),
+                );
+            }
+        },
+        _ => {}
+    }
+    if matches!(app.source, Source::Pinned { .. }) {
+        annotations.insert("garrison.dev/pinned".into(), Value::String("true".into()));
+    }
+    let mut metadata = Map::new();
+    metadata.insert(
+        "name".into(),
+        Value::String(binding_name(&key.name, &key.kind)),
+    );
+    if let Some(ns) = &key.namespace {
+        metadata.insert("namespace".into(), Value::String(ns.clone()));
+    }
+    if !annotations.is_empty() {
+        metadata.insert("annotations".into(), Value::Object(annotations));
+    }
+    let mut resource = Map::new();
+    resource.insert("apiVersion".into(), Value::String(key.api_version.clone()));
+    resource.insert("kind".into(), Value::String(key.kind.clone()));
+    if let Some(ns) = &key.namespace {
+        resource.insert("namespace".into(), Value::String(ns.clone()));
+    }
+    resource.insert("name".into(), Value::String(key.name.clone()));
+    let mut spec = Map::new();
+    spec.insert("resource".into(), Value::Object(resource));
+    if app.binding.workload {
+        spec.insert("replicas".into(), Value::from(app.binding.desired));
+    }
+    let clusters: Vec<Value> = app
+        .binding
+        .clusters
+        .iter()
+        .map(|a| {
+            let mut entry = Map::new();
+            entry.insert("name".into(), Value::String(a.cluster.clone()));
+            if app.binding.workload {
+                entry.insert("replicas".into(), Value::from(a.replicas));
+            }
+            Value::Object(entry)
+        })
+        .collect();
+    spec.insert("clusters".into(), Value::Array(clusters));
+    let mut binding = Map::new();
+    binding.insert(
+        "apiVersion".into(),
+        Value::String("work.karmada.io/v1alpha2".into()),
+    );
+    binding.insert(
+        "kind".into(),
+        Value::String(
+            if key.namespace.is_some() {
+                "ResourceBinding"
+            } else {
+                "ClusterResourceBinding"
+            }
+            .into(),
+        ),
+    );
+    binding.insert("metadata".into(), Value::Object(metadata));
+    binding.insert("spec".into(), Value::Object(spec));
+    if let Some(name) = &app.binding.affinity_name {
+        binding.insert(
+            "status".into(),
+            json!({ "schedulerObservingAffinityName": name }),
+        );
+    }
+    let path = format!("bindings/{}", path::object_path(key));
+    Ok((
+        path,
+        serialize(&Value::Object(binding), &format!("the binding of `{key}`"))?,
+    ))
+}

@@ -1,0 +1,159 @@
+//! Putting a [`Tree`] on disk as one atomic step.
+//!
+//! The new render is written in full to a hidden sibling of the output
+//! directory, then exchanged with the old one in a single `renameat2`
+//! (RENAME_EXCHANGE) on Linux, so readers and a crash only ever see the old
+//! render or the new one. Elsewhere the old directory is renamed away first.
+//! Files whose bytes did not change are hard-linked from the old render
+//! instead of rewritten.
+
+use super::Tree;
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("cannot write `{path}`")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: io::Error,
+    },
+    #[error("`{path}` exists and does not hold a garrison render; pass an empty or new directory")]
+    NotARender { path: PathBuf },
+}
+
+fn io_error(path: &Path) -> impl FnOnce(io::Error) -> Error + '_ {
+    move |source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// Replace the directory `out` with `tree`. `previous` is what `out` holds
+/// now (as read before planning); unchanged files are linked, not rewritten.
+pub fn write_tree(out: &Path, tree: &Tree, previous: &Tree) -> Result<(), Error> {
+    let parent = match out.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    fs::create_dir_all(&parent).map_err(io_error(&parent))?;
+    let name = out
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "out".into());
+    let staging = parent.join(format!(".{name}.garrison-new-{}", std::process::id()));
+    if staging.exists() {
+        fs::remove_dir_all(&staging).map_err(io_error(&staging))?;
+    }
+    fs::create_dir_all(&staging).map_err(io_error(&staging))?;
+    for (relative, bytes) in tree {
+        let target = staging.join(relative);
+        if let Some(dir) = target.parent() {
+            fs::create_dir_all(dir).map_err(io_error(dir))?;
+        }
+        let unchanged = previous.get(relative).is_some_and(|old| old == bytes);
+        if unchanged && fs::hard_link(out.join(relative), &target).is_ok() {
+            continue;
+        }
+        fs::write(&target, bytes).map_err(io_error(&target))?;
+    }
+    sync_dir(&staging);
+    if out.exists() {
+        swap(out, &staging)?;
+        fs::remove_dir_all(&staging).map_err(io_error(&staging))?;
+    } else {
+        fs::rename(&staging, out).map_err(io_error(out))?;
+    }
+    sync_dir(&parent);
+    Ok(())
+}
+
+fn sync_dir(dir: &Path) {
+    if let Ok(handle) = fs::File::open(dir) {
+        let _ = handle.sync_all();
+    }
+}
+
+#[cfg(target_os = "linux")]
+fn swap(a: &Path, b: &Path) -> Result<(), Error> {
+    use std::ffi::CString;
+    use std::os::unix::ffi::OsStrExt;
+    let ca = CString::new(a.as_os_str().as_bytes()).map_err(|e| Error::Io {
+        path: a.to_path_buf(),
+        source: io::Error::other(e),
+    })?;
+    let cb = CString::new(b.as_os_str().as_bytes()).map_err(|e| Error::Io {
+        path: b.to_path_buf(),
+        source: io::Error::other(e),
+    })?;
+    // SAFETY: both pointers are valid NUL-terminated strings for the duration of the call.
+    let rc = unsafe {
+        libc::renameat2(
+            libc::AT_FDCWD,
+            ca.as_ptr(),
+            libc::AT_FDCWD,
+            cb.as_ptr(),
+            libc::RENAME_EXCHANGE,
+        )
+    };
+    if rc == 0 {
+        Ok(())
+    } else {
+        swap_by_renames(a, b)
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn swap(a: &Path, b: &Path) -> Result<(), Error> {
+    swap_by_renames(a, b)
+}
+
+/// Fallback: move `a` aside, move `b` into place, move the old `a` to `b`.
+fn swap_by_renames(a: &Path, b: &Path) -> Result<(), Error> {
+    let aside = b.with_extension("old");
+    fs::rename(a, &aside).map_err(io_error(a))?;
+    fs::rename(b, a).map_err(io_error(a))?;
+    fs::rename(&aside, b).map_err(io_error(b))?;
+    Ok(())
+}
+
+/// Every file under `dir`, by `/`-separated relative path. An absent
+/// directory is an empty tree; a non-empty one without the marker is refused.
+pub fn read_tree(dir: &Path) -> Result<Tree, Error> {
+    let mut tree = Tree::new();
+    if !dir.exists() {
+        return Ok(tree);
+    }
+    collect(dir, dir, &mut tree)?;
+    if !tree.is_empty() && !tree.contains_key(super::MARKER_FILE) {
+        return Err(Error::NotARender {
+            path: dir.to_path_buf(),
+        });
+    }
+    Ok(tree)
+}
+
+fn collect(root: &Path, dir: &Path, tree: &mut Tree) -> Result<(), Error> {
+    let mut entries: Vec<fs::DirEntry> = fs::read_dir(dir)
+        .map_err(io_error(dir))?
+        .collect::<Result<_, _>>()
+        .map_err(io_error(dir))?;
+    entries.sort_by_key(fs::DirEntry::file_name);
+    for entry in entries {
+        let path = entry.path();
+        let file_type = entry.file_type().map_err(io_error(&path))?;
+        if file_type.is_dir() {
+            collect(root, &path, tree)?;
+        } else if file_type.is_file() {
+            let bytes = fs::read(&path).map_err(io_error(&path))?;
+            let relative = path
+                .strip_prefix(root)
+                .map(|p| p.to_string_lossy().replace('\\', "/"))
+                .unwrap_or_default();
+            tree.insert(relative, bytes);
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,404 @@
+//! Built-in resource interpreters: how garrison reads and revises replicas,
+//! prunes a template and finds a workload's dependencies, for the kinds
+//! Karmada's native interpreter knows (karmada-semantics §e).
+//!
+//! Deployment, ReplicaSet and StatefulSet read `spec.replicas` (absent is 0);
+//! Job reads min(parallelism, completions); Pod is 1; every other kind has
+//! no replicas. Revision only sets a field the template already has, as
+//! Karmada's ReviseReplica does.
+
+use serde_json::{Map, Value};
+use std::collections::BTreeSet;
+
+/// What scheduling needs to know about a template's replicas.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Replicas {
+    pub desired: u64,
+    /// The pod template's spec, when the kind has one (for requirements and dependencies).
+    pub pod_spec: Option<Value>,
+}
+
+fn group_kind(api_version: &str, kind: &str) -> (String, String) {
+    (
+        crate::model::meta::group_of(api_version).to_string(),
+        kind.to_string(),
+    )
+}
+
+fn int_at(value: &Value, pointer: &str) -> Option<u64> {
+    value.pointer(pointer).and_then(|v| {
+        v.as_u64()
+            .or_else(|| v.as_f64().filter(|f| *f >= 0.0).map(|f| f as u64))
+    })
+}
+
+/// Karmada's GetReplicas for the built-in kinds; `None` for kinds without replicas.
+pub fn replicas(api_version: &str, kind: &str, object: &Value) -> Option<Replicas> {
+    let (group, kind) = group_kind(api_version, kind);
+    match (group.as_str(), kind.as_str()) {
+        ("apps", "Deployment" | "ReplicaSet" | "StatefulSet") => Some(Replicas {
+            desired: int_at(object, "/spec/replicas").unwrap_or(0),
+            pod_spec: object.pointer("/spec/template/spec").cloned(),
+        }),
+        ("batch", "Job") => {
+            let parallelism = int_at(object, "/spec/parallelism").unwrap_or(0);
+            let desired = match int_at(object, "/spec/completions") {
+                Some(completions) if completions < parallelism => completions,
+                _ => parallelism,
+            };
+            Some(Replicas {
+                desired,
+                pod_spec: object.pointer("/spec/template/spec").cloned(),
+            })
+        }
+        ("", "Pod") => Some(Replicas {
+            desired: 1,
+            pod_spec: object.pointer("/spec").cloned(),
+        }),
+        _ => None,
+    }
+}
+
+/// Karmada's ReviseReplica: set the per-cluster replicas where the kind keeps
+/// them, only if the template already has the field.
+pub fn revise_replicas(api_version: &str, kind: &str, object: &mut Value, replicas: u64) {
+    let (group, kind) = group_kind(api_version, kind);
+    let field = match (group.as_str(), kind.as_str()) {
+        ("apps", "Deployment" | "ReplicaSet" | "StatefulSet") => "replicas",
+        ("batch", "Job") => "parallelism",
+        _ => return,
+    };
+    if let Some(slot) = object.get_mut("spec").and_then(|s| s.get_mut(field)) {
+        *slot = Value::from(replicas);
+    }
+}
+
+/// Set a Job's `spec.completions` to its per-cluster share, when it has one.
+pub fn revise_completions(object: &mut Value, completions: u64) {
+    if let Some(slot) = object
+        .get_mut("spec")
+        .and_then(|s| s.get_mut("completions"))
+    {
+        *slot = Value::from(completions);
+    }
+}
+
+/// A Job's `spec.completions`, if set.
+pub fn completions(api_version: &str, kind: &str, object: &Value) -> Option<u64> {
+    let (group, kind) = group_kind(api_version, kind);
+    (group == "batch" && kind == "Job")
+        .then(|| int_at(object, "/spec/completions"))
+        .flatten()
+}
+
+fn remove(map: &mut Map<String, Value>, key: &str) {
+    map.shift_remove(key);
+}
+
+/// Karmada's prune: drop what a cluster assigns or a controller owns before
+/// the object is sent to a member cluster.
+pub fn prune(api_version: &str, kind: &str, object: &mut Value) {
+    let Some(root) = object.as_object_mut() else {
+        return;
+    };
+    remove(root, "status");
+    if let Some(meta) = root.get_mut("metadata").and_then(Value::as_object_mut) {
+        for key in [
+            "creationTimestamp",
+            "deletionTimestamp",
+            "deletionGracePeriodSeconds",
+            "generation",
+            "managedFields",
+            "resourceVersion",
+            "selfLink",
+            "uid",
+            "ownerReferences",
+            "finalizers",
+        ] {
+            remove(meta, key);
+        }
+    }
+    let (group, kind) = group_kind(api_version, kind);
+    match (group.as_str(), kind.as_str()) {
+        ("apps", "Deployment") => {
+            if let Some(annotations) = root
+                .get_mut("metadata")
+                .and_then(|m| m.get_mut("annotations"))
+                .and_then(Value::as_object_mut)
+            {
+                remove(annotations, "deployment.kubernetes.io/revision");
+                remove(annotations, "deployment.kubernetes.io/revision-history");
+            }
+        }
+        ("", "Service") => {
+            if let Some(spec) = root.get_mut("spec").and_then(Value::as_object_mut) {
+                if spec.get("clusterIP").and_then(Value::as_str) != Some("None") {
+                    remove(spec, "clusterIP");
+                    remove(spec, "clusterIPs");
+                }
+            }
+        }
+        ("", "PersistentVolumeClaim") => {
+            if let Some(annotations) = root
+                .get_mut("metadata")
+                .and_then(|m| m.get_mut("annotations"))
+                .and_then(Value::as_object_mut)
+            {
+                remove(annotations, "volume.kubernetes.io/selected-node");
+            }
+        }
+        ("batch", "Job") => {
+            if let Some(spec) = root.get_mut("spec").and_then(Value::as_object_mut) {
+                remove(spec, "ttlSecondsAfterFinished");
+            }
+        }
+        _ => {}
+    }
+}
+
+/// A dependency of a workload: another template in the same namespace.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Dependency {
+    pub api_version: &'static str,
+    pub kind: &'static str,
+    pub name: String,
+}
+
+/// Karmada's GetDependencies for the built-in workload kinds: ConfigMaps,
+/// Secrets, the ServiceAccount and PVCs the pod template references.
+pub fn dependencies(api_version: &str, kind: &str, object: &Value) -> Vec<Dependency> {
+    let (group, kind) = group_kind(api_version, kind);
+    let pod_spec = match (group.as_str(), kind.as_str()) {
+        ("apps", "Deployment" | "ReplicaSet" | "DaemonSet" | "StatefulSet") | ("batch", "Job") => {
+            object.pointer("/spec/template/spec")
+        }
+        ("batch", "CronJob") => object.pointer("/spec/jobTemplate/spec/template/spec"),
+        ("", "Pod") => object.pointer("/spec"),
+        _ => None,
+    };
+    let Some(pod_spec) = pod_spec else {
+        return Vec::new();
+    };
+    let claim_templates: BTreeSet<&str> = if kind == "StatefulSet" {
+        object
+            .pointer("/spec/volumeClaimTemplates")
+            .and_then(Value::as_array)
+            .map(|items| {
+                items
+                    .iter()
+                    .filter_map(|t| t.pointer("/metadata/name").and_then(Value::as_str))
+                    .collect()
+            })
+            .unwrap_or_default()
+    } else {
+        BTreeSet::new()
+    };
+    pod_dependencies(pod_spec, &claim_templates)
+}
+
+fn pod_dependencies(pod_spec: &Value, claim_templates: &BTreeSet<&str>) -> Vec<Dependency> {
+    let mut config_maps = BTreeSet::new();
+    let mut secrets = BTreeSet::new();
+    let mut claims = BTreeSet::new();
+    let containers = ["containers", "initContainers", "ephemeralContainers"]
+        .iter()
+        .filter_map(|field| pod_spec.get(*field).and_then(Value::as_array))
+        .flatten();
+    for container in containers {
+        for env in container
+            .get("env")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            if let Some(name) = env
+                .pointer("/valueFrom/configMapKeyRef/name")
+                .and_then(Value::as_str)
+            {
+                config_maps.insert(name.to_string());
+            }
+            if let Some(name) = env
+                .pointer("/valueFrom/secretKeyRef/name")
+                .and_then(Value::as_str)
+            {
+                secrets.insert(name.to_string());
+            }
+        }
+        for from in container
+            .get("envFrom")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            if let Some(name) = from.pointer("/configMapRef/name").and_then(Value::as_str) {
+                config_maps.insert(name.to_string());
+            }
+            if let Some(name) = from.pointer("/secretRef/name").and_then(Value::as_str) {
+                secrets.insert(name.to_string());
+            }
+        }
+    }
+    for secret in pod_spec
+        .get("imagePullSecrets")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        if let Some(name) = secret.get("name").and_then(Value::as_str) {
+            secrets.insert(name.to_string());
+        }
+    }
+    for volume in pod_spec
+        .get("volumes")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        if let Some(name) = volume.pointer("/configMap/name").and_then(Value::as_str) {
+            config_maps.insert(name.to_string());
+        }
+        if let Some(name) = volume.pointer("/secret/secretName").and_then(Value::as_str) {
+            secrets.insert(name.to_string());
+        }
+        for source in volume
+            .pointer("/projected/sources")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            if let Some(name) = source.pointer("/configMap/name").and_then(Value::as_str) {
+                config_maps.insert(name.to_string());
+            }
+            if let Some(name) = source.pointer("/secret/name").and_then(Value::as_str) {
+                secrets.insert(name.to_string());
+            }
+        }
+        // Only the first volume source that names a secret counts, as in Karmada.
+        for pointer in [
+            "/azureFile/secretName",
+            "/cephfs/secretRef/name",
+            "/cinder/secretRef/name",
+            "/flexVolume/secretRef/name",
+            "/rbd/secretRef/name",
+        ] {
+            if let Some(name) = volume.pointer(pointer).and_then(Value::as_str) {
+                secrets.insert(name.to_string());
+                break;
+            }
+        }
+        if let Some(name) = volume
+            .pointer("/persistentVolumeClaim/claimName")
+            .and_then(Value::as_str)
+        {
+            if !claim_templates.contains(name) {
+                claims.insert(name.to_string());
+            }
+        }
+    }
+    let mut result: Vec<Dependency> = Vec::new();
+    result.extend(config_maps.into_iter().map(|name| Dependency {
+        api_version: "v1",
+        kind: "ConfigMap",
+        name,
+    }));
+    result.extend(secrets.into_iter().map(|name| Dependency {
+        api_version: "v1",
+        kind: "Secret",
+        name,
+    }));
+    if let Some(sa) = pod_spec
+        .get("serviceAccountName")
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty() && *s != "default")
+    {
+        result.push(Dependency {
+            api_version: "v1",
+            kind: "ServiceAccount",
+            name: sa.to_string(),
+        });
+    }
+    result.extend(claims.into_iter().map(|name| Dependency {
+        api_version: "v1",
+        kind: "PersistentVolumeClaim",
+        name,
+    }));
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn deployment_replicas_absent_is_zero() {
+        let r = replicas("apps/v1", "Deployment", &json!({"spec": {}}));
+        assert_eq!(r.map(|r| r.desired), Some(0));
+    }
+
+    #[test]
+    fn job_replicas_are_min_of_parallelism_and_completions() {
+        let job = json!({"spec": {"parallelism": 5, "completions": 3}});
+        assert_eq!(
+            replicas("batch/v1", "Job", &job).map(|r| r.desired),
+            Some(3)
+        );
+        let job = json!({"spec": {"parallelism": 2}});
+        assert_eq!(
+            replicas("batch/v1", "Job", &job).map(|r| r.desired),
+            Some(2)
+        );
+    }
+
+    #[test]
+    fn pod_is_one_and_configmap_has_none() {
+        assert_eq!(
+            replicas("v1", "Pod", &json!({})).map(|r| r.desired),
+            Some(1)
+        );
+        assert_eq!(replicas("v1", "ConfigMap", &json!({})), None);
+    }
+
+    #[test]
+    fn revise_only_sets_an_existing_field() {
+        let mut with = json!({"spec": {"replicas": 4}});
+        revise_replicas("apps/v1", "Deployment", &mut with, 2);
+        assert_eq!(with, json!({"spec": {"replicas": 2}}));
+        let mut without = json!({"spec": {}});
+        revise_replicas("apps/v1", "Deployment", &mut without, 2);
+        assert_eq!(without, json!({"spec": {}}));
+    }
+
+    #[test]
+    fn prune_drops_cluster_assigned_fields_and_keeps_order() {
+        let mut svc = json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "a", "uid": "x", "resourceVersion": "1"},
+            "spec": {"type": "ClusterIP", "clusterIP": "10.0.0.1", "ports": []}, "status": {}});
+        prune("v1", "Service", &mut svc);
+        assert_eq!(serde_json::to_string(&svc).ok(), Some(r#"{"apiVersion":"v1","kind":"Service","metadata":{"name":"a"},"spec":{"type":"ClusterIP","ports":[]}}"#.to_string()));
+    }
+
+    #[test]
+    fn dependencies_in_karmada_order() {
+        let deploy = json!({"spec": {"template": {"spec": {
+            "serviceAccountName": "runner",
+            "imagePullSecrets": [{"name": "pull"}],
+            "containers": [{"name": "c", "envFrom": [{"configMapRef": {"name": "cm-b"}}],
+                "env": [{"name": "X", "valueFrom": {"secretKeyRef": {"name": "s", "key": "k"}}}]}],
+            "volumes": [{"name": "v", "configMap": {"name": "cm-a"}}, {"name": "d", "persistentVolumeClaim": {"claimName": "data"}}]}}}});
+        let names: Vec<String> = dependencies("apps/v1", "Deployment", &deploy)
+            .into_iter()
+            .map(|d| format!("{}/{}", d.kind, d.name))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "ConfigMap/cm-a",
+                "ConfigMap/cm-b",
+                "Secret/pull",
+                "Secret/s",
+                "ServiceAccount/runner",
+                "PersistentVolumeClaim/data"
+            ]
+        );
+    }
+}

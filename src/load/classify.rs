@@ -1,0 +1,599 @@
+//! Classification: each parsed document becomes a template, a policy, a
+//! cluster or a binding, by apiVersion and kind (SPEC §1).
+//!
+//! Typed kinds are deserialised with the path of any fault, which the
+//! document's position tree turns into a line and column; fields garrison
+//! does not know are warnings (never silently dropped); names are checked
+//! with Kubernetes' rules; duplicates are errors naming both places.
+
+use super::yaml::{Node, NodeKind};
+use crate::diag::{Code, Diagnostic, Diagnostics, FileId, Origin};
+use crate::model::binding::BindingDoc;
+use crate::model::cluster::{Cluster, KarmadaClusterDoc, ManagedClusterDoc};
+use crate::model::inputs::{
+    Document, Inputs, OverridePolicy, PinnedBinding, PropagationPolicy, Template,
+};
+use crate::model::meta::{
+    dns_label_fault, dns_subdomain_fault, group_of, path_segment_fault, ObjectKey,
+};
+use crate::model::override_policy::OverrideSpec;
+use crate::model::policy::PropagationPolicyDoc;
+use crate::model::selector::Labels;
+use serde::de::DeserializeOwned;
+use serde::Deserialize;
+use serde_json::Value;
+use std::collections::{BTreeMap, HashMap};
+
+const POLICY_GROUP: &str = "policy.karmada.io";
+const WORK_GROUP: &str = "work.karmada.io";
+const CONFIG_GROUP: &str = "config.karmada.io";
+const CLUSTER_GROUP: &str = "cluster.karmada.io";
+const CLUSTERNET_GROUP: &str = "clusters.clusternet.io";
+
+/// The role of a document, decided by its apiVersion and kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Role {
+    PropagationPolicy {
+        cluster_scoped: bool,
+    },
+    OverridePolicy {
+        cluster_scoped: bool,
+    },
+    Cluster,
+    ManagedCluster,
+    Binding {
+        cluster_scoped: bool,
+    },
+    /// Known to Karmada but meaningless offline: warned about, not propagated.
+    Unsupported(&'static str),
+    /// kustomize's own files are not Kubernetes objects.
+    Kustomize,
+    Template,
+}
+
+fn role(api_version: &str, kind: &str) -> Result<Role, ()> {
+    let group = group_of(api_version);
+    Ok(match (group, kind) {
+        (POLICY_GROUP, "PropagationPolicy") => Role::PropagationPolicy { cluster_scoped: false },
+        (POLICY_GROUP, "ClusterPropagationPolicy") => Role::PropagationPolicy { cluster_scoped: true },
+        (POLICY_GROUP, "OverridePolicy") => Role::OverridePolicy { cluster_scoped: false },
+        (POLICY_GROUP, "ClusterOverridePolicy") => Role::OverridePolicy { cluster_scoped: true },
+        (POLICY_GROUP, "FederatedResourceQuota") => Role::Unsupported("quotas are enforced by a live control plane"),
+        (CLUSTER_GROUP, "Cluster") => Role::Cluster,
+        (CLUSTERNET_GROUP, "ManagedCluster") => Role::ManagedCluster,
+        (WORK_GROUP, "ResourceBinding") => Role::Binding { cluster_scoped: false },
+        (WORK_GROUP, "ClusterResourceBinding") => Role::Binding { cluster_scoped: true },
+        (WORK_GROUP, "Work") => Role::Unsupported("Works are what garrison writes with `--format work`, not an input"),
+        (CONFIG_GROUP, "ResourceInterpreterCustomization") => {
+            Role::Unsupported("Lua resource interpreters are not supported yet; built-in interpreters are used")
+        }
+        (CONFIG_GROUP, "ResourceInterpreterWebhookConfiguration") => {
+            Role::Unsupported("interpreter webhooks need a running server; declare a ResourceInterpreterCustomization instead")
+        }
+        (POLICY_GROUP | WORK_GROUP | CONFIG_GROUP | CLUSTER_GROUP | CLUSTERNET_GROUP, _) => return Err(()),
+        ("kustomize.config.k8s.io", _) => Role::Kustomize,
+        _ => Role::Template,
+    })
+}
+
+/// Sort parsed documents into [`Inputs`] (sources are filled in by the caller).
+pub fn classify(documents: Vec<(FileId, Node)>, diagnostics: &mut Diagnostics) -> Inputs {
+    let mut inputs = Inputs::default();
+    let mut seen: HashMap<ObjectKey, Origin> = HashMap::new();
+    for (file, node) in documents {
+        for document in expand_lists(file, node, diagnostics) {
+            classify_one(document, &mut inputs, &mut seen, diagnostics);
+        }
+    }
+    inputs.templates.sort_by(|a, b| a.key.cmp(&b.key));
+    inputs
+        .propagation_policies
+        .sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
+    inputs
+        .override_policies
+        .sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
+    inputs.bindings.sort_by(|a, b| {
+        (&a.binding.metadata.namespace, &a.binding.metadata.name)
+            .cmp(&(&b.binding.metadata.namespace, &b.binding.metadata.name))
+    });
+    inputs.clusters.sort_by(|a, b| a.name.cmp(&b.name));
+    let mut clusters_seen: BTreeMap<String, Origin> = BTreeMap::new();
+    for cluster in &inputs.clusters {
+        if let Some(first) = clusters_seen.insert(cluster.name.clone(), cluster.origin) {
+            diagnostics.push(
+                Diagnostic::error(
+                    Code::DuplicateCluster,
+                    format!("cluster `{}` is defined twice", cluster.name),
+                )
+                .at(cluster.origin)
+                .help(format!(
+                    "the first definition is at line {} of another document; keep one",
+                    first.pos.line
+                )),
+            );
+        }
+    }
+    inputs
+}
+
+/// `kind: List` (and `*List` kinds such as `ConfigMapList`) expand to their items.
+fn expand_lists(file: FileId, node: Node, diagnostics: &mut Diagnostics) -> Vec<Document> {
+    let doc = Document { file, node };
+    let origin = doc.origin();
+    let NodeKind::Map(entries) = &doc.node.kind else {
+        diagnostics.push(
+            Diagnostic::error(
+                Code::NotAnObject,
+                "this document is not a mapping; every document must be a Kubernetes object",
+            )
+            .at(origin)
+            .help("remove the document, or write it as `apiVersion: …`, `kind: …`, `metadata: …`"),
+        );
+        return Vec::new();
+    };
+    let kind = entries
+        .iter()
+        .find(|(k, _, _)| k == "kind")
+        .and_then(|(_, _, v)| match &v.kind {
+            NodeKind::String(s) => Some(s.clone()),
+            _ => None,
+        });
+    let is_list = kind
+        .as_deref()
+        .is_some_and(|k| k == "List" || (k.ends_with("List") && k.len() > 4))
+        && entries.iter().any(|(k, _, _)| k == "items");
+    if !is_list {
+        return vec![doc];
+    }
+    let items = entries
+        .iter()
+        .find(|(k, _, _)| k == "items")
+        .map(|(_, _, v)| v.clone());
+    match items.map(|n| n.kind) {
+        Some(NodeKind::Seq(items)) => items
+            .into_iter()
+            .flat_map(|item| expand_lists(file, item, diagnostics))
+            .collect(),
+        Some(NodeKind::Null) => Vec::new(),
+        _ => {
+            diagnostics.push(
+                Diagnostic::error(
+                    Code::InvalidField,
+                    "`items` of a List must be a sequence of objects",
+                )
+                .at(doc.at(&["items"])),
+            );
+            Vec::new()
+        }
+    }
+}
+
+fn string_at<'a>(node: &'a Node, key: &str) -> Option<&'a str> {
+    match &node.kind {
+        NodeKind::Map(entries) => {
+            entries
+                .iter()
+                .find(|(k, _, _)| k == key)
+                .and_then(|(_, _, v)| match &v.kind {
+                    NodeKind::String(s) => Some(s.as_str()),
+                    _ => None,
+                })
+        }
+        _ => None,
+    }
+}
+
+fn classify_one(
+    doc: Document,
+    inputs: &mut Inputs,
+    seen: &mut HashMap<ObjectKey, Origin>,
+    diagnostics: &mut Diagnostics,
+) {
+    let api_version = string_at(&doc.node, "apiVersion")
+        .filter(|s| !s.is_empty())
+        .map(str::to_string);
+    let kind = string_at(&doc.node, "kind")
+        .filter(|s| !s.is_empty())
+        .map(str::to_string);
+    let (Some(api_version), Some(kind)) = (api_version, kind) else {
+        diagnostics.push(
+            Diagnostic::error(Code::MissingTypeMeta, "this document has no `apiVersion` or no `kind`")
+                .at(doc.origin())
+                .help("every document must say what it is, for example `apiVersion: apps/v1` and `kind: Deployment`"),
+        );
+        return;
+    };
+    let Ok(role) = role(&api_version, &kind) else {
+        diagnostics.push(
+            Diagnostic::error(Code::UnknownKind, format!("`{kind}` is not a kind of `{api_version}` that garrison knows"))
+                .at(doc.at(&["kind"]))
+                .help("check the spelling; Karmada's policy kinds are PropagationPolicy, ClusterPropagationPolicy, OverridePolicy and ClusterOverridePolicy"),
+        );
+        return;
+    };
+    let value = doc.node.to_value();
+    let name = value
+        .pointer("/metadata/name")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_string();
+    let namespace = value
+        .pointer("/metadata/namespace")
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
+        .map(str::to_string);
+    match role {
+        Role::Kustomize => diagnostics.push(
+            Diagnostic::warning(
+                Code::UnsupportedField,
+                format!(
+                    "`{kind}` is a kustomize file, not a Kubernetes object; it is not an input"
+                ),
+            )
+            .at(doc.at(&["kind"]))
+            .help(
+                "exclude kustomize files in garrison.yaml (`exclude: [\"**/kustomization.yaml\"]`)",
+            ),
+        ),
+        Role::Unsupported(why) => diagnostics.push(
+            Diagnostic::warning(
+                Code::UnsupportedField,
+                format!("`{kind}` is not supported and has no effect: {why}"),
+            )
+            .at(doc.at(&["kind"])),
+        ),
+        Role::Template => {
+            if !check_template_name(&doc, &api_version, &name, namespace.as_deref(), diagnostics) {
+                return;
+            }
+            let key = ObjectKey {
+                api_version,
+                kind,
+                namespace,
+                name,
+            };
+            if !note_unique(&key, doc.origin(), seen, diagnostics) {
+                return;
+            }
+            let labels: Labels = string_map(value.pointer("/metadata/labels"));
+            let annotations = string_map(value.pointer("/metadata/annotations"));
+            inputs.templates.push(Template {
+                key,
+                labels,
+                annotations,
+                value,
+                origin: doc.origin(),
+            });
+        }
+        Role::PropagationPolicy { cluster_scoped } | Role::OverridePolicy { cluster_scoped } => {
+            if !check_policy_name(
+                &doc,
+                &kind,
+                &name,
+                namespace.as_deref(),
+                cluster_scoped,
+                diagnostics,
+            ) {
+                return;
+            }
+            let key = ObjectKey {
+                api_version: api_version.clone(),
+                kind: kind.clone(),
+                namespace: namespace.clone(),
+                name: name.clone(),
+            };
+            if !note_unique(&key, doc.origin(), seen, diagnostics) {
+                return;
+            }
+            let namespace = if cluster_scoped { None } else { namespace };
+            if matches!(role, Role::PropagationPolicy { .. }) {
+                let Some(parsed) =
+                    parse_typed::<PropagationPolicyDoc>(&doc, &value, &kind, diagnostics)
+                else {
+                    return;
+                };
+                for field in parsed.spec.runtime_only_fields() {
+                    diagnostics.push(
+                        Diagnostic::warning(Code::IgnoredField, format!("`spec.{field}` needs a live control plane; it has no effect in a render"))
+                            .at(doc.at(&["spec", field])),
+                    );
+                }
+                inputs.propagation_policies.push(PropagationPolicy {
+                    name,
+                    namespace,
+                    annotations: parsed.metadata.annotations,
+                    spec: parsed.spec,
+                    doc,
+                });
+            } else {
+                #[derive(Deserialize)]
+                struct OverridePolicyDoc {
+                    #[allow(dead_code)]
+                    metadata: crate::model::meta::ObjectMeta,
+                    spec: OverrideSpec,
+                }
+                let Some(parsed) =
+                    parse_typed::<OverridePolicyDoc>(&doc, &value, &kind, diagnostics)
+                else {
+                    return;
+                };
+                inputs.override_policies.push(OverridePolicy {
+                    name,
+                    namespace,
+                    spec: parsed.spec,
+                    doc,
+                });
+            }
+        }
+        Role::Cluster | Role::ManagedCluster => {
+            if let Some(fault) = dns_label_fault(&name) {
+                diagnostics.push(
+                    Diagnostic::error(Code::InvalidName, format!("cluster name `{name}` {fault}"))
+                        .at(doc.at(&["metadata", "name"]))
+                        .help("cluster names are DNS labels: lower-case letters, digits and `-`, at most 63 characters"),
+                );
+                return;
+            }
+            let cluster = if role == Role::Cluster {
+                let Some(parsed) =
+                    parse_typed::<KarmadaClusterDoc>(&doc, &value, &kind, diagnostics)
+                else {
+                    return;
+                };
+                Cluster::from_karmada(parsed, doc.origin())
+            } else {
+                let Some(parsed) =
+                    parse_typed::<ManagedClusterDoc>(&doc, &value, &kind, diagnostics)
+                else {
+                    return;
+                };
+                Cluster::from_clusternet(parsed, doc.origin())
+            };
+            inputs.clusters.push(cluster);
+        }
+        Role::Binding { .. } => {
+            let Some(binding) = parse_typed::<BindingDoc>(&doc, &value, &kind, diagnostics) else {
+                return;
+            };
+            let key = ObjectKey {
+                api_version,
+                kind,
+                namespace,
+                name,
+            };
+            if !note_unique(&key, doc.origin(), seen, diagnostics) {
+                return;
+            }
+            inputs.bindings.push(PinnedBinding { binding, doc });
+        }
+    }
+}
+
+fn string_map(value: Option<&Value>) -> BTreeMap<String, String> {
+    value
+        .and_then(Value::as_object)
+        .map(|map| {
+            map.iter()
+                .map(|(k, v)| {
+                    (
+                        k.clone(),
+                        v.as_str().map_or_else(|| v.to_string(), str::to_string),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn note_unique(
+    key: &ObjectKey,
+    origin: Origin,
+    seen: &mut HashMap<ObjectKey, Origin>,
+    diagnostics: &mut Diagnostics,
+) -> bool {
+    if let Some(first) = seen.get(key) {
+        diagnostics.push(
+            Diagnostic::error(
+                Code::DuplicateObject,
+                format!("`{key}` ({}) is defined twice", key.api_version),
+            )
+            .at(origin)
+            .help(format!(
+                "it is also defined at line {} of file #{}; keep one definition",
+                first.pos.line, first.file.0
+            )),
+        );
+        return false;
+    }
+    seen.insert(key.clone(), origin);
+    true
+}
+
+/// Built-in API groups whose object names must be DNS subdomains. RBAC and
+/// custom kinds allow the looser path-segment names (`system:controller`).
+fn strict_names(group: &str) -> bool {
+    matches!(
+        group,
+        "" | "apps"
+            | "batch"
+            | "networking.k8s.io"
+            | "policy"
+            | "autoscaling"
+            | "storage.k8s.io"
+            | "scheduling.k8s.io"
+    )
+}
+
+fn check_template_name(
+    doc: &Document,
+    api_version: &str,
+    name: &str,
+    namespace: Option<&str>,
+    diagnostics: &mut Diagnostics,
+) -> bool {
+    let fault = if strict_names(group_of(api_version)) {
+        dns_subdomain_fault(name)
+    } else {
+        path_segment_fault(name)
+    };
+    if let Some(fault) = fault {
+        diagnostics.push(
+            Diagnostic::error(Code::InvalidName, format!("object name `{}` {fault}", name.escape_debug()))
+                .at(doc.at(&["metadata", "name"]))
+                .help("Kubernetes names are lower-case letters, digits, `-` and `.`, at most 253 characters"),
+        );
+        return false;
+    }
+    if let Some(ns) = namespace {
+        if let Some(fault) = dns_label_fault(ns) {
+            diagnostics.push(
+                Diagnostic::error(Code::InvalidName, format!("namespace `{}` {fault}", ns.escape_debug()))
+                    .at(doc.at(&["metadata", "namespace"]))
+                    .help("namespaces are DNS labels: lower-case letters, digits and `-`, at most 63 characters"),
+            );
+            return false;
+        }
+    }
+    true
+}
+
+fn check_policy_name(
+    doc: &Document,
+    kind: &str,
+    name: &str,
+    namespace: Option<&str>,
+    cluster_scoped: bool,
+    diagnostics: &mut Diagnostics,
+) -> bool {
+    if let Some(fault) = dns_subdomain_fault(name) {
+        diagnostics.push(
+            Diagnostic::error(
+                Code::InvalidName,
+                format!("{kind} name `{}` {fault}", name.escape_debug()),
+            )
+            .at(doc.at(&["metadata", "name"])),
+        );
+        return false;
+    }
+    if !cluster_scoped {
+        match namespace {
+            None => {
+                diagnostics.push(
+                    Diagnostic::error(
+                        Code::InvalidName,
+                        format!("{kind} `{name}` has no `metadata.namespace`"),
+                    )
+                    .at(doc.at(&["metadata"]))
+                    .help(format!(
+                        "a {kind} is namespaced: give it the namespace of the templates it selects"
+                    )),
+                );
+                return false;
+            }
+            Some(ns) => {
+                if let Some(fault) = dns_label_fault(ns) {
+                    diagnostics.push(
+                        Diagnostic::error(
+                            Code::InvalidName,
+                            format!("namespace `{}` {fault}", ns.escape_debug()),
+                        )
+                        .at(doc.at(&["metadata", "namespace"])),
+                    );
+                    return false;
+                }
+            }
+        }
+    }
+    true
+}
+
+/// Deserialise a typed kind, turning the path of a fault into a position and
+/// every field the type does not know into a warning.
+pub fn parse_typed<T: DeserializeOwned>(
+    doc: &Document,
+    value: &Value,
+    kind: &str,
+    diagnostics: &mut Diagnostics,
+) -> Option<T> {
+    let mut ignored: Vec<Vec<String>> = Vec::new();
+    let mut track = serde_path_to_error::Track::new();
+    let result = {
+        let deserializer = serde_path_to_error::Deserializer::new(value, &mut track);
+        serde_ignored::deserialize(deserializer, |path| ignored.push(ignored_segments(&path)))
+    };
+    match result {
+        Ok(parsed) => {
+            for path in ignored
+                .into_iter()
+                .filter(|p| !(p.len() == 1 && (p[0] == "apiVersion" || p[0] == "kind")))
+            {
+                let refs: Vec<&str> = path.iter().map(String::as_str).collect();
+                let shown = path.join(".");
+                diagnostics.push(
+                    Diagnostic::warning(Code::UnsupportedField, format!("`{shown}` is not a field of {kind} that garrison supports; it has no effect"))
+                        .at(Origin { file: doc.file, pos: doc.node.locate_key(&refs) })
+                        .help("check the spelling against Karmada's API reference"),
+                );
+            }
+            Some(parsed)
+        }
+        Err(error) => {
+            let path = track.path();
+            let segments: Vec<String> = path
+                .iter()
+                .filter_map(|segment| match segment {
+                    serde_path_to_error::Segment::Seq { index } => Some(index.to_string()),
+                    serde_path_to_error::Segment::Map { key } => Some(key.clone()),
+                    serde_path_to_error::Segment::Enum { variant } => Some(variant.clone()),
+                    serde_path_to_error::Segment::Unknown => None,
+                })
+                .collect();
+            let refs: Vec<&str> = segments.iter().map(String::as_str).collect();
+            let shown = if segments.is_empty() {
+                String::new()
+            } else {
+                format!("`{}`: ", segments.join("."))
+            };
+            diagnostics.push(
+                Diagnostic::error(
+                    Code::InvalidField,
+                    format!(
+                        "invalid {kind}: {shown}{}",
+                        serde_message(&error.to_string())
+                    ),
+                )
+                .at(doc.at(&refs))
+                .help("fix the value at this position; see Karmada's API reference for the field"),
+            );
+            None
+        }
+    }
+}
+
+fn ignored_segments(path: &serde_ignored::Path<'_>) -> Vec<String> {
+    let mut segments = Vec::new();
+    let mut current = path;
+    loop {
+        match current {
+            serde_ignored::Path::Root => break,
+            serde_ignored::Path::Seq { parent, index } => {
+                segments.push(index.to_string());
+                current = parent;
+            }
+            serde_ignored::Path::Map { parent, key } => {
+                segments.push(key.clone());
+                current = parent;
+            }
+            serde_ignored::Path::Some { parent }
+            | serde_ignored::Path::NewtypeStruct { parent }
+            | serde_ignored::Path::NewtypeVariant { parent } => current = parent,
+        }
+    }
+    segments.reverse();
+    segments
+}
+
+/// serde's messages, with its backquote-quote style turned into backticks.
+fn serde_message(message: &str) -> String {
+    message.replace(" at line 0 column 0", "")
+}

@@ -1,0 +1,323 @@
+//! The fleet: Karmada `Cluster` and Clusternet `ManagedCluster` documents, and
+//! the one [`Cluster`] shape garrison schedules onto.
+//!
+//! Fields that only matter to a live control plane (API endpoint, secrets,
+//! proxy settings, sync mode) are accepted without effect; they are listed
+//! here so they load without warnings (karmada-semantics §g).
+
+use super::affinity::ClusterView;
+use super::meta::ObjectMeta;
+use super::selector::Labels;
+use crate::diag::Origin;
+use crate::schedule::estimate::ResourceSummary;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// The annotation that pauses a Karmada `Cluster` (SPEC §5).
+pub const SYNC_PAUSED_ANNOTATION: &str = "garrison.dev/sync-paused";
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Taint {
+    pub key: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<String>,
+    pub effect: TaintEffect,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_added: Option<Value>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum TaintEffect {
+    NoSchedule,
+    PreferNoSchedule,
+    NoExecute,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Toleration {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub operator: Option<TolerationOperator>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub effect: Option<TaintEffect>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub toleration_seconds: Option<i64>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum TolerationOperator {
+    Exists,
+    Equal,
+}
+
+impl Toleration {
+    /// Kubernetes' `Toleration.ToleratesTaint`: an empty effect matches every
+    /// effect, an empty key with `Exists` matches every key, `Equal` (the
+    /// default) compares values.
+    pub fn tolerates(&self, taint: &Taint) -> bool {
+        if self.effect.is_some_and(|effect| effect != taint.effect) {
+            return false;
+        }
+        let key = self.key.as_deref().unwrap_or("");
+        if !key.is_empty() && key != taint.key {
+            return false;
+        }
+        match self.operator.unwrap_or(TolerationOperator::Equal) {
+            TolerationOperator::Exists => true,
+            TolerationOperator::Equal => {
+                self.value.as_deref().unwrap_or("") == taint.value.as_deref().unwrap_or("")
+            }
+        }
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct KarmadaClusterDoc {
+    pub metadata: ObjectMeta,
+    #[serde(default)]
+    pub spec: KarmadaClusterSpec,
+    #[serde(default)]
+    pub status: Option<ClusterStatus>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct KarmadaClusterSpec {
+    #[serde(default)]
+    pub provider: Option<String>,
+    #[serde(default)]
+    pub region: Option<String>,
+    #[serde(default)]
+    pub zone: Option<String>,
+    #[serde(default)]
+    pub zones: Vec<String>,
+    #[serde(default)]
+    pub taints: Vec<Taint>,
+    #[serde(default)]
+    pub id: Option<Value>,
+    #[serde(default)]
+    pub sync_mode: Option<SyncMode>,
+    #[serde(default)]
+    pub api_endpoint: Option<Value>,
+    #[serde(default)]
+    pub secret_ref: Option<Value>,
+    #[serde(default)]
+    pub impersonator_secret_ref: Option<Value>,
+    #[serde(default, rename = "insecureSkipTLSVerification")]
+    pub insecure_skip_tls_verification: Option<Value>,
+    #[serde(default, rename = "proxyURL")]
+    pub proxy_url: Option<Value>,
+    #[serde(default)]
+    pub proxy_header: Option<Value>,
+    #[serde(default)]
+    pub resource_models: Option<Value>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum SyncMode {
+    Push,
+    Pull,
+    Dual,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ClusterStatus {
+    #[serde(default)]
+    pub api_enablements: Option<Vec<ApiEnablement>>,
+    #[serde(default)]
+    pub resource_summary: Option<ResourceSummary>,
+    #[serde(default)]
+    pub kubernetes_version: Option<Value>,
+    #[serde(default)]
+    pub conditions: Option<Value>,
+    #[serde(default)]
+    pub node_summary: Option<Value>,
+    #[serde(default)]
+    pub remedy_actions: Option<Value>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ApiEnablement {
+    pub group_version: String,
+    #[serde(default)]
+    pub resources: Vec<ApiResource>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ApiResource {
+    #[serde(default)]
+    pub name: String,
+    pub kind: String,
+}
+
+/// Clusternet's `ManagedCluster` (clusters.clusternet.io/v1beta1).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ManagedClusterDoc {
+    pub metadata: ObjectMeta,
+    #[serde(default)]
+    pub spec: ManagedClusterSpec,
+    #[serde(default)]
+    pub status: Option<Value>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ManagedClusterSpec {
+    #[serde(default)]
+    pub sync_paused: bool,
+    #[serde(default)]
+    pub taints: Vec<Taint>,
+    #[serde(default)]
+    pub cluster_id: Option<Value>,
+    #[serde(default)]
+    pub cluster_type: Option<Value>,
+    #[serde(default)]
+    pub sync_mode: Option<SyncMode>,
+}
+
+/// One member cluster, whichever API declared it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Cluster {
+    pub name: String,
+    pub labels: Labels,
+    pub provider: Option<String>,
+    pub region: Option<String>,
+    pub zones: Vec<String>,
+    pub taints: Vec<Taint>,
+    /// Delivery is frozen (SPEC §5): annotation or `spec.syncPaused`.
+    pub paused: bool,
+    /// `None` when the document has no `status.apiEnablements`: every kind is accepted.
+    pub api_enablements: Option<Vec<ApiEnablement>>,
+    pub resource_summary: Option<ResourceSummary>,
+    pub origin: Origin,
+}
+
+impl Cluster {
+    pub fn from_karmada(doc: KarmadaClusterDoc, origin: Origin) -> Cluster {
+        let paused = doc
+            .metadata
+            .annotations
+            .get(SYNC_PAUSED_ANNOTATION)
+            .is_some_and(|v| v == "true");
+        let mut zones = doc.spec.zones;
+        // Karmada's mutating webhook copies the deprecated `zone` into `zones`.
+        if let Some(zone) = doc.spec.zone.filter(|z| !z.is_empty()) {
+            if !zones.contains(&zone) {
+                zones.insert(0, zone);
+            }
+        }
+        let status = doc.status.unwrap_or_default();
+        Cluster {
+            name: doc.metadata.name,
+            labels: doc.metadata.labels,
+            provider: doc.spec.provider.filter(|s| !s.is_empty()),
+            region: doc.spec.region.filter(|s| !s.is_empty()),
+            zones,
+            taints: doc.spec.taints,
+            paused,
+            api_enablements: status.api_enablements,
+            resource_summary: status.resource_summary,
+            origin,
+        }
+    }
+
+    pub fn from_clusternet(doc: ManagedClusterDoc, origin: Origin) -> Cluster {
+        Cluster {
+            name: doc.metadata.name,
+            labels: doc.metadata.labels,
+            provider: None,
+            region: None,
+            zones: Vec::new(),
+            taints: doc.spec.taints,
+            paused: doc.spec.sync_paused,
+            api_enablements: None,
+            resource_summary: None,
+            origin,
+        }
+    }
+
+    /// The cluster as affinity matching sees it, with `labels` standing in
+    /// for the cluster's own labels (so per-application facts can be added).
+    pub fn view<'a>(&'a self, labels: &'a Labels) -> ClusterView<'a> {
+        ClusterView {
+            name: &self.name,
+            labels,
+            provider: self.provider.as_deref(),
+            region: self.region.as_deref(),
+            zones: &self.zones,
+        }
+    }
+
+    /// Whether the cluster serves `kind` of `api_version`; a cluster that
+    /// declares no API enablements serves everything (SPEC §2).
+    pub fn serves(&self, api_version: &str, kind: &str) -> bool {
+        match &self.api_enablements {
+            None => true,
+            Some(enablements) => enablements.iter().any(|e| {
+                e.group_version == api_version && e.resources.iter().any(|r| r.kind == kind)
+            }),
+        }
+    }
+
+    /// Taints a new placement must tolerate (NoSchedule and NoExecute).
+    pub fn scheduling_taints(&self) -> impl Iterator<Item = &Taint> {
+        self.taints
+            .iter()
+            .filter(|t| t.effect != TaintEffect::PreferNoSchedule)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn taint(key: &str, value: Option<&str>, effect: TaintEffect) -> Taint {
+        Taint {
+            key: key.into(),
+            value: value.map(String::from),
+            effect,
+            time_added: None,
+        }
+    }
+
+    #[test]
+    fn toleration_rules_follow_kubernetes() {
+        let t = taint("dedicated", Some("gpu"), TaintEffect::NoSchedule);
+        let exists_all = Toleration {
+            key: None,
+            operator: Some(TolerationOperator::Exists),
+            value: None,
+            effect: None,
+            toleration_seconds: None,
+        };
+        assert!(exists_all.tolerates(&t));
+        let equal = Toleration {
+            key: Some("dedicated".into()),
+            operator: None,
+            value: Some("gpu".into()),
+            effect: Some(TaintEffect::NoSchedule),
+            toleration_seconds: None,
+        };
+        assert!(equal.tolerates(&t));
+        let wrong_value = Toleration {
+            value: Some("cpu".into()),
+            ..equal.clone()
+        };
+        assert!(!wrong_value.tolerates(&t));
+        let wrong_effect = Toleration {
+            effect: Some(TaintEffect::NoExecute),
+            ..equal
+        };
+        assert!(!wrong_effect.tolerates(&t));
+    }
+}

@@ -1,0 +1,124 @@
+//! Everything one render reads from the source repository, typed and positioned.
+
+use super::binding::BindingDoc;
+use super::cluster::Cluster;
+use super::meta::ObjectKey;
+use super::override_policy::OverrideSpec;
+use super::policy::PropagationSpec;
+use super::resource_selector::TemplateView;
+use super::selector::Labels;
+use crate::diag::{FileId, Origin, Sources};
+use crate::load::yaml::Node;
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// A typed document's text position tree, kept so later stages can point
+/// at the exact field they complain about.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Document {
+    pub file: FileId,
+    pub node: Node,
+}
+
+impl Document {
+    /// The origin of the field at `path` (or of its nearest written ancestor).
+    pub fn at(&self, path: &[&str]) -> Origin {
+        Origin {
+            file: self.file,
+            pos: self.node.locate(path),
+        }
+    }
+    pub fn origin(&self) -> Origin {
+        Origin {
+            file: self.file,
+            pos: self.node.pos,
+        }
+    }
+}
+
+/// A resource template: any object garrison propagates.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Template {
+    pub key: ObjectKey,
+    pub labels: Labels,
+    pub annotations: BTreeMap<String, String>,
+    pub value: Value,
+    pub origin: Origin,
+}
+
+impl Template {
+    pub fn view(&self) -> TemplateView<'_> {
+        TemplateView {
+            api_version: &self.key.api_version,
+            kind: &self.key.kind,
+            namespace: self.key.namespace.as_deref(),
+            name: &self.key.name,
+            labels: &self.labels,
+        }
+    }
+}
+
+/// A PropagationPolicy (`namespace` set) or ClusterPropagationPolicy.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PropagationPolicy {
+    pub name: String,
+    pub namespace: Option<String>,
+    pub annotations: BTreeMap<String, String>,
+    pub spec: PropagationSpec,
+    pub doc: Document,
+}
+
+impl PropagationPolicy {
+    pub fn kind(&self) -> &'static str {
+        if self.namespace.is_some() {
+            "PropagationPolicy"
+        } else {
+            "ClusterPropagationPolicy"
+        }
+    }
+    /// `PropagationPolicy/ns/name` or `ClusterPropagationPolicy/name`.
+    pub fn display(&self) -> String {
+        match &self.namespace {
+            Some(ns) => format!("PropagationPolicy/{ns}/{}", self.name),
+            None => format!("ClusterPropagationPolicy/{}", self.name),
+        }
+    }
+}
+
+/// An OverridePolicy (`namespace` set) or ClusterOverridePolicy.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OverridePolicy {
+    pub name: String,
+    pub namespace: Option<String>,
+    pub spec: OverrideSpec,
+    pub doc: Document,
+}
+
+impl OverridePolicy {
+    pub fn display(&self) -> String {
+        match &self.namespace {
+            Some(ns) => format!("OverridePolicy/{ns}/{}", self.name),
+            None => format!("ClusterOverridePolicy/{}", self.name),
+        }
+    }
+}
+
+/// A ResourceBinding or ClusterResourceBinding that pins a template's clusters.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PinnedBinding {
+    pub binding: BindingDoc,
+    pub doc: Document,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Inputs {
+    pub sources: Sources,
+    /// Sorted by key.
+    pub templates: Vec<Template>,
+    /// Sorted by (namespace, name); cluster-scoped first.
+    pub propagation_policies: Vec<PropagationPolicy>,
+    pub override_policies: Vec<OverridePolicy>,
+    /// Sorted by name.
+    pub clusters: Vec<Cluster>,
+    pub bindings: Vec<PinnedBinding>,
+}

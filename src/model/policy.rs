@@ -1,0 +1,311 @@
+//! PropagationPolicy and ClusterPropagationPolicy (policy.karmada.io/v1alpha1),
+//! typed as users write them (karmada-semantics §a).
+//!
+//! Fields that need a live control plane (failover, preemption, scheduler
+//! name, activation preference, schedule priority) are accepted and carried;
+//! the loader warns that they have no effect offline.
+
+use super::affinity::ClusterAffinity;
+use super::cluster::Toleration;
+use super::meta::ObjectMeta;
+use super::resource_selector::ResourceSelector;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// The annotation that opts a propagation policy into fort placement (SPEC §3).
+pub const FORT_ANNOTATION: &str = "garrison.dev/fort";
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PropagationPolicyDoc {
+    pub metadata: ObjectMeta,
+    pub spec: PropagationSpec,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PropagationSpec {
+    pub resource_selectors: Vec<ResourceSelector>,
+    #[serde(default)]
+    pub priority: Option<i32>,
+    #[serde(default)]
+    pub propagate_deps: bool,
+    /// Deprecated alias of `propagateDeps`.
+    #[serde(default)]
+    pub association: bool,
+    #[serde(default)]
+    pub placement: Placement,
+    #[serde(default)]
+    pub dependent_overrides: Vec<String>,
+    #[serde(default)]
+    pub conflict_resolution: Option<ConflictResolution>,
+    #[serde(default)]
+    pub suspension: Option<Suspension>,
+    #[serde(default)]
+    pub preserve_resources_on_deletion: Option<bool>,
+    #[serde(default)]
+    pub preemption: Option<Preemption>,
+    #[serde(default)]
+    pub scheduler_name: Option<String>,
+    #[serde(default)]
+    pub failover: Option<Value>,
+    #[serde(default)]
+    pub activation_preference: Option<Value>,
+    #[serde(default)]
+    pub schedule_priority: Option<Value>,
+}
+
+impl PropagationSpec {
+    /// The spec fields that only a live control plane acts on, by JSON name.
+    pub fn runtime_only_fields(&self) -> Vec<&'static str> {
+        let mut fields = Vec::new();
+        if self.preemption.is_some_and(|p| p == Preemption::Always) {
+            fields.push("preemption");
+        }
+        if self.failover.is_some() {
+            fields.push("failover");
+        }
+        if self.activation_preference.is_some() {
+            fields.push("activationPreference");
+        }
+        if self.schedule_priority.is_some() {
+            fields.push("schedulePriority");
+        }
+        if self
+            .scheduler_name
+            .as_deref()
+            .is_some_and(|s| s != "default-scheduler")
+        {
+            fields.push("schedulerName");
+        }
+        fields
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ConflictResolution {
+    Abort,
+    Overwrite,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Preemption {
+    Always,
+    Never,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Suspension {
+    #[serde(default)]
+    pub dispatching: Option<bool>,
+    #[serde(default)]
+    pub dispatching_on_clusters: Option<SuspendClusters>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SuspendClusters {
+    #[serde(default)]
+    pub cluster_names: Vec<String>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Placement {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cluster_affinity: Option<ClusterAffinity>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cluster_affinities: Vec<ClusterAffinityTerm>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cluster_tolerations: Vec<Toleration>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub spread_constraints: Vec<SpreadConstraint>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replica_scheduling: Option<ReplicaSchedulingStrategy>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workload_affinity: Option<Value>,
+}
+
+/// One entry of `clusterAffinities`: a named affinity group tried in order.
+/// (Written out rather than flattened so unknown fields are still reported.)
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ClusterAffinityTerm {
+    pub affinity_name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label_selector: Option<super::selector::LabelSelector>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub field_selector: Option<super::affinity::FieldSelector>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cluster_names: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub exclude: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub overflow_affinities: Option<Value>,
+}
+
+impl ClusterAffinityTerm {
+    pub fn affinity(&self) -> ClusterAffinity {
+        ClusterAffinity {
+            label_selector: self.label_selector.clone(),
+            field_selector: self.field_selector.clone(),
+            cluster_names: self.cluster_names.clone(),
+            exclude: self.exclude.clone(),
+        }
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SpreadConstraint {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spread_by_field: Option<SpreadField>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spread_by_label: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_groups: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_groups: Option<u32>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SpreadField {
+    Cluster,
+    Region,
+    Zone,
+    Provider,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReplicaSchedulingStrategy {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replica_scheduling_type: Option<ReplicaSchedulingType>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replica_division_preference: Option<ReplicaDivisionPreference>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub weight_preference: Option<ClusterPreferences>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ReplicaSchedulingType {
+    Duplicated,
+    Divided,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ReplicaDivisionPreference {
+    Aggregated,
+    Weighted,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ClusterPreferences {
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub static_weight_list: Vec<StaticClusterWeight>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dynamic_weight: Option<DynamicWeightFactor>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StaticClusterWeight {
+    pub target_cluster: ClusterAffinity,
+    pub weight: i64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum DynamicWeightFactor {
+    AvailableReplicas,
+}
+
+/// How replicas are assigned, after Karmada's defaulting: an absent
+/// `replicaScheduling` is Duplicated, while `replicaScheduling: {}` is
+/// Divided/Weighted with equal weights (CRD default plus webhook default).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Division {
+    Duplicated,
+    StaticWeighted(Vec<StaticClusterWeight>),
+    DynamicWeighted,
+    Aggregated,
+}
+
+impl Placement {
+    pub fn division(&self) -> Division {
+        let Some(strategy) = &self.replica_scheduling else {
+            return Division::Duplicated;
+        };
+        match strategy
+            .replica_scheduling_type
+            .unwrap_or(ReplicaSchedulingType::Divided)
+        {
+            ReplicaSchedulingType::Duplicated => Division::Duplicated,
+            ReplicaSchedulingType::Divided => {
+                match strategy
+                    .replica_division_preference
+                    .unwrap_or(ReplicaDivisionPreference::Weighted)
+                {
+                    ReplicaDivisionPreference::Aggregated => Division::Aggregated,
+                    ReplicaDivisionPreference::Weighted => match &strategy.weight_preference {
+                        Some(p) if p.dynamic_weight.is_some() => Division::DynamicWeighted,
+                        Some(p) => Division::StaticWeighted(p.static_weight_list.clone()),
+                        None => Division::StaticWeighted(Vec::new()),
+                    },
+                }
+            }
+        }
+    }
+
+    /// The affinity groups tried in order: `clusterAffinities`, or the single
+    /// `clusterAffinity` (an absent one matches every cluster).
+    pub fn affinity_terms(&self) -> Vec<(Option<String>, ClusterAffinity)> {
+        if self.cluster_affinities.is_empty() {
+            vec![(None, self.cluster_affinity.clone().unwrap_or_default())]
+        } else {
+            self.cluster_affinities
+                .iter()
+                .map(|term| (Some(term.affinity_name.clone()), term.affinity()))
+                .collect()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn placement(yaml_json: serde_json::Value) -> Placement {
+        match serde_json::from_value(yaml_json) {
+            Ok(p) => p,
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    #[test]
+    fn absent_replica_scheduling_is_duplicated() {
+        assert_eq!(
+            placement(serde_json::json!({})).division(),
+            Division::Duplicated
+        );
+    }
+
+    #[test]
+    fn empty_replica_scheduling_is_divided_with_equal_weights_like_karmada_defaulting() {
+        assert_eq!(
+            placement(serde_json::json!({"replicaScheduling": {}})).division(),
+            Division::StaticWeighted(vec![])
+        );
+    }
+
+    #[test]
+    fn dynamic_weight_ignores_the_static_list() {
+        let p = placement(serde_json::json!({"replicaScheduling": {
+            "replicaSchedulingType": "Divided",
+            "weightPreference": {"dynamicWeight": "AvailableReplicas",
+              "staticWeightList": [{"targetCluster": {"clusterNames": ["a"]}, "weight": 1}]}}}));
+        assert_eq!(p.division(), Division::DynamicWeighted);
+    }
+}

@@ -1,0 +1,52 @@
+//! The previous render: the only state garrison has (SPEC §1).
+//!
+//! It is the last output tree, byte for byte, plus the bindings read back
+//! from it. Bindings make forts sticky and Divided schedules stable; the
+//! bytes are what a paused cluster keeps.
+
+use super::meta::ObjectKey;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// What an earlier render decided for one application.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PreviousBinding {
+    /// Clusters in binding order, with their replicas.
+    pub clusters: Vec<(String, u64)>,
+    /// The desired replicas the schedule was made for.
+    pub replicas: u64,
+    /// The placement it was made for (Karmada's applied-placement JSON).
+    pub placement: Option<String>,
+    /// `status.schedulerObservingAffinityName`.
+    pub affinity_name: Option<String>,
+    pub fort: Option<String>,
+    /// Clusters that were held (paused or suspended) for this application.
+    pub held: BTreeSet<String>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PreviousRender {
+    /// Every file of the previous output, by path relative to its root.
+    pub files: BTreeMap<String, Vec<u8>>,
+    pub bindings: BTreeMap<ObjectKey, PreviousBinding>,
+}
+
+impl PreviousRender {
+    pub fn is_empty(&self) -> bool {
+        self.files.is_empty()
+    }
+
+    /// The files under `clusters/<cluster>/`, by full path.
+    pub fn cluster_files<'a>(
+        &'a self,
+        cluster: &str,
+    ) -> impl Iterator<Item = (&'a String, &'a Vec<u8>)> + 'a {
+        let prefix = format!("clusters/{cluster}/");
+        self.files
+            .range(prefix.clone()..)
+            .take_while(move |(path, _)| path.starts_with(&prefix))
+    }
+
+    pub fn has_cluster(&self, cluster: &str) -> bool {
+        self.cluster_files(cluster).next().is_some()
+    }
+}

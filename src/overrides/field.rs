@@ -1,0 +1,306 @@
+//! `fieldOverrider`: patch a JSON or YAML document stored inside a string field
+//! (typically a ConfigMap value).
+//!
+//! Reproduces Karmada's `applyFieldOverriders`: the value at `fieldPath` (a
+//! JSON pointer, go-openapi semantics) must be a string. With `yaml` sub-ops
+//! it is read as YAML, patched and written back by sigs.k8s.io/yaml (keys
+//! sorted, 2-space indent, block lists not indented under their key, whole
+//! numbers without a fraction, comments lost); otherwise with `json` sub-ops
+//! it is patched as JSON and written compactly, keeping key order, with
+//! Go's HTML escaping. An empty JSON string is left empty. With neither list
+//! (refused by the webhook) the field becomes the empty string, as in Karmada.
+
+use super::patch::{apply_patch, lookup, OpKind, PatchError, PatchOp};
+use crate::model::override_policy::{FieldOverrider, SubPatch};
+use serde_json::{Map, Number, Value};
+
+/// Why a field overrider failed: `at` is the pointer suffix within the
+/// overrider item (`/fieldPath`, `/json/2/subPath`, …).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FieldFault {
+    pub at: String,
+    pub message: String,
+}
+
+/// The replacement of the field's string, as a one-operation patch.
+pub fn field_patch(object: &Value, overrider: &FieldOverrider) -> Result<Vec<PatchOp>, FieldFault> {
+    let at_field = |message: String| FieldFault {
+        at: "/fieldPath".into(),
+        message,
+    };
+    let path = &overrider.field_path;
+    let current = lookup(object, path)
+        .map_err(|reason| at_field(format!("cannot read `{path}`: {reason}")))?;
+    let Value::String(text) = current else {
+        return Err(at_field(format!("the value at `{path}` is not a string")));
+    };
+    let new = if !overrider.yaml.is_empty() {
+        patch_yaml(text, &overrider.yaml)?
+    } else if !overrider.json.is_empty() {
+        patch_json(text, &overrider.json)?
+    } else {
+        String::new()
+    };
+    Ok(vec![PatchOp {
+        op: OpKind::Replace,
+        path: path.clone(),
+        value: Some(Value::String(new)),
+    }])
+}
+
+fn sub_ops(ops: &[SubPatch]) -> Vec<PatchOp> {
+    ops.iter()
+        .map(|o| PatchOp {
+            op: o.operator.into(),
+            path: o.sub_path.clone(),
+            value: o.value.clone(),
+        })
+        .collect()
+}
+
+fn sub_fault(list: &str, e: PatchError) -> FieldFault {
+    FieldFault {
+        at: format!("/{list}/{}/subPath", e.index),
+        message: e.to_string(),
+    }
+}
+
+fn patch_json(text: &str, ops: &[SubPatch]) -> Result<String, FieldFault> {
+    if text.is_empty() {
+        return Ok(String::new());
+    }
+    let mut doc: Value = serde_json::from_str(text).map_err(|e| FieldFault {
+        at: "/fieldPath".into(),
+        message: format!("the value is not valid JSON: {e}"),
+    })?;
+    if !(doc.is_object() || doc.is_array() || doc.is_null()) {
+        return Err(FieldFault {
+            at: "/fieldPath".into(),
+            message: "the JSON value is not an object or array".into(),
+        });
+    }
+    apply_patch(&mut doc, &sub_ops(ops)).map_err(|e| sub_fault("json", e))?;
+    Ok(go_json(&doc))
+}
+
+fn patch_yaml(text: &str, ops: &[SubPatch]) -> Result<String, FieldFault> {
+    let mut options = serde_saphyr::Options::default();
+    options.legacy_octal_numbers = true;
+    let mut doc: Value = if text.trim().is_empty() {
+        Value::Null
+    } else {
+        serde_saphyr::from_str_with_options(text, options).map_err(|e| FieldFault {
+            at: "/fieldPath".into(),
+            message: format!("the value is not valid YAML: {e}"),
+        })?
+    };
+    apply_patch(&mut doc, &sub_ops(ops)).map_err(|e| sub_fault("yaml", e))?;
+    let mut out = serde_saphyr::to_string(&go_yaml_shape(&doc)).map_err(|e| FieldFault {
+        at: "/fieldPath".into(),
+        message: format!("cannot write the result as YAML: {e}"),
+    })?;
+    if !out.ends_with('\n') {
+        out.push('\n');
+    }
+    Ok(out)
+}
+
+/// What sigs.k8s.io/yaml would emit: keys sorted, whole floats as integers.
+fn go_yaml_shape(value: &Value) -> Value {
+    match value {
+        Value::Object(map) => {
+            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(b.0));
+            Value::Object(
+                entries
+                    .into_iter()
+                    .map(|(k, v)| (k.clone(), go_yaml_shape(v)))
+                    .collect::<Map<_, _>>(),
+            )
+        }
+        Value::Array(items) => Value::Array(items.iter().map(go_yaml_shape).collect()),
+        Value::Number(n) => match n.as_f64() {
+            Some(f) if n.is_f64() && f.fract() == 0.0 && f.abs() < 9.0e15 => {
+                // Exact: |f| < 2^53, so the cast neither truncates nor saturates.
+                Value::Number(Number::from(f as i64))
+            }
+            _ => value.clone(),
+        },
+        other => other.clone(),
+    }
+}
+
+/// Compact JSON as Go's `encoding/json` writes it: `<`, `>`, `&`, U+2028 and
+/// U+2029 escaped (they can only occur inside strings).
+pub fn go_json(value: &Value) -> String {
+    let plain = value.to_string();
+    let mut out = String::with_capacity(plain.len());
+    for c in plain.chars() {
+        match c {
+            '<' => out.push_str("\\u003c"),
+            '>' => out.push_str("\\u003e"),
+            '&' => out.push_str("\\u0026"),
+            '\u{2028}' => out.push_str("\\u2028"),
+            '\u{2029}' => out.push_str("\\u2029"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::override_policy::Operator;
+    use serde_json::json;
+
+    fn sub(operator: Operator, path: &str, value: Option<Value>) -> SubPatch {
+        SubPatch {
+            sub_path: path.into(),
+            operator,
+            value,
+        }
+    }
+
+    fn field(path: &str, json_ops: Vec<SubPatch>, yaml_ops: Vec<SubPatch>) -> FieldOverrider {
+        FieldOverrider {
+            field_path: path.into(),
+            json: json_ops,
+            yaml: yaml_ops,
+        }
+    }
+
+    fn new_value(object: &Value, o: &FieldOverrider) -> String {
+        let ops = field_patch(object, o).unwrap();
+        ops[0]
+            .value
+            .as_ref()
+            .and_then(Value::as_str)
+            .unwrap()
+            .to_string()
+    }
+
+    #[test]
+    fn json_content_keeps_key_order_and_is_compact() {
+        let object = json!({"data": {"cfg": "{\n  \"z\": 1,\n  \"a\": {\"y\": 2, \"b\": 3}\n}"}});
+        let o = field(
+            "/data/cfg",
+            vec![
+                sub(Operator::Replace, "/a/y", Some(json!(5))),
+                sub(Operator::Add, "/m", Some(json!("<x&y>"))),
+            ],
+            vec![],
+        );
+        assert_eq!(
+            new_value(&object, &o),
+            r#"{"z":1,"a":{"y":5,"b":3},"m":"\u003cx\u0026y\u003e"}"#
+        );
+    }
+
+    #[test]
+    fn json_remove_keeps_order() {
+        let object = json!({"data": {"cfg": r#"{"c":1,"b":2,"a":3}"#}});
+        let o = field("/data/cfg", vec![sub(Operator::Remove, "/b", None)], vec![]);
+        assert_eq!(new_value(&object, &o), r#"{"c":1,"a":3}"#);
+    }
+
+    #[test]
+    fn yaml_content_is_rewritten_sorted_with_two_space_indent() {
+        let object = json!({"data": {"config.yaml": "# comment\nserver:\n  port: 80\n  hosts:\n    - b\n    - a\nname: demo\n"}});
+        let o = field(
+            "/data/config.yaml",
+            vec![],
+            vec![
+                sub(Operator::Replace, "/server/port", Some(json!(8080))),
+                sub(Operator::Add, "/server/hosts/-", Some(json!("c"))),
+            ],
+        );
+        assert_eq!(
+            new_value(&object, &o),
+            "name: demo\nserver:\n  hosts:\n  - b\n  - a\n  - c\n  port: 8080\n"
+        );
+    }
+
+    #[test]
+    fn yaml_whole_floats_lose_their_fraction_like_go() {
+        let object = json!({"data": {"v": "a: 1.0\nb: 1.5\n"}});
+        let o = field(
+            "/data/v",
+            vec![],
+            vec![sub(Operator::Add, "/c", Some(json!(true)))],
+        );
+        assert_eq!(new_value(&object, &o), "a: 1\nb: 1.5\nc: true\n");
+    }
+
+    #[test]
+    fn target_must_be_a_string() {
+        let object = json!({"spec": {"replicas": 1}});
+        let o = field(
+            "/spec/replicas",
+            vec![sub(Operator::Remove, "/a", None)],
+            vec![],
+        );
+        let err = field_patch(&object, &o).unwrap_err();
+        assert_eq!(err.at, "/fieldPath");
+        assert_eq!(err.message, "the value at `/spec/replicas` is not a string");
+        assert!(field_patch(
+            &object,
+            &field(
+                "/spec/missing",
+                vec![sub(Operator::Remove, "/a", None)],
+                vec![]
+            )
+        )
+        .is_err());
+    }
+
+    #[test]
+    fn failing_sub_op_names_its_index() {
+        let object = json!({"data": {"cfg": r#"{"a":1}"#}});
+        let o = field(
+            "/data/cfg",
+            vec![
+                sub(Operator::Add, "/b", Some(json!(1))),
+                sub(Operator::Replace, "/x", Some(json!(1))),
+            ],
+            vec![],
+        );
+        let err = field_patch(&object, &o).unwrap_err();
+        assert_eq!(err.at, "/json/1/subPath");
+        assert_eq!(err.message, "cannot `replace` `/x`: path does not exist");
+    }
+
+    #[test]
+    fn invalid_content_is_an_error() {
+        let object = json!({"data": {"cfg": "{not json"}});
+        assert!(field_patch(
+            &object,
+            &field("/data/cfg", vec![sub(Operator::Remove, "/a", None)], vec![])
+        )
+        .is_err());
+        let object = json!({"data": {"cfg": "5"}});
+        assert!(field_patch(
+            &object,
+            &field("/data/cfg", vec![sub(Operator::Remove, "/a", None)], vec![])
+        )
+        .is_err());
+    }
+
+    #[test]
+    fn empty_json_string_is_left_empty_and_no_ops_empties_the_field() {
+        let object = json!({"data": {"cfg": ""}});
+        assert_eq!(
+            new_value(
+                &object,
+                &field(
+                    "/data/cfg",
+                    vec![sub(Operator::Add, "/a", Some(json!(1)))],
+                    vec![]
+                )
+            ),
+            ""
+        );
+        let object = json!({"data": {"cfg": "{\"a\":1}"}});
+        assert_eq!(new_value(&object, &field("/data/cfg", vec![], vec![])), "");
+    }
+}

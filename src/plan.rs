@@ -1,0 +1,1046 @@
+//! The plan: every decision of a render, made from the inputs and the
+//! previous render, with no IO.
+//!
+//! For each template: the policy that claims it (or a pinned binding), the
+//! held clusters, the binding, the fort; then, per (application, cluster),
+//! the object after replica revision, overrides and Karmada's bookkeeping.
+//! `render`, `diff`, `check` and `explain` all read this one value.
+
+use crate::diag::{Code, Diagnostic, Diagnostics, Origin};
+use crate::fort::{self, Fort, FortError, FORT_CLUSTER_ANNOTATION, FORT_ENABLED, FORT_LABEL};
+use crate::interpret;
+use crate::model::cluster::Cluster;
+use crate::model::inputs::{Inputs, PropagationPolicy, Template};
+use crate::model::meta::ObjectKey;
+use crate::model::policy::{Placement, FORT_ANNOTATION};
+use crate::model::previous::PreviousRender;
+use crate::model::selector::Labels;
+use crate::overrides::{self, OverridePolicyRef};
+use crate::pause;
+use crate::schedule::{self, policy_match, Assignment, Binding, Decision};
+use rayon::prelude::*;
+use serde_json::{Map, Value};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Which policy propagated an application.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PolicyRef {
+    pub name: String,
+    /// `None` for a ClusterPropagationPolicy.
+    pub namespace: Option<String>,
+}
+
+/// How an application came to be propagated.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Source {
+    Policy {
+        policy: PolicyRef,
+        passed_over: Vec<policy_match::PassedOver>,
+    },
+    /// A ResourceBinding in the source pins it.
+    Pinned { policy: Option<PolicyRef> },
+    /// Another application's `propagateDeps` brings it.
+    Dependency { of: Vec<ObjectKey> },
+    /// A Namespace with no policy goes to every cluster, as Karmada's namespace controller does.
+    NamespaceAutoPropagation,
+}
+
+/// One application: a template and where it goes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct App {
+    pub key: ObjectKey,
+    pub source: Source,
+    pub binding: Binding,
+    pub fort: Option<Fort>,
+    pub placement: Option<Placement>,
+    pub placement_json: Option<String>,
+    /// Clusters held for this application (paused or suspended).
+    pub held: BTreeSet<String>,
+    /// Overrides applied, per cluster, in order.
+    pub overrides: BTreeMap<String, overrides::Applied>,
+}
+
+/// One object for one cluster.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Rendered {
+    pub key: ObjectKey,
+    pub value: Value,
+}
+
+/// What one cluster receives.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClusterPlan {
+    pub name: String,
+    pub paused: bool,
+    /// Objects rendered now, sorted by key.
+    pub objects: Vec<Rendered>,
+    /// Applications whose files on this cluster are frozen (held), by key.
+    pub frozen: Vec<ObjectKey>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Plan {
+    /// Sorted by key.
+    pub apps: Vec<App>,
+    /// Every cluster of the fleet, sorted by name.
+    pub clusters: Vec<ClusterPlan>,
+    /// Templates no policy or binding claims.
+    pub unclaimed: Vec<ObjectKey>,
+    pub warnings: Diagnostics,
+}
+
+impl Plan {
+    pub fn app(&self, key: &ObjectKey) -> Option<&App> {
+        self.apps
+            .binary_search_by(|a| a.key.cmp(key))
+            .ok()
+            .and_then(|i| self.apps.get(i))
+    }
+}
+
+const RESERVED_NAMESPACES: &[&str] = &["default", "kube-system", "kube-public", "kube-node-lease"];
+
+/// Make every decision of a render. Errors (and warnings) come back as diagnostics.
+pub fn plan(inputs: &Inputs, previous: &PreviousRender) -> Result<Plan, Diagnostics> {
+    let mut diagnostics = Diagnostics::default();
+    validate_references(inputs, &mut diagnostics);
+    if diagnostics.has_errors() {
+        return Err(diagnostics);
+    }
+    let fleet = &inputs.clusters;
+    let paused = pause::paused_clusters(fleet);
+    let templates_by_key: BTreeMap<&ObjectKey, &Template> =
+        inputs.templates.iter().map(|t| (&t.key, t)).collect();
+    let pinned = pinned_bindings(inputs, &templates_by_key, &mut diagnostics);
+
+    // Which policy (or binding) claims each template.
+    let mut apps: Vec<App> = Vec::new();
+    let mut unclaimed = Vec::new();
+    let mut matched_policies: BTreeSet<usize> = BTreeSet::new();
+    for template in &inputs.templates {
+        if policy_match::template_is_skipped(template) {
+            continue;
+        }
+        let choice = policy_match::choose_policy(template, &inputs.propagation_policies);
+        if let Some(choice) = &choice {
+            matched_policies.insert(choice.policy);
+        }
+        let policy = choice
+            .as_ref()
+            .map(|c| &inputs.propagation_policies[c.policy]);
+        let previous_binding = previous.bindings.get(&template.key);
+        let held = pause::held_for(policy.map(|p| &p.spec), fleet, &paused);
+        let replicas = interpret::replicas(
+            &template.key.api_version,
+            &template.key.kind,
+            &template.value,
+        );
+        let requirements = replicas
+            .as_ref()
+            .and_then(|r| r.pod_spec.as_ref())
+            .and_then(schedule::estimate::requirements_from_pod_spec);
+
+        let (source, binding, placement) = if let Some((_, pin)) = pinned.get(&template.key) {
+            let binding = pinned_binding(
+                pin,
+                replicas.as_ref().map(|r| r.desired),
+                &held,
+                previous_binding,
+            );
+            (
+                Source::Pinned {
+                    policy: policy.map(policy_ref),
+                },
+                binding,
+                policy.map(|p| p.spec.placement.clone()),
+            )
+        } else if let (Some(choice), Some(policy)) = (&choice, policy) {
+            let placement_json = placement_json(&policy.spec.placement);
+            let request = schedule::Request {
+                api_version: &template.key.api_version,
+                kind: &template.key.kind,
+                placement: &policy.spec.placement,
+                placement_json: &placement_json,
+                replicas: replicas.as_ref().map(|r| r.desired),
+                requirements: requirements.as_ref(),
+                previous: previous_binding,
+                held: &held,
+            };
+            let binding = match schedule::schedule(&request, fleet) {
+                Ok(b) => b,
+                Err(message) => {
+                    diagnostics.push(
+                        Diagnostic::error(
+                            Code::Unschedulable,
+                            format!("`{}` cannot be scheduled: {message}", template.key),
+                        )
+                        .at(policy.doc.at(&["spec", "placement"])),
+                    );
+                    continue;
+                }
+            };
+            if let Decision::Unschedulable(why) | Decision::KeptAfterFailure(why) =
+                &binding.decision
+            {
+                diagnostics.push(
+                    Diagnostic::warning(Code::Unschedulable, format!("`{}` is not scheduled: {why}", template.key))
+                        .at(policy.doc.at(&["spec", "placement"]))
+                        .help("check the placement's affinity, tolerations and spread constraints against the fleet"),
+                );
+            }
+            let source = Source::Policy {
+                policy: policy_ref(policy),
+                passed_over: choice.passed_over.clone(),
+            };
+            (source, binding, Some(policy.spec.placement.clone()))
+        } else if template.key.kind == "Namespace" && template.key.api_version == "v1" {
+            if template
+                .labels
+                .get("namespace.karmada.io/skip-auto-propagation")
+                .is_some_and(|v| v == "true")
+                || RESERVED_NAMESPACES.contains(&template.key.name.as_str())
+                || policy_match::namespace_is_reserved(&template.key.name)
+            {
+                unclaimed.push(template.key.clone());
+                continue;
+            }
+            let binding = everywhere(fleet, &held, previous_binding);
+            (Source::NamespaceAutoPropagation, binding, None)
+        } else {
+            unclaimed.push(template.key.clone());
+            continue;
+        };
+
+        let placement_json = placement.as_ref().map(placement_json);
+        let mut app = App {
+            key: template.key.clone(),
+            source,
+            binding,
+            fort: None,
+            placement,
+            placement_json,
+            held,
+            overrides: BTreeMap::new(),
+        };
+        if policy.is_some_and(|p| {
+            p.annotations
+                .get(FORT_ANNOTATION)
+                .is_some_and(|v| v == FORT_ENABLED)
+        }) {
+            let pin = template
+                .annotations
+                .get(FORT_CLUSTER_ANNOTATION)
+                .map(String::as_str);
+            match fort::choose_fort(&app.binding, pin, previous_binding.and_then(|p| p.fort.as_deref())) {
+                Ok(f) => app.fort = f,
+                Err(FortError::PinNotCandidate { pin, candidates }) => diagnostics.push(
+                    Diagnostic::error(
+                        Code::FortPinNotCandidate,
+                        format!("`{}` pins its fort to cluster `{pin}`, which is not a candidate", template.key),
+                    )
+                    .at(template.origin)
+                    .help(if candidates.is_empty() {
+                        "the application has no unpaused cluster in its binding; remove the pin or unpause a cluster".to_string()
+                    } else {
+                        format!("pin one of the binding's unpaused clusters: {}", quoted(&candidates))
+                    }),
+                ),
+            }
+        }
+        apps.push(app);
+    }
+    warn_unused_policies(inputs, &matched_policies, &mut diagnostics);
+    propagate_dependencies(
+        inputs,
+        &mut apps,
+        &templates_by_key,
+        fleet,
+        &paused,
+        previous,
+    );
+    unclaimed.retain(|key| !apps.iter().any(|a| &a.key == key));
+    if diagnostics.has_errors() {
+        return Err(diagnostics);
+    }
+    apps.sort_by(|a, b| a.key.cmp(&b.key));
+
+    let clusters = render_clusters(
+        inputs,
+        &mut apps,
+        &templates_by_key,
+        fleet,
+        &paused,
+        &mut diagnostics,
+    );
+    if diagnostics.has_errors() {
+        return Err(diagnostics);
+    }
+    Ok(Plan {
+        apps,
+        clusters,
+        unclaimed,
+        warnings: diagnostics,
+    })
+}
+
+fn quoted(names: &[String]) -> String {
+    names
+        .iter()
+        .map(|n| format!("`{n}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn policy_ref(policy: &PropagationPolicy) -> PolicyRef {
+    PolicyRef {
+        name: policy.name.clone(),
+        namespace: policy.namespace.clone(),
+    }
+}
+
+/// Canonical JSON of a placement, as Karmada's applied-placement annotation holds it.
+pub fn placement_json(placement: &Placement) -> String {
+    serde_json::to_string(placement).unwrap_or_default()
+}
+
+/// A non-workload binding onto every unheld cluster, plus held ones that had it.
+fn everywhere(
+    fleet: &[Cluster],
+    held: &BTreeSet<String>,
+    previous: Option<&crate::model::previous::PreviousBinding>,
+) -> Binding {
+    let had = |c: &str| previous.is_some_and(|p| p.clusters.iter().any(|(n, _)| n == c));
+    Binding {
+        clusters: fleet
+            .iter()
+            .filter(|c| !held.contains(&c.name) || had(&c.name))
+            .map(|c| Assignment {
+                cluster: c.name.clone(),
+                replicas: 0,
+                held: held.contains(&c.name),
+            })
+            .collect(),
+        desired: 0,
+        workload: false,
+        revise: false,
+        affinity_name: None,
+        decision: Decision::Scheduled("Namespaces go to every cluster".into()),
+        static_weights: None,
+        notes: Vec::new(),
+    }
+}
+
+fn pinned_binding(
+    pin: &crate::model::binding::BindingDoc,
+    desired: Option<u64>,
+    held: &BTreeSet<String>,
+    previous: Option<&crate::model::previous::PreviousBinding>,
+) -> Binding {
+    let revise = pin.spec.clusters.iter().any(|c| c.replicas.is_some()) && desired.is_some();
+    let previous_replicas = |name: &str| -> Option<u64> {
+        previous.and_then(|p| p.clusters.iter().find(|(c, _)| c == name).map(|(_, r)| *r))
+    };
+    let mut clusters = Vec::new();
+    for target in &pin.spec.clusters {
+        let is_held = held.contains(&target.name);
+        if is_held && previous_replicas(&target.name).is_none() && previous.is_some() {
+            continue;
+        }
+        if is_held && previous.is_none() {
+            continue;
+        }
+        let replicas = if is_held {
+            previous_replicas(&target.name).unwrap_or(0)
+        } else {
+            target
+                .replicas
+                .map_or(desired.unwrap_or(0), |r| u64::try_from(r).unwrap_or(0))
+        };
+        clusters.push(Assignment {
+            cluster: target.name.clone(),
+            replicas,
+            held: is_held,
+        });
+    }
+    Binding {
+        desired: if revise {
+            clusters.iter().map(|c| c.replicas).sum()
+        } else {
+            desired.unwrap_or(0)
+        },
+        clusters,
+        workload: desired.is_some(),
+        revise,
+        affinity_name: None,
+        decision: Decision::Pinned,
+        static_weights: None,
+        notes: Vec::new(),
+    }
+}
+
+/// Pinned bindings by template key, with unknown-cluster and missing-template checks.
+fn pinned_bindings<'a>(
+    inputs: &'a Inputs,
+    templates: &BTreeMap<&ObjectKey, &Template>,
+    diagnostics: &mut Diagnostics,
+) -> BTreeMap<ObjectKey, (Origin, &'a crate::model::binding::BindingDoc)> {
+    let mut result = BTreeMap::new();
+    for pinned in &inputs.bindings {
+        let resource = &pinned.binding.spec.resource;
+        let key = ObjectKey {
+            api_version: resource.api_version.clone(),
+            kind: resource.kind.clone(),
+            namespace: resource.namespace.clone().filter(|n| !n.is_empty()),
+            name: resource.name.clone(),
+        };
+        if !templates.contains_key(&key) {
+            diagnostics.push(
+                Diagnostic::warning(
+                    Code::BindingWithoutTemplate,
+                    format!("this binding pins `{key}`, which is not in the source"),
+                )
+                .at(pinned.doc.at(&["spec", "resource"]))
+                .help("remove the binding, or add the template"),
+            );
+            continue;
+        }
+        result.insert(key, (pinned.doc.origin(), &pinned.binding));
+    }
+    result
+}
+
+/// Faults in cross-references that Karmada's webhooks or controllers would reject.
+fn validate_references(inputs: &Inputs, diagnostics: &mut Diagnostics) {
+    let clusters: BTreeSet<&str> = inputs.clusters.iter().map(|c| c.name.as_str()).collect();
+    let unknown = |name: &str, origin: Origin, what: &str| {
+        Diagnostic::error(
+            Code::UnknownCluster,
+            format!("cluster `{name}` in {what} is not in the fleet"),
+        )
+        .at(origin)
+        .help(format!(
+            "define it with a Cluster or ManagedCluster document, or fix the name (known: {})",
+            if clusters.is_empty() {
+                "none".to_string()
+            } else {
+                clusters
+                    .iter()
+                    .map(|c| format!("`{c}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            }
+        ))
+    };
+    for policy in &inputs.propagation_policies {
+        let placement = &policy.spec.placement;
+        if placement.cluster_affinity.is_some() && !placement.cluster_affinities.is_empty() {
+            diagnostics.push(
+                Diagnostic::error(
+                    Code::InvalidPlacement,
+                    "`clusterAffinity` and `clusterAffinities` cannot both be set",
+                )
+                .at(policy.doc.at(&["spec", "placement", "clusterAffinities"]))
+                .help("keep one of them, as Karmada's webhook requires"),
+            );
+        }
+        let mut names_seen = BTreeSet::new();
+        for (i, term) in placement.cluster_affinities.iter().enumerate() {
+            if !names_seen.insert(term.affinity_name.as_str())
+                || term.affinity_name.is_empty()
+                || term.affinity_name.len() > 32
+            {
+                diagnostics.push(
+                    Diagnostic::error(
+                        Code::InvalidPlacement,
+                        format!(
+                            "affinity name `{}` must be unique and 1 to 32 characters",
+                            term.affinity_name
+                        ),
+                    )
+                    .at(policy.doc.at(&[
+                        "spec",
+                        "placement",
+                        "clusterAffinities",
+                        &i.to_string(),
+                        "affinityName",
+                    ])),
+                );
+            }
+        }
+        let spreads = &placement.spread_constraints;
+        for (i, spread) in spreads.iter().enumerate() {
+            if spread.spread_by_field.is_some() == spread.spread_by_label.is_some() {
+                diagnostics.push(
+                    Diagnostic::error(Code::InvalidPlacement, "a spread constraint needs exactly one of `spreadByField` and `spreadByLabel`")
+                        .at(policy.doc.at(&["spec", "placement", "spreadConstraints", &i.to_string()])),
+                );
+            }
+        }
+        if spreads.iter().any(|s| s.spread_by_field.is_some())
+            && !spreads
+                .iter()
+                .any(|s| s.spread_by_field == Some(crate::model::policy::SpreadField::Cluster))
+        {
+            diagnostics.push(
+                Diagnostic::error(Code::InvalidPlacement, "spread constraints by field must include one with `spreadByField: cluster`")
+                    .at(policy.doc.at(&["spec", "placement", "spreadConstraints"]))
+                    .help("add `- spreadByField: cluster` with its maxGroups/minGroups, as Karmada's webhook requires"),
+            );
+        }
+        for (i, spread) in spreads.iter().enumerate() {
+            let unenforced = spread.spread_by_label.is_some()
+                || matches!(
+                    spread.spread_by_field,
+                    Some(
+                        crate::model::policy::SpreadField::Zone
+                            | crate::model::policy::SpreadField::Provider
+                    )
+                );
+            if unenforced {
+                diagnostics.push(
+                    Diagnostic::warning(Code::IgnoredField, "only `cluster` and `region` spread constraints narrow the clusters, as in Karmada v1.19; this one has no effect")
+                        .at(policy.doc.at(&["spec", "placement", "spreadConstraints", &i.to_string()])),
+                );
+            }
+        }
+        if let Some(ns) = &policy.namespace {
+            for (i, selector) in policy.spec.resource_selectors.iter().enumerate() {
+                if selector
+                    .namespace
+                    .as_deref()
+                    .is_some_and(|s| !s.is_empty() && s != ns)
+                {
+                    diagnostics.push(
+                        Diagnostic::error(Code::InvalidPlacement, format!("a PropagationPolicy in `{ns}` cannot select templates in another namespace"))
+                            .at(policy.doc.at(&["spec", "resourceSelectors", &i.to_string(), "namespace"]))
+                            .help("remove the namespace, or use a ClusterPropagationPolicy"),
+                    );
+                }
+            }
+        }
+        let mut affinities: Vec<(Vec<String>, &crate::model::affinity::ClusterAffinity)> =
+            Vec::new();
+        if let Some(a) = &placement.cluster_affinity {
+            affinities.push((
+                vec!["spec".into(), "placement".into(), "clusterAffinity".into()],
+                a,
+            ));
+        }
+        let terms: Vec<_> = placement
+            .cluster_affinities
+            .iter()
+            .map(|t| t.affinity())
+            .collect();
+        for (i, term) in terms.iter().enumerate() {
+            affinities.push((
+                vec![
+                    "spec".into(),
+                    "placement".into(),
+                    "clusterAffinities".into(),
+                    i.to_string(),
+                ],
+                term,
+            ));
+        }
+        if let Some(weights) = placement
+            .replica_scheduling
+            .as_ref()
+            .and_then(|r| r.weight_preference.as_ref())
+        {
+            for (i, rule) in weights.static_weight_list.iter().enumerate() {
+                affinities.push((
+                    vec![
+                        "spec".into(),
+                        "placement".into(),
+                        "replicaScheduling".into(),
+                        "weightPreference".into(),
+                        "staticWeightList".into(),
+                        i.to_string(),
+                        "targetCluster".into(),
+                    ],
+                    &rule.target_cluster,
+                ));
+            }
+        }
+        for (path, affinity) in affinities {
+            for (field, names) in [
+                ("clusterNames", &affinity.cluster_names),
+                ("exclude", &affinity.exclude),
+            ] {
+                for (i, name) in names.iter().enumerate() {
+                    if !clusters.contains(name.as_str()) {
+                        let mut full: Vec<&str> = path.iter().map(String::as_str).collect();
+                        let index = i.to_string();
+                        full.push(field);
+                        full.push(&index);
+                        diagnostics.push(unknown(
+                            name,
+                            policy.doc.at(&full),
+                            &format!("`{field}` of {}", policy.display()),
+                        ));
+                    }
+                }
+            }
+        }
+        if let Some(on) = policy
+            .spec
+            .suspension
+            .as_ref()
+            .and_then(|s| s.dispatching_on_clusters.as_ref())
+        {
+            for (i, name) in on.cluster_names.iter().enumerate() {
+                if !clusters.contains(name.as_str()) {
+                    let index = i.to_string();
+                    diagnostics.push(unknown(
+                        name,
+                        policy.doc.at(&[
+                            "spec",
+                            "suspension",
+                            "dispatchingOnClusters",
+                            "clusterNames",
+                            &index,
+                        ]),
+                        &format!("the suspension of {}", policy.display()),
+                    ));
+                }
+            }
+        }
+        for (i, name) in policy.spec.dependent_overrides.iter().enumerate() {
+            let exists = inputs.override_policies.iter().any(|o| {
+                &o.name == name
+                    && (o.namespace == policy.namespace
+                        || (policy.namespace.is_none() && o.namespace.is_none()))
+            });
+            if !exists {
+                let index = i.to_string();
+                diagnostics.push(
+                    Diagnostic::error(
+                        Code::MissingDependentOverride,
+                        format!(
+                            "{} depends on override policy `{name}`, which does not exist",
+                            policy.display()
+                        ),
+                    )
+                    .at(policy.doc.at(&["spec", "dependentOverrides", &index]))
+                    .help("add the override policy, or remove it from `dependentOverrides`"),
+                );
+            }
+        }
+    }
+    for pinned in &inputs.bindings {
+        for (i, target) in pinned.binding.spec.clusters.iter().enumerate() {
+            if !clusters.contains(target.name.as_str()) {
+                let index = i.to_string();
+                diagnostics.push(unknown(
+                    &target.name,
+                    pinned.doc.at(&["spec", "clusters", &index, "name"]),
+                    "a pinned binding",
+                ));
+            }
+        }
+    }
+    for policy in &inputs.override_policies {
+        for fault in policy.spec.faults() {
+            let segments: Vec<String> = std::iter::once("spec".to_string())
+                .chain(
+                    fault
+                        .0
+                        .split('/')
+                        .filter(|s| !s.is_empty())
+                        .map(str::to_string),
+                )
+                .collect();
+            let refs: Vec<&str> = segments.iter().map(String::as_str).collect();
+            diagnostics.push(
+                Diagnostic::error(
+                    Code::InvalidOverride,
+                    format!("{}: {}", policy.display(), fault.1),
+                )
+                .at(policy.doc.at(&refs)),
+            );
+        }
+    }
+}
+
+fn warn_unused_policies(inputs: &Inputs, matched: &BTreeSet<usize>, diagnostics: &mut Diagnostics) {
+    for (i, policy) in inputs.propagation_policies.iter().enumerate() {
+        if !matched.contains(&i) {
+            diagnostics.push(
+                Diagnostic::warning(
+                    Code::PolicyMatchesNothing,
+                    format!("{} matches no template", policy.display()),
+                )
+                .at(policy.doc.at(&["spec", "resourceSelectors"]))
+                .help(
+                    "check apiVersion, kind, namespace, name and labels of its resource selectors",
+                ),
+            );
+        }
+    }
+}
+
+/// `propagateDeps`: the ConfigMaps, Secrets, ServiceAccounts and PVCs a
+/// workload references follow it to the same clusters (union with any
+/// schedule of their own, their own clusters first).
+fn propagate_dependencies(
+    inputs: &Inputs,
+    apps: &mut Vec<App>,
+    templates: &BTreeMap<&ObjectKey, &Template>,
+    fleet: &[Cluster],
+    paused: &BTreeSet<String>,
+    previous: &PreviousRender,
+) {
+    let mut required: BTreeMap<ObjectKey, (BTreeSet<String>, Vec<ObjectKey>)> = BTreeMap::new();
+    for app in apps.iter() {
+        let propagate = match &app.source {
+            Source::Policy { policy, .. }
+            | Source::Pinned {
+                policy: Some(policy),
+            } => inputs
+                .propagation_policies
+                .iter()
+                .find(|p| p.name == policy.name && p.namespace == policy.namespace)
+                .is_some_and(|p| p.spec.propagate_deps || p.spec.association),
+            _ => false,
+        };
+        if !propagate {
+            continue;
+        }
+        let Some(template) = templates.get(&app.key) else {
+            continue;
+        };
+        let Some(namespace) = &app.key.namespace else {
+            continue;
+        };
+        for dependency in
+            interpret::dependencies(&app.key.api_version, &app.key.kind, &template.value)
+        {
+            let key = ObjectKey {
+                api_version: dependency.api_version.to_string(),
+                kind: dependency.kind.to_string(),
+                namespace: Some(namespace.clone()),
+                name: dependency.name,
+            };
+            if !templates.contains_key(&key) {
+                continue;
+            }
+            let entry = required.entry(key).or_default();
+            entry
+                .0
+                .extend(app.binding.clusters.iter().map(|a| a.cluster.clone()));
+            entry.1.push(app.key.clone());
+        }
+    }
+    for (key, (clusters, of)) in required {
+        let held = pause::held_for(None, fleet, paused);
+        if let Some(existing) = apps.iter_mut().find(|a| a.key == key) {
+            for cluster in clusters {
+                if !existing
+                    .binding
+                    .clusters
+                    .iter()
+                    .any(|a| a.cluster == cluster)
+                {
+                    let is_held = existing.held.contains(&cluster);
+                    existing.binding.clusters.push(Assignment {
+                        cluster,
+                        replicas: 0,
+                        held: is_held,
+                    });
+                }
+            }
+            continue;
+        }
+        let had = |c: &str| {
+            previous
+                .bindings
+                .get(&key)
+                .is_some_and(|p| p.clusters.iter().any(|(n, _)| n == c))
+        };
+        let assignments = clusters
+            .into_iter()
+            .filter(|c| !held.contains(c) || had(c))
+            .map(|c| Assignment {
+                held: held.contains(&c),
+                cluster: c,
+                replicas: 0,
+            })
+            .collect();
+        apps.push(App {
+            key,
+            source: Source::Dependency { of },
+            binding: Binding {
+                clusters: assignments,
+                desired: 0,
+                workload: false,
+                revise: false,
+                affinity_name: None,
+                decision: Decision::Scheduled(
+                    "follows the workloads that reference it (propagateDeps)".into(),
+                ),
+                static_weights: None,
+                notes: Vec::new(),
+            },
+            fort: None,
+            placement: None,
+            placement_json: None,
+            held,
+            overrides: BTreeMap::new(),
+        });
+    }
+}
+
+/// The labels a cluster shows while `app` is rendered for it: its own, plus
+/// garrison's per-application facts. Add a fact here and every override rule
+/// and hook can select on it.
+pub fn cluster_labels(cluster: &Cluster, app: &App) -> Labels {
+    let mut labels = cluster.labels.clone();
+    if let Some(fort) = &app.fort {
+        labels.insert(
+            FORT_LABEL.to_string(),
+            (fort.cluster == cluster.name).to_string(),
+        );
+    }
+    labels
+}
+
+fn render_clusters(
+    inputs: &Inputs,
+    apps: &mut [App],
+    templates: &BTreeMap<&ObjectKey, &Template>,
+    fleet: &[Cluster],
+    paused: &BTreeSet<String>,
+    diagnostics: &mut Diagnostics,
+) -> Vec<ClusterPlan> {
+    let override_refs: Vec<OverridePolicyRef<'_>> = inputs
+        .override_policies
+        .iter()
+        .map(|p| OverridePolicyRef {
+            name: &p.name,
+            namespace: p.namespace.as_deref(),
+            spec: &p.spec,
+        })
+        .collect();
+    let by_name: BTreeMap<&str, &Cluster> = fleet.iter().map(|c| (c.name.as_str(), c)).collect();
+    type Job<'a> = (usize, &'a str);
+    let jobs: Vec<Job<'_>> = apps
+        .iter()
+        .enumerate()
+        .flat_map(|(i, app)| {
+            app.binding
+                .clusters
+                .iter()
+                .filter(|a| !a.held)
+                .map(move |a| (i, a.cluster.as_str()))
+        })
+        .collect();
+    let results: Vec<(
+        usize,
+        String,
+        Result<(Rendered, overrides::Applied), Diagnostic>,
+    )> = jobs
+        .par_iter()
+        .map(|(index, cluster_name)| {
+            let app = &apps[*index];
+            let result = match (templates.get(&app.key), by_name.get(cluster_name)) {
+                (Some(template), Some(cluster)) => {
+                    render_one(inputs, template, app, cluster, &override_refs)
+                }
+                _ => Err(Diagnostic::error(
+                    Code::UnknownCluster,
+                    format!("cluster `{cluster_name}` is not in the fleet"),
+                )),
+            };
+            (*index, cluster_name.to_string(), result)
+        })
+        .collect();
+    let mut per_cluster: BTreeMap<String, Vec<Rendered>> =
+        fleet.iter().map(|c| (c.name.clone(), Vec::new())).collect();
+    for (index, cluster, result) in results {
+        match result {
+            Ok((rendered, applied)) => {
+                apps[index].overrides.insert(cluster.clone(), applied);
+                per_cluster.entry(cluster).or_default().push(rendered);
+            }
+            Err(d) => diagnostics.push(d),
+        }
+    }
+    add_namespaces(&mut per_cluster);
+    let mut frozen: BTreeMap<String, Vec<ObjectKey>> = BTreeMap::new();
+    for app in apps.iter() {
+        for a in app.binding.clusters.iter().filter(|a| a.held) {
+            frozen
+                .entry(a.cluster.clone())
+                .or_default()
+                .push(app.key.clone());
+        }
+    }
+    per_cluster
+        .into_iter()
+        .map(|(name, mut objects)| {
+            objects.sort_by(|a, b| a.key.cmp(&b.key));
+            ClusterPlan {
+                paused: paused.contains(&name),
+                frozen: frozen.remove(&name).unwrap_or_default(),
+                name,
+                objects,
+            }
+        })
+        .collect()
+}
+
+/// Every namespace a cluster's objects live in is created on it, unless the
+/// source already sends that Namespace or Kubernetes provides it.
+fn add_namespaces(per_cluster: &mut BTreeMap<String, Vec<Rendered>>) {
+    for objects in per_cluster.values_mut() {
+        let present: BTreeSet<String> = objects
+            .iter()
+            .filter(|o| o.key.kind == "Namespace" && o.key.api_version == "v1")
+            .map(|o| o.key.name.clone())
+            .collect();
+        let needed: BTreeSet<String> = objects
+            .iter()
+            .filter_map(|o| o.key.namespace.clone())
+            .filter(|ns| !present.contains(ns) && !RESERVED_NAMESPACES.contains(&ns.as_str()))
+            .collect();
+        for namespace in needed {
+            let mut metadata = Map::new();
+            metadata.insert("name".into(), Value::String(namespace.clone()));
+            let mut value = Map::new();
+            value.insert("apiVersion".into(), Value::String("v1".into()));
+            value.insert("kind".into(), Value::String("Namespace".into()));
+            value.insert("metadata".into(), Value::Object(metadata));
+            objects.push(Rendered {
+                key: ObjectKey {
+                    api_version: "v1".into(),
+                    kind: "Namespace".into(),
+                    namespace: None,
+                    name: namespace,
+                },
+                value: Value::Object(value),
+            });
+        }
+    }
+}
+
+/// One application for one cluster: prune, revise replicas, override, annotate.
+fn render_one(
+    inputs: &Inputs,
+    template: &Template,
+    app: &App,
+    cluster: &Cluster,
+    override_refs: &[OverridePolicyRef<'_>],
+) -> Result<(Rendered, overrides::Applied), Diagnostic> {
+    let key = &template.key;
+    let mut value = template.value.clone();
+    interpret::prune(&key.api_version, &key.kind, &mut value);
+    let assignment = app
+        .binding
+        .clusters
+        .iter()
+        .find(|a| a.cluster == cluster.name);
+    if app.binding.revise {
+        if let Some(assignment) = assignment {
+            interpret::revise_replicas(
+                &key.api_version,
+                &key.kind,
+                &mut value,
+                assignment.replicas,
+            );
+        }
+        if let Some(total) = interpret::completions(&key.api_version, &key.kind, &template.value) {
+            let shares: Vec<(String, u64)> = app
+                .binding
+                .clusters
+                .iter()
+                .map(|a| (a.cluster.clone(), a.replicas))
+                .collect();
+            let divided = schedule::divide::divide_completions(total, &shares);
+            if let Some((_, completions)) = divided.iter().find(|(c, _)| c == &cluster.name) {
+                interpret::revise_completions(&mut value, *completions);
+            }
+        }
+    }
+    let labels = cluster_labels(cluster, app);
+    let view = cluster.view(&labels);
+    let applicable = overrides::applicable(override_refs, &template.view());
+    let applied = overrides::apply(&mut value, &applicable, &view).map_err(|error| {
+        let policy = inputs
+            .override_policies
+            .iter()
+            .find(|p| p.name == error.policy_name && p.namespace == error.policy_namespace);
+        let segments: Vec<&str> = error.path_in_spec.split('/').filter(|s| !s.is_empty()).collect();
+        let mut full = vec!["spec"];
+        full.extend(segments);
+        Diagnostic::error(
+            Code::OverrideFailed,
+            format!(
+                "{} rule {} cannot be applied to `{}` for cluster `{}`: {}",
+                policy.map_or_else(|| error.policy_name.clone(), |p| p.display()),
+                error.rule,
+                key,
+                cluster.name,
+                error.message
+            ),
+        )
+        .at_opt(policy.map(|p| p.doc.at(&full)))
+        .help("fix the path or operator; `replace` and `remove` need an existing path, `add` an existing parent")
+    })?;
+    annotate(&mut value, app, &applied);
+    Ok((
+        Rendered {
+            key: key.clone(),
+            value,
+        },
+        applied,
+    ))
+}
+
+/// Karmada's bookkeeping, where Karmada puts it: the claiming policy, the
+/// applied overrides; and garrison's fort record.
+fn annotate(value: &mut Value, app: &App, applied: &overrides::Applied) {
+    let mut entries: Vec<(String, String)> = Vec::new();
+    match &app.source {
+        Source::Policy { policy, .. }
+        | Source::Pinned {
+            policy: Some(policy),
+        } => match &policy.namespace {
+            Some(ns) => {
+                entries.push((policy_match::PP_NAME_ANNOTATION.into(), policy.name.clone()));
+                entries.push((policy_match::PP_NAMESPACE_ANNOTATION.into(), ns.clone()));
+            }
+            None => entries.push((
+                policy_match::CPP_NAME_ANNOTATION.into(),
+                policy.name.clone(),
+            )),
+        },
+        _ => {}
+    }
+    entries.extend(applied.annotations());
+    if let Some(fort) = &app.fort {
+        entries.push((FORT_CLUSTER_ANNOTATION.into(), fort.cluster.clone()));
+    }
+    if entries.is_empty() {
+        return;
+    }
+    let Some(root) = value.as_object_mut() else {
+        return;
+    };
+    let metadata = root
+        .entry("metadata")
+        .or_insert_with(|| Value::Object(Map::new()));
+    let Some(metadata) = metadata.as_object_mut() else {
+        return;
+    };
+    let annotations = metadata
+        .entry("annotations")
+        .or_insert_with(|| Value::Object(Map::new()));
+    if !annotations.is_object() {
+        *annotations = Value::Object(Map::new());
+    }
+    if let Some(map) = annotations.as_object_mut() {
+        for (k, v) in entries {
+            map.insert(k, Value::String(v));
+        }
+    }
+}

@@ -1,0 +1,41 @@
+//! CLI transcripts: exit code, stdout and stderr of the real binary.
+
+use crate::support::{run, stderr, stdout, testdata};
+
+#[test]
+fn help_lists_the_commands() {
+    let output = run(&["--help"]);
+    assert!(output.status.success());
+    insta::assert_snapshot!(stdout(&output));
+}
+
+#[test]
+fn a_missing_repository_is_an_error_with_exit_2() {
+    let dir = match tempfile::tempdir() {
+        Ok(d) => d,
+        Err(e) => panic!("{e}"),
+    };
+    let missing = dir.path().join("nope");
+    let out = dir.path().join("out");
+    let output = run(&[
+        "render",
+        "--repo",
+        &missing.to_string_lossy(),
+        "--out",
+        &out.to_string_lossy(),
+        "--diagnostics",
+        "concise",
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(!out.exists(), "nothing may be written on error");
+    let text = stderr(&output).replace(&missing.to_string_lossy().into_owned(), "[REPO]");
+    insta::assert_snapshot!(text);
+}
+
+#[test]
+fn validate_reports_counts() {
+    let repo = testdata().join("duplicated/repo");
+    let output = run(&["validate", "--repo", &repo.to_string_lossy()]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    insta::assert_snapshot!(stdout(&output));
+}

@@ -1,0 +1,168 @@
+//! Every fixture in `testdata/` rendered by the real binary: the whole tree
+//! snapshotted, every cluster directory built by `kubectl kustomize`, and
+//! the invariants checked (re-render is byte-identical and a no-op; input
+//! order does not matter).
+
+use crate::support::{copy_dir, kustomize, read_tree, run, stderr, stdout, testdata, tree_text};
+use garrison::load::yaml::parse_stream;
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+fn case_args(case: &Path) -> Vec<String> {
+    std::fs::read_to_string(case.join("args"))
+        .map(|text| {
+            text.lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+                .map(String::from)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn render(repo: &Path, out: &Path, extra: &[String]) -> std::process::Output {
+    let repo = repo.to_string_lossy().into_owned();
+    let out = out.to_string_lossy().into_owned();
+    let mut args = vec!["render", "--repo", &repo, "--out", &out];
+    args.extend(extra.iter().map(String::as_str));
+    run(&args)
+}
+
+fn temp() -> tempfile::TempDir {
+    match tempfile::tempdir() {
+        Ok(dir) => dir,
+        Err(e) => panic!("cannot create a temporary directory: {e}"),
+    }
+}
+
+/// Objects parsed from YAML text, by identity.
+fn objects(text: &str) -> BTreeMap<String, Value> {
+    let docs = match parse_stream(text, &Default::default()) {
+        Ok(docs) => docs,
+        Err(e) => panic!("unparsable YAML: {e:?}\n{text}"),
+    };
+    docs.iter()
+        .map(|d| d.to_value())
+        .map(|v| {
+            let id = format!(
+                "{}/{}/{}/{}",
+                v["apiVersion"].as_str().unwrap_or(""),
+                v["kind"].as_str().unwrap_or(""),
+                v.pointer("/metadata/namespace")
+                    .and_then(Value::as_str)
+                    .unwrap_or(""),
+                v.pointer("/metadata/name")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+            );
+            (id, v)
+        })
+        .collect()
+}
+
+/// Every cluster directory builds with kubectl kustomize and yields exactly its files' objects.
+fn check_with_kustomize(out: &Path) {
+    let clusters = out.join("clusters");
+    let Ok(entries) = std::fs::read_dir(&clusters) else {
+        panic!("no clusters/ in {}", out.display())
+    };
+    for entry in entries.filter_map(Result::ok) {
+        let dir = entry.path();
+        let built = objects(&kustomize(&dir));
+        let mut ours = BTreeMap::new();
+        for (path, bytes) in read_tree(&dir) {
+            if path == "kustomization.yaml" {
+                continue;
+            }
+            ours.extend(objects(&String::from_utf8_lossy(&bytes)));
+        }
+        assert_eq!(
+            built.keys().collect::<Vec<_>>(),
+            ours.keys().collect::<Vec<_>>(),
+            "kustomize build of {} does not yield exactly its files' objects",
+            dir.display()
+        );
+        for (id, value) in &ours {
+            assert_eq!(
+                Some(value),
+                built.get(id),
+                "{id} reads back differently through kubectl in {}",
+                dir.display()
+            );
+        }
+    }
+}
+
+/// The same repository with its files renamed so the walk meets them in reverse order.
+fn shuffled_copy(repo: &Path, to: &Path) {
+    let tree = read_tree(repo);
+    let count = tree.len();
+    for (index, (path, bytes)) in tree.into_iter().enumerate() {
+        let flat = path.replace('/', "__");
+        let target = to.join(format!("{:04}-{flat}", count - index));
+        if let Err(e) = std::fs::write(&target, bytes) {
+            panic!("cannot write {}: {e}", target.display());
+        }
+    }
+}
+
+#[test]
+fn fixtures_render_as_snapshotted() {
+    insta::glob!("../../testdata", "*/README.md", |readme| {
+        let case = readme.parent().unwrap_or(Path::new("."));
+        let repo = case.join("repo");
+        if !repo.is_dir() {
+            return;
+        }
+        let args = case_args(case);
+        let dir = temp();
+        let out = dir.path().join("out");
+        if case.join("previous").is_dir() {
+            copy_dir(&case.join("previous"), &out);
+        }
+        let output = render(&repo, &out, &args);
+        assert!(
+            output.status.success(),
+            "render of {} failed:\n{}",
+            case.display(),
+            stderr(&output)
+        );
+        let tree = read_tree(&out);
+        insta::assert_snapshot!(tree_text(&tree));
+
+        check_with_kustomize(&out);
+
+        // A second render of the same input changes nothing.
+        let again = render(&repo, &out, &args);
+        assert!(again.status.success(), "{}", stderr(&again));
+        assert!(
+            stdout(&again).contains("no changes"),
+            "re-render of {} reported changes:\n{}",
+            case.display(),
+            stdout(&again)
+        );
+        assert_eq!(
+            read_tree(&out),
+            tree,
+            "re-render of {} changed bytes",
+            case.display()
+        );
+
+        // File order does not matter.
+        if !case.join("previous").is_dir() {
+            let shuffled = dir.path().join("shuffled");
+            let _ = std::fs::create_dir_all(&shuffled);
+            shuffled_copy(&repo, &shuffled);
+            let out2 = dir.path().join("out2");
+            let output = render(&shuffled, &out2, &args);
+            assert!(output.status.success(), "{}", stderr(&output));
+            assert_eq!(
+                read_tree(&out2),
+                tree,
+                "input order changed the output of {}",
+                case.display()
+            );
+        }
+    });
+}

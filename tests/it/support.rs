@@ -1,0 +1,100 @@
+//! Running the real binary and reading what it wrote.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+pub fn garrison() -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_garrison"));
+    command.env("NO_COLOR", "1").env_remove("GITHUB_ACTIONS");
+    command
+}
+
+pub fn run(args: &[&str]) -> Output {
+    match garrison().args(args).output() {
+        Ok(output) => output,
+        Err(e) => panic!("cannot run garrison: {e}"),
+    }
+}
+
+pub fn testdata() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata")
+}
+
+/// Every file under `dir`, by relative path.
+pub fn read_tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<String, Vec<u8>>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        let mut entries: Vec<_> = entries.filter_map(Result::ok).collect();
+        entries.sort_by_key(|e| e.file_name());
+        for entry in entries {
+            let path = entry.path();
+            if path.is_dir() {
+                walk(root, &path, out);
+            } else if let Ok(bytes) = std::fs::read(&path) {
+                let relative = path
+                    .strip_prefix(root)
+                    .map(|p| p.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                out.insert(relative, bytes);
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    walk(dir, dir, &mut out);
+    out
+}
+
+/// A tree as one text: a header line per file, then its content.
+pub fn tree_text(tree: &BTreeMap<String, Vec<u8>>) -> String {
+    let mut text = String::new();
+    for (path, bytes) in tree {
+        text.push_str(&format!("=== {path}\n"));
+        text.push_str(&String::from_utf8_lossy(bytes));
+        if !bytes.ends_with(b"\n") {
+            text.push('\n');
+        }
+    }
+    text
+}
+
+/// Copy a directory tree.
+pub fn copy_dir(from: &Path, to: &Path) {
+    let _ = std::fs::create_dir_all(to);
+    let Ok(entries) = std::fs::read_dir(from) else {
+        return;
+    };
+    for entry in entries.filter_map(Result::ok) {
+        let target = to.join(entry.file_name());
+        if entry.path().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else if let Err(e) = std::fs::copy(entry.path(), &target) {
+            panic!("cannot copy {}: {e}", entry.path().display());
+        }
+    }
+}
+
+pub fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+pub fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// `kubectl kustomize DIR`; fails the test with a message when kubectl is missing.
+pub fn kustomize(dir: &Path) -> String {
+    let output = match Command::new("kubectl").arg("kustomize").arg(dir).output() {
+        Ok(output) => output,
+        Err(e) => panic!("kubectl is required for these tests (install kubectl): {e}"),
+    };
+    assert!(
+        output.status.success(),
+        "kubectl kustomize {} failed:\n{}",
+        dir.display(),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
