@@ -58,6 +58,9 @@ pub struct App {
     pub held: BTreeSet<String>,
     /// Overrides applied, per cluster, in order.
     pub overrides: BTreeMap<String, overrides::Applied>,
+    /// What held clusters would receive without the hold (for held-back
+    /// counts); `None` when that is what they hold now.
+    pub would_be: Option<Vec<Assignment>>,
 }
 
 /// One object for one cluster.
@@ -76,6 +79,8 @@ pub struct ClusterPlan {
     pub objects: Vec<Rendered>,
     /// Applications whose files on this cluster are frozen (held), by key.
     pub frozen: Vec<ObjectKey>,
+    /// What the held applications would look like now without the hold.
+    pub shadow: Vec<Rendered>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -116,15 +121,11 @@ pub fn plan(inputs: &Inputs, previous: &PreviousRender) -> Result<Plan, Diagnost
     // Which policy (or binding) claims each template.
     let mut apps: Vec<App> = Vec::new();
     let mut unclaimed = Vec::new();
-    let mut matched_policies: BTreeSet<usize> = BTreeSet::new();
     for template in &inputs.templates {
         if policy_match::template_is_skipped(template) {
             continue;
         }
         let choice = policy_match::choose_policy(template, &inputs.propagation_policies);
-        if let Some(choice) = &choice {
-            matched_policies.insert(choice.policy);
-        }
         let policy = choice
             .as_ref()
             .map(|c| &inputs.propagation_policies[c.policy]);
@@ -140,6 +141,17 @@ pub fn plan(inputs: &Inputs, previous: &PreviousRender) -> Result<Plan, Diagnost
             .and_then(|r| r.pod_spec.as_ref())
             .and_then(schedule::estimate::requirements_from_pod_spec);
 
+        let mut would_be = None;
+        // Karmada's namespace controller sends every Namespace to every
+        // cluster, whatever policy also selects it, unless it opts out.
+        let auto_namespace = template.key.kind == "Namespace"
+            && template.key.api_version == "v1"
+            && !template
+                .labels
+                .get("namespace.karmada.io/skip-auto-propagation")
+                .is_some_and(|v| v == "true")
+            && !RESERVED_NAMESPACES.contains(&template.key.name.as_str())
+            && !policy_match::namespace_is_reserved(&template.key.name);
         let (source, binding, placement) = if let Some((_, pin)) = pinned.get(&template.key) {
             let binding = pinned_binding(
                 pin,
@@ -154,6 +166,9 @@ pub fn plan(inputs: &Inputs, previous: &PreviousRender) -> Result<Plan, Diagnost
                 binding,
                 policy.map(|p| p.spec.placement.clone()),
             )
+        } else if auto_namespace {
+            let binding = everywhere(fleet, &held, previous_binding);
+            (Source::NamespaceAutoPropagation, binding, None)
         } else if let (Some(choice), Some(policy)) = (&choice, policy) {
             let placement_json = placement_json(&policy.spec.placement);
             let request = schedule::Request {
@@ -179,6 +194,15 @@ pub fn plan(inputs: &Inputs, previous: &PreviousRender) -> Result<Plan, Diagnost
                     continue;
                 }
             };
+            if !held.is_empty() {
+                let unheld = BTreeSet::new();
+                let free = schedule::Request { held: &unheld, ..request.clone() };
+                if let Ok(desired) = schedule::schedule(&free, fleet) {
+                    would_be = Some(
+                        desired.clusters.into_iter().filter(|a| held.contains(&a.cluster)).collect(),
+                    );
+                }
+            }
             if let Decision::Unschedulable(why) | Decision::KeptAfterFailure(why) =
                 &binding.decision
             {
@@ -193,19 +217,6 @@ pub fn plan(inputs: &Inputs, previous: &PreviousRender) -> Result<Plan, Diagnost
                 passed_over: choice.passed_over.clone(),
             };
             (source, binding, Some(policy.spec.placement.clone()))
-        } else if template.key.kind == "Namespace" && template.key.api_version == "v1" {
-            if template
-                .labels
-                .get("namespace.karmada.io/skip-auto-propagation")
-                .is_some_and(|v| v == "true")
-                || RESERVED_NAMESPACES.contains(&template.key.name.as_str())
-                || policy_match::namespace_is_reserved(&template.key.name)
-            {
-                unclaimed.push(template.key.clone());
-                continue;
-            }
-            let binding = everywhere(fleet, &held, previous_binding);
-            (Source::NamespaceAutoPropagation, binding, None)
         } else {
             unclaimed.push(template.key.clone());
             continue;
@@ -221,6 +232,7 @@ pub fn plan(inputs: &Inputs, previous: &PreviousRender) -> Result<Plan, Diagnost
             placement_json,
             held,
             overrides: BTreeMap::new(),
+            would_be,
         };
         if policy.is_some_and(|p| {
             p.annotations
@@ -249,7 +261,7 @@ pub fn plan(inputs: &Inputs, previous: &PreviousRender) -> Result<Plan, Diagnost
         }
         apps.push(app);
     }
-    warn_unused_policies(inputs, &matched_policies, &mut diagnostics);
+    warn_unused_policies(inputs, &mut diagnostics);
     propagate_dependencies(
         inputs,
         &mut apps,
@@ -662,9 +674,15 @@ fn validate_references(inputs: &Inputs, diagnostics: &mut Diagnostics) {
     }
 }
 
-fn warn_unused_policies(inputs: &Inputs, matched: &BTreeSet<usize>, diagnostics: &mut Diagnostics) {
-    for (i, policy) in inputs.propagation_policies.iter().enumerate() {
-        if !matched.contains(&i) {
+/// A policy whose selectors match no template is almost always a typo.
+fn warn_unused_policies(inputs: &Inputs, diagnostics: &mut Diagnostics) {
+    for policy in &inputs.propagation_policies {
+        let matches_some = inputs.templates.iter().any(|t| {
+            !policy_match::template_is_skipped(t)
+                && (policy.namespace.is_none() || policy.namespace == t.key.namespace)
+                && crate::model::resource_selector::best_priority(&policy.spec.resource_selectors, &t.view()).is_some()
+        });
+        if !matches_some {
             diagnostics.push(
                 Diagnostic::warning(
                     Code::PolicyMatchesNothing,
@@ -786,6 +804,7 @@ fn propagate_dependencies(
             placement_json: None,
             held,
             overrides: BTreeMap::new(),
+            would_be: None,
         });
     }
 }
@@ -822,50 +841,57 @@ fn render_clusters(
         })
         .collect();
     let by_name: BTreeMap<&str, &Cluster> = fleet.iter().map(|c| (c.name.as_str(), c)).collect();
-    type Job<'a> = (usize, &'a str);
+    // (application, cluster, replicas, shadow): shadow jobs render what a
+    // held cluster would receive, only to count what the hold keeps back.
+    type Job<'a> = (usize, &'a str, u64, bool);
     let jobs: Vec<Job<'_>> = apps
         .iter()
         .enumerate()
         .flat_map(|(i, app)| {
-            app.binding
-                .clusters
-                .iter()
-                .filter(|a| !a.held)
-                .map(move |a| (i, a.cluster.as_str()))
+            let live = app.binding.clusters.iter().filter(|a| !a.held).map(move |a| (i, a.cluster.as_str(), a.replicas, false));
+            let shadow: Vec<&Assignment> = match &app.would_be {
+                Some(would_be) => would_be.iter().collect(),
+                None => app.binding.clusters.iter().filter(|a| a.held).collect(),
+            };
+            let shadow = shadow.into_iter().map(move |a| (i, a.cluster.as_str(), a.replicas, true));
+            live.chain(shadow)
         })
         .collect();
-    let results: Vec<(
-        usize,
-        String,
-        Result<(Rendered, overrides::Applied), Diagnostic>,
-    )> = jobs
+    type Outcome = (usize, String, bool, Result<(Rendered, overrides::Applied), Diagnostic>);
+    let results: Vec<Outcome> = jobs
         .par_iter()
-        .map(|(index, cluster_name)| {
+        .map(|(index, cluster_name, replicas, shadow)| {
             let app = &apps[*index];
             let result = match (templates.get(&app.key), by_name.get(cluster_name)) {
                 (Some(template), Some(cluster)) => {
-                    render_one(inputs, template, app, cluster, &override_refs)
+                    render_one(inputs, template, app, cluster, *replicas, &override_refs)
                 }
                 _ => Err(Diagnostic::error(
                     Code::UnknownCluster,
                     format!("cluster `{cluster_name}` is not in the fleet"),
                 )),
             };
-            (*index, cluster_name.to_string(), result)
+            (*index, cluster_name.to_string(), *shadow, result)
         })
         .collect();
     let mut per_cluster: BTreeMap<String, Vec<Rendered>> =
         fleet.iter().map(|c| (c.name.clone(), Vec::new())).collect();
-    for (index, cluster, result) in results {
-        match result {
-            Ok((rendered, applied)) => {
+    let mut shadows: BTreeMap<String, Vec<Rendered>> = BTreeMap::new();
+    for (index, cluster, shadow, result) in results {
+        match (result, shadow) {
+            (Ok((rendered, _)), true) => shadows.entry(cluster).or_default().push(rendered),
+            (Ok((rendered, applied)), false) => {
                 apps[index].overrides.insert(cluster.clone(), applied);
                 per_cluster.entry(cluster).or_default().push(rendered);
             }
-            Err(d) => diagnostics.push(d),
+            // A held cluster's would-be object is only counted; its fault
+            // surfaces when the cluster is unpaused.
+            (Err(_), true) => {}
+            (Err(d), false) => diagnostics.push(d),
         }
     }
     add_namespaces(&mut per_cluster);
+    add_namespaces(&mut shadows);
     let mut frozen: BTreeMap<String, Vec<ObjectKey>> = BTreeMap::new();
     for app in apps.iter() {
         for a in app.binding.clusters.iter().filter(|a| a.held) {
@@ -879,11 +905,14 @@ fn render_clusters(
         .into_iter()
         .map(|(name, mut objects)| {
             objects.sort_by(|a, b| a.key.cmp(&b.key));
+            let mut shadow = shadows.remove(&name).unwrap_or_default();
+            shadow.sort_by(|a, b| a.key.cmp(&b.key));
             ClusterPlan {
                 paused: paused.contains(&name),
                 frozen: frozen.remove(&name).unwrap_or_default(),
                 name,
                 objects,
+                shadow,
             }
         })
         .collect()
@@ -929,25 +958,14 @@ fn render_one(
     template: &Template,
     app: &App,
     cluster: &Cluster,
+    replicas: u64,
     override_refs: &[OverridePolicyRef<'_>],
 ) -> Result<(Rendered, overrides::Applied), Diagnostic> {
     let key = &template.key;
     let mut value = template.value.clone();
     interpret::prune(&key.api_version, &key.kind, &mut value);
-    let assignment = app
-        .binding
-        .clusters
-        .iter()
-        .find(|a| a.cluster == cluster.name);
     if app.binding.revise {
-        if let Some(assignment) = assignment {
-            interpret::revise_replicas(
-                &key.api_version,
-                &key.kind,
-                &mut value,
-                assignment.replicas,
-            );
-        }
+        interpret::revise_replicas(&key.api_version, &key.kind, &mut value, replicas);
         if let Some(total) = interpret::completions(&key.api_version, &key.kind, &template.value) {
             let shares: Vec<(String, u64)> = app
                 .binding

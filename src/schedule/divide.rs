@@ -695,7 +695,7 @@ mod tests {
 
     proptest! {
         #[test]
-        fn bulk_path_equals_one_seat_at_a_time(w in weights(), total in 0u64..400) {
+        fn bulk_path_equals_one_seat_at_a_time(w in weights(), total in 0u64..3000) {
             let named = named(&w);
             let parties = as_parties(&named);
             prop_assert_eq!(webster(total, &parties), naive(total, &parties));

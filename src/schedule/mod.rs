@@ -468,18 +468,16 @@ fn assign(
                 .filter(|(c, _)| !held.contains(**c))
                 .map(|(c, r)| (c.to_string(), *r))
                 .collect();
-            divide::divide_dynamic(to_divide, &dynamic, &before, mode)
-                .map(|result| {
-                    result
-                        .into_iter()
-                        .map(|(cluster, replicas)| Assignment {
-                            cluster,
-                            replicas,
-                            held: false,
-                        })
-                        .collect()
-                })
-                .map_err(|e| e.to_string())
+            let result = divide::divide_dynamic(to_divide, &dynamic, &before, mode)
+                .map_err(|e| e.to_string())?;
+            if result.is_empty() {
+                // Nothing to divide: every candidate gets the empty workload (SPEC §2).
+                return Ok(plain(0));
+            }
+            Ok(result
+                .into_iter()
+                .map(|(cluster, replicas)| Assignment { cluster, replicas, held: false })
+                .collect())
         }
     }
 }
