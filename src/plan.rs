@@ -146,10 +146,10 @@ pub fn plan(inputs: &Inputs, previous: &PreviousRender) -> Result<Plan, Diagnost
         // cluster, whatever policy also selects it, unless it opts out.
         let auto_namespace = template.key.kind == "Namespace"
             && template.key.api_version == "v1"
-            && !template
+            && template
                 .labels
                 .get("namespace.karmada.io/skip-auto-propagation")
-                .is_some_and(|v| v == "true")
+                .is_none_or(|v| v != "true")
             && !RESERVED_NAMESPACES.contains(&template.key.name.as_str())
             && !policy_match::namespace_is_reserved(&template.key.name);
         let (source, binding, placement) = if let Some((_, pin)) = pinned.get(&template.key) {
@@ -196,10 +196,17 @@ pub fn plan(inputs: &Inputs, previous: &PreviousRender) -> Result<Plan, Diagnost
             };
             if !held.is_empty() {
                 let unheld = BTreeSet::new();
-                let free = schedule::Request { held: &unheld, ..request.clone() };
+                let free = schedule::Request {
+                    held: &unheld,
+                    ..request.clone()
+                };
                 if let Ok(desired) = schedule::schedule(&free, fleet) {
                     would_be = Some(
-                        desired.clusters.into_iter().filter(|a| held.contains(&a.cluster)).collect(),
+                        desired
+                            .clusters
+                            .into_iter()
+                            .filter(|a| held.contains(&a.cluster))
+                            .collect(),
                     );
                 }
             }
@@ -680,7 +687,11 @@ fn warn_unused_policies(inputs: &Inputs, diagnostics: &mut Diagnostics) {
         let matches_some = inputs.templates.iter().any(|t| {
             !policy_match::template_is_skipped(t)
                 && (policy.namespace.is_none() || policy.namespace == t.key.namespace)
-                && crate::model::resource_selector::best_priority(&policy.spec.resource_selectors, &t.view()).is_some()
+                && crate::model::resource_selector::best_priority(
+                    &policy.spec.resource_selectors,
+                    &t.view(),
+                )
+                .is_some()
         });
         if !matches_some {
             diagnostics.push(
@@ -848,16 +859,28 @@ fn render_clusters(
         .iter()
         .enumerate()
         .flat_map(|(i, app)| {
-            let live = app.binding.clusters.iter().filter(|a| !a.held).map(move |a| (i, a.cluster.as_str(), a.replicas, false));
+            let live = app
+                .binding
+                .clusters
+                .iter()
+                .filter(|a| !a.held)
+                .map(move |a| (i, a.cluster.as_str(), a.replicas, false));
             let shadow: Vec<&Assignment> = match &app.would_be {
                 Some(would_be) => would_be.iter().collect(),
                 None => app.binding.clusters.iter().filter(|a| a.held).collect(),
             };
-            let shadow = shadow.into_iter().map(move |a| (i, a.cluster.as_str(), a.replicas, true));
+            let shadow = shadow
+                .into_iter()
+                .map(move |a| (i, a.cluster.as_str(), a.replicas, true));
             live.chain(shadow)
         })
         .collect();
-    type Outcome = (usize, String, bool, Result<(Rendered, overrides::Applied), Diagnostic>);
+    type Outcome = (
+        usize,
+        String,
+        bool,
+        Result<(Rendered, overrides::Applied), Diagnostic>,
+    );
     let results: Vec<Outcome> = jobs
         .par_iter()
         .map(|(index, cluster_name, replicas, shadow)| {

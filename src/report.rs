@@ -34,6 +34,9 @@ pub struct Summary {
     /// Per cluster, counts of object files (kustomization.yaml excluded).
     pub clusters: BTreeMap<String, Counts>,
     pub paused: Vec<String>,
+    /// Per held cluster (paused, or suspended for some applications), the
+    /// changes the hold keeps back: what would be added, changed, removed.
+    pub held_back: BTreeMap<String, Counts>,
     /// Bindings and the marker.
     pub other: Counts,
     pub fort_moves: Vec<FortMove>,
@@ -58,7 +61,15 @@ fn count(counts: &mut Counts, old: Option<&Vec<u8>>, new: Option<&Vec<u8>>) {
 }
 
 impl Summary {
-    pub fn new(plan: &Plan, old: &Tree, new: &Tree) -> Summary {
+    /// `shadow` is what held clusters would receive without their holds
+    /// (`emit::shadow_tree`).
+    pub fn new(
+        plan: &Plan,
+        old: &Tree,
+        new: &Tree,
+        shadow: &Tree,
+        format: crate::emit::Format,
+    ) -> Summary {
         let mut summary = Summary {
             paused: plan
                 .clusters
@@ -86,6 +97,29 @@ impl Summary {
                     n,
                 ),
                 None => count(&mut summary.other, o, n),
+            }
+        }
+        for cluster in &plan.clusters {
+            let root = format!("clusters/{}/", cluster.name);
+            let mut scope: std::collections::BTreeSet<&String> =
+                shadow.keys().filter(|p| p.starts_with(&root)).collect();
+            if cluster.paused {
+                scope.extend(old.keys().filter(|p| {
+                    cluster_of(p).is_some_and(|(c, object)| object && c == cluster.name)
+                }));
+            }
+            let frozen: Vec<String> = cluster
+                .frozen
+                .iter()
+                .map(|key| format!("{root}{}", crate::emit::file_of(key, &cluster.name, format)))
+                .collect();
+            scope.extend(old.keys().filter(|p| frozen.contains(p)));
+            if cluster.paused || !cluster.frozen.is_empty() {
+                let mut counts = Counts::default();
+                for path in scope {
+                    count(&mut counts, old.get(path), shadow.get(path));
+                }
+                summary.held_back.insert(cluster.name.clone(), counts);
             }
         }
         for app in &plan.apps {
@@ -133,6 +167,13 @@ impl Summary {
                 out,
                 "{name:<width$}  {:>5}  {:>7}  {:>7}  {:>9}{mark}",
                 c.added, c.changed, c.removed, c.unchanged
+            );
+        }
+        for (name, c) in self.held_back.iter().filter(|(_, c)| c.any()) {
+            let _ = writeln!(
+                out,
+                "held back on {name}: {} to add, {} to change, {} to remove",
+                c.added, c.changed, c.removed
             );
         }
         for m in &self.fort_moves {

@@ -41,7 +41,8 @@ pub fn run(args: &RenderArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
         }
     };
     printer.diagnostics(&diagnostics, &inputs.sources);
-    let summary = report::Summary::new(&plan, &previous.files, &tree);
+    let shadow = emit::shadow_tree(&plan, format);
+    let summary = report::Summary::new(&plan, &previous.files, &tree, &shadow, format);
     if summary.changed() || !args.out.exists() {
         write::write_tree(&args.out, &tree, &previous.files)
             .with_context(|| format!("cannot write the render to `{}`", args.out.display()))?;

@@ -18,7 +18,7 @@ use crate::fort::FORT_CLUSTER_ANNOTATION;
 use crate::model::binding::binding_name;
 use crate::model::meta::ObjectKey;
 use crate::model::previous::PreviousRender;
-use crate::plan::{App, ClusterPlan, Plan, Source};
+use crate::plan::{App, ClusterPlan, Plan, Rendered, Source};
 use crate::schedule::policy_match;
 use rayon::prelude::*;
 use serde_json::{json, Map, Value};
@@ -51,7 +51,8 @@ pub fn build_tree(
     previous: &PreviousRender,
     format: Format,
 ) -> Result<Tree, Diagnostics> {
-    let results: Vec<Result<Vec<(String, Vec<u8>)>, Diagnostic>> = plan
+    type Files = Vec<(String, Vec<u8>)>;
+    let results: Vec<Result<Files, Diagnostic>> = plan
         .clusters
         .par_iter()
         .map(|cluster| cluster_files(cluster, previous, format))
@@ -111,44 +112,10 @@ fn cluster_files(
             .map(|(p, b)| (p.clone(), b.clone()))
             .collect());
     }
-    let mut files: BTreeMap<String, Vec<u8>> = BTreeMap::new();
-    for object in &cluster.objects {
-        let (key, value) = match format {
-            Format::Manifests => (object.key.clone(), object.value.clone()),
-            Format::Work => {
-                let conflict = conflict_resolution(&object.value);
-                work::wrap(
-                    &object.key,
-                    object.value.clone(),
-                    &cluster.name,
-                    &binding_name(&object.key.name, &object.key.kind),
-                    conflict,
-                )
-            }
-        };
-        let relative = path::object_path(&key);
-        let bytes = serialize(&value, &format!("`{}`", object.key))?;
-        if files.insert(relative.clone(), bytes).is_some() {
-            return Err(Diagnostic::error(
-                Code::PathCollision,
-                format!(
-                    "two objects for cluster `{}` would be written to `{relative}`",
-                    cluster.name
-                ),
-            ));
-        }
-    }
+    let mut files = object_files(&cluster.objects, &cluster.name, format)?;
     // Held applications keep the files they had.
     for key in &cluster.frozen {
-        let relative = match format {
-            Format::Manifests => path::object_path(key),
-            Format::Work => path::object_path(&ObjectKey {
-                api_version: "work.karmada.io/v1alpha1".into(),
-                kind: "Work".into(),
-                namespace: Some(work::execution_namespace(&cluster.name)),
-                name: work::work_name(key),
-            }),
-        };
+        let relative = file_of(key, &cluster.name, format);
         if let Some(bytes) = previous.files.get(&format!("{root}{relative}")) {
             files.insert(relative, bytes.clone());
         }
@@ -168,6 +135,70 @@ fn cluster_files(
         serialize(&kustomization, "kustomization.yaml")?,
     ));
     Ok(out)
+}
+
+/// Where the object `key` is written in a cluster directory.
+pub fn file_of(key: &ObjectKey, cluster: &str, format: Format) -> String {
+    match format {
+        Format::Manifests => path::object_path(key),
+        Format::Work => path::object_path(&ObjectKey {
+            api_version: "work.karmada.io/v1alpha1".into(),
+            kind: "Work".into(),
+            namespace: Some(work::execution_namespace(cluster)),
+            name: work::work_name(key),
+        }),
+    }
+}
+
+/// The files of `objects` in one cluster directory, by relative path.
+fn object_files(
+    objects: &[Rendered],
+    cluster: &str,
+    format: Format,
+) -> Result<BTreeMap<String, Vec<u8>>, Diagnostic> {
+    let mut files = BTreeMap::new();
+    for object in objects {
+        let value = match format {
+            Format::Manifests => object.value.clone(),
+            Format::Work => {
+                let conflict = conflict_resolution(&object.value);
+                let binding = binding_name(&object.key.name, &object.key.kind);
+                work::wrap(
+                    &object.key,
+                    object.value.clone(),
+                    cluster,
+                    &binding,
+                    conflict,
+                )
+            }
+        };
+        let relative = file_of(&object.key, cluster, format);
+        let bytes = serialize(&value, &format!("`{}`", object.key))?;
+        if files.insert(relative.clone(), bytes).is_some() {
+            return Err(Diagnostic::error(
+                Code::PathCollision,
+                format!("two objects for cluster `{cluster}` would be written to `{relative}`"),
+            ));
+        }
+    }
+    Ok(files)
+}
+
+/// What held clusters would receive without their holds, as files under
+/// `clusters/<cluster>/`: compared with the previous render it counts the
+/// changes a hold keeps back.
+pub fn shadow_tree(plan: &Plan, format: Format) -> Tree {
+    let mut tree = Tree::new();
+    for cluster in &plan.clusters {
+        if let Ok(files) = object_files(&cluster.shadow, &cluster.name, format) {
+            tree.extend(
+                files
+                    .into_iter()
+                    .map(|(p, b)| (format!("clusters/{}/{p}", cluster.name), b)),
+            );
+        }
+    }
+    tree
 }
 
 /// The template's own conflict-resolution annotation, else Karmada's default.

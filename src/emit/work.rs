@@ -69,7 +69,7 @@ pub fn wrap(
     cluster: &str,
     binding_name: &str,
     conflict: &str,
-) -> (ObjectKey, Value) {
+) -> Value {
     let name = work_name(key);
     let namespace = execution_namespace(cluster);
     let mut work_annotations: Vec<(&str, String)> = Vec::new();
@@ -140,7 +140,7 @@ pub fn wrap(
         }
     }
     work_annotations.push(("work.karmada.io/conflict-resolution", conflict.to_string()));
-    let work = serde_json::json!({
+    serde_json::json!({
         "apiVersion": "work.karmada.io/v1alpha1",
         "kind": "Work",
         "metadata": {
@@ -154,14 +154,7 @@ pub fn wrap(
             "suspendDispatching": false,
             "preserveResourcesOnDeletion": false,
         },
-    });
-    let work_key = ObjectKey {
-        api_version: "work.karmada.io/v1alpha1".into(),
-        kind: "Work".into(),
-        namespace: Some(execution_namespace(cluster)),
-        name: work_name(key),
-    };
-    (work_key, work)
+    })
 }
 
 #[cfg(test)]

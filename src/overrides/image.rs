@@ -26,27 +26,15 @@ impl Image {
     /// `distribution/reference.Parse` followed by Karmada's host split.
     /// Errors carry distribution's wording.
     pub fn parse(reference: &str) -> Result<Image, String> {
-        let (rest, digest) = match reference.split_once('@') {
-            Some((rest, digest)) => (rest, Some(digest)),
-            None => (reference, None),
-        };
-        let (name, tag) = match rest.rfind(':') {
-            Some(i) if !rest[i + 1..].contains('/') => (&rest[..i], Some(&rest[i + 1..])),
-            _ => (rest, None),
-        };
-        let well_formed =
-            name_ok(name) && tag.is_none_or(is_tag) && digest.is_none_or(|d| is_digest_syntax(d));
-        if !well_formed {
+        let Some((name, tag, digest)) = split_reference(reference) else {
             if reference.is_empty() {
                 return Err("repository name must have at least one component".into());
             }
-            if reference != reference.to_lowercase()
-                && Image::parse(&reference.to_lowercase()).is_ok()
-            {
+            if split_reference(&reference.to_lowercase()).is_some() {
                 return Err("repository name must be lowercase".into());
             }
             return Err("invalid reference format".into());
-        }
+        };
         if name.len() > 255 {
             return Err("repository name must not be more than 255 characters".into());
         }
@@ -137,6 +125,21 @@ pub fn override_image(current: &str, overrider: &ImageOverrider) -> Result<Strin
         Image::parse(current).map_err(|e| format!("cannot parse image `{current}`: {e}"))?;
     image.apply(overrider.component, overrider.operator, &overrider.value);
     Ok(image.to_string())
+}
+
+/// `(name, tag, digest)` if `reference` matches distribution's reference
+/// grammar (digest syntax only; its algorithm and length are checked later).
+fn split_reference(reference: &str) -> Option<(&str, Option<&str>, Option<&str>)> {
+    let (rest, digest) = match reference.split_once('@') {
+        Some((rest, digest)) => (rest, Some(digest)),
+        None => (reference, None),
+    };
+    let (name, tag) = match rest.rfind(':') {
+        Some(i) if !rest[i + 1..].contains('/') => (&rest[..i], Some(&rest[i + 1..])),
+        _ => (rest, None),
+    };
+    (name_ok(name) && tag.is_none_or(is_tag) && digest.is_none_or(is_digest_syntax))
+        .then_some((name, tag, digest))
 }
 
 /// Karmada's `SplitHostname`.

@@ -40,12 +40,11 @@ pub struct OverridePolicyRef<'a> {
     pub spec: &'a OverrideSpec,
 }
 
-impl OverridePolicyRef<'_> {
-    fn label(&self) -> String {
-        match self.namespace {
-            Some(ns) => format!("OverridePolicy `{ns}/{}`", self.name),
-            None => format!("ClusterOverridePolicy `{}`", self.name),
-        }
+/// "ClusterOverridePolicy `name`" or "OverridePolicy `ns/name`".
+fn policy_label(name: &str, namespace: Option<&str>) -> String {
+    match namespace {
+        Some(ns) => format!("OverridePolicy `{ns}/{name}`"),
+        None => format!("ClusterOverridePolicy `{name}`"),
     }
 }
 
@@ -101,11 +100,12 @@ pub struct Step {
 
 impl fmt::Display for Step {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.policy_namespace {
-            Some(ns) => write!(f, "OverridePolicy `{ns}/{}`", self.policy_name)?,
-            None => write!(f, "ClusterOverridePolicy `{}`", self.policy_name)?,
-        }
-        write!(f, " rule {} {}[{}]:", self.rule, self.overrider, self.item)?;
+        let label = policy_label(&self.policy_name, self.policy_namespace.as_deref());
+        write!(
+            f,
+            "{label} rule {} {}[{}]:",
+            self.rule, self.overrider, self.item
+        )?;
         let shown = |v: &Option<Value>| {
             v.as_ref()
                 .map_or_else(|| "(absent)".to_string(), |v| format!("`{v}`"))
@@ -163,7 +163,7 @@ impl Applied {
 
 /// A policy could not be applied; the object is unchanged.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{}: `{path_in_spec}`: {message}", self.policy_label())]
+#[error("{}: `{path_in_spec}`: {message}", policy_label(policy_name, policy_namespace.as_deref()))]
 pub struct OverrideError {
     pub policy_name: String,
     pub policy_namespace: Option<String>,
@@ -176,16 +176,9 @@ pub struct OverrideError {
     pub message: String,
 }
 
-impl OverrideError {
-    fn policy_label(&self) -> String {
-        match &self.policy_namespace {
-            Some(ns) => format!("OverridePolicy `{ns}/{}`", self.policy_name),
-            None => format!("ClusterOverridePolicy `{}`", self.policy_name),
-        }
-    }
-}
-
 /// Applies `policies` (already ordered by [`applicable`]) for `cluster`.
+// The error is returned by value on purpose (one per object and cluster).
+#[allow(clippy::result_large_err)]
 pub fn apply(
     object: &mut Value,
     policies: &[&OverridePolicyRef<'_>],
@@ -204,7 +197,8 @@ pub fn apply(
                 base: format!("/spec{}", policy.spec.overriders_pointer(rule)),
                 steps: &mut applied.steps,
             };
-            ctx.apply_overriders(&mut work, overriders)?;
+            ctx.apply_overriders(&mut work, overriders)
+                .map_err(|e| *e)?;
             let item = AppliedItem {
                 policy_name: policy.name.to_string(),
                 overriders: overriders.clone(),
@@ -234,8 +228,8 @@ impl RuleCtx<'_, '_> {
         item: usize,
         at: &str,
         message: String,
-    ) -> OverrideError {
-        OverrideError {
+    ) -> Box<OverrideError> {
+        Box::new(OverrideError {
             policy_name: self.policy.name.to_string(),
             policy_namespace: self.policy.namespace.map(str::to_string),
             rule: self.rule,
@@ -243,7 +237,7 @@ impl RuleCtx<'_, '_> {
             item,
             path_in_spec: format!("{}/{overrider}/{item}{at}", self.base),
             message,
-        }
+        })
     }
 
     fn record(&mut self, overrider: &'static str, item: usize, changes: Vec<Change>) {
@@ -267,7 +261,7 @@ impl RuleCtx<'_, '_> {
         overrider: &'static str,
         item: usize,
         at: &str,
-    ) -> Result<(), OverrideError> {
+    ) -> Result<(), Box<OverrideError>> {
         if ops.is_empty() {
             return Ok(());
         }
@@ -280,7 +274,7 @@ impl RuleCtx<'_, '_> {
         &mut self,
         object: &mut Value,
         overriders: &Overriders,
-    ) -> Result<(), OverrideError> {
+    ) -> Result<(), Box<OverrideError>> {
         const IMAGE: &str = "imageOverrider";
         for (i, o) in overriders.image_overrider.iter().enumerate() {
             let (targets, at) = match &o.predicate {
@@ -320,7 +314,7 @@ impl RuleCtx<'_, '_> {
                         value: Some(Value::String(new)),
                     })
                 })
-                .collect::<Result<Vec<_>, OverrideError>>()?;
+                .collect::<Result<Vec<_>, Box<OverrideError>>>()?;
             self.patch(object, &ops, IMAGE, i, at)?;
         }
         for (name, target, list) in [

@@ -129,11 +129,6 @@ fn unescape(token: &str) -> String {
     out
 }
 
-/// Escapes a key for use as one pointer token.
-pub fn escape(token: &str) -> String {
-    token.replace('~', "~0").replace('/', "~1")
-}
-
 /// Go's `strconv.Atoi` on an index token, resolved against `len` the way
 /// evanphx does for reading (`-1` is the last element).
 fn existing_index(token: &str, len: usize) -> Result<usize, Reason> {

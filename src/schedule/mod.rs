@@ -476,7 +476,11 @@ fn assign(
             }
             Ok(result
                 .into_iter()
-                .map(|(cluster, replicas)| Assignment { cluster, replicas, held: false })
+                .map(|(cluster, replicas)| Assignment {
+                    cluster,
+                    replicas,
+                    held: false,
+                })
                 .collect())
         }
     }

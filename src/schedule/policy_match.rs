@@ -74,12 +74,12 @@ pub fn choose_policy(template: &Template, policies: &[PropagationPolicy]) -> Opt
         .collect();
 
     let claimed = claimed_policy(template, policies, &namespaced, &cluster_scoped);
-    let (group, others): (&[(usize, ImplicitPriority)], &[(usize, ImplicitPriority)]) =
-        if !namespaced.is_empty() {
-            (&namespaced, &cluster_scoped)
-        } else {
-            (&cluster_scoped, &[])
-        };
+    type Matches<'m> = &'m [(usize, ImplicitPriority)];
+    let (group, others): (Matches<'_>, Matches<'_>) = if !namespaced.is_empty() {
+        (&namespaced, &cluster_scoped)
+    } else {
+        (&cluster_scoped, &[])
+    };
     let mut ranked: Vec<(usize, ImplicitPriority)> = group.to_vec();
     ranked.sort_by(|a, b| {
         let pa = &policies[a.0];

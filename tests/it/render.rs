@@ -3,7 +3,7 @@
 //! the invariants checked (re-render is byte-identical and a no-op; input
 //! order does not matter).
 
-use crate::support::{copy_dir, kustomize, read_tree, run, stderr, stdout, testdata, tree_text};
+use crate::support::{copy_dir, kustomize, read_tree, run, stderr, stdout, tree_text};
 use garrison::load::yaml::parse_stream;
 use serde_json::Value;
 use std::collections::BTreeMap;
