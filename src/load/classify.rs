@@ -212,6 +212,19 @@ fn classify_one(
         return;
     };
     let value = doc.node.to_value();
+    for field in ["name", "namespace"] {
+        if let Some(other) = value
+            .pointer(&format!("/metadata/{field}"))
+            .filter(|v| !v.is_string() && !v.is_null())
+        {
+            diagnostics.push(
+                Diagnostic::error(Code::InvalidName, format!("`metadata.{field}` must be a string, but this reads as {other}"))
+                    .at(doc.at(&["metadata", field]))
+                    .help("quote it: YAML 1.1 readers such as kubectl take `y`, `no`, `on`, `0777` and `1e3` for booleans and numbers"),
+            );
+            return;
+        }
+    }
     let name = value
         .pointer("/metadata/name")
         .and_then(Value::as_str)

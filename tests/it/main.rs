@@ -1,7 +1,11 @@
 //! The one integration test binary: whole renders of the fixtures in
-//! `testdata/`, checked by snapshot, by `kubectl kustomize` and by the
-//! invariants every render must keep.
+//! `testdata/`, multi-render behaviour, and CLI transcripts, all through the
+//! real binary.
 
 mod cli;
+mod fleet;
+mod fort;
+mod memory;
+mod pause;
 mod render;
 mod support;
