@@ -7,5 +7,6 @@ mod fleet;
 mod fort;
 mod memory;
 mod pause;
+mod properties;
 mod render;
 mod support;
