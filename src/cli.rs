@@ -1,5 +1,6 @@
 //! The command line, as the user types it (clap derive). No IO here.
 
+use crate::emit::Format;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
@@ -7,7 +8,8 @@ use std::path::PathBuf;
 #[command(
     name = "garrison",
     version,
-    about = "Offline GitOps renderer for Kubernetes fleets, with Karmada's scheduling semantics"
+    about = "Offline GitOps renderer for Kubernetes fleets, with Karmada's scheduling semantics",
+    after_help = "Start with: garrison render --repo testdata/fleet/repo --out out"
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -18,6 +20,9 @@ pub struct Cli {
     /// How to print input errors and warnings.
     #[arg(long, value_enum, default_value_t = DiagnosticFormat::Full, global = true)]
     pub diagnostics: DiagnosticFormat,
+    /// Print machine-readable JSON on stdout instead of text.
+    #[arg(long, global = true)]
+    pub json: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -46,12 +51,34 @@ pub enum OutputFormat {
     Work,
 }
 
+impl From<OutputFormat> for Format {
+    fn from(format: OutputFormat) -> Format {
+        match format {
+            OutputFormat::Manifests => Format::Manifests,
+            OutputFormat::Work => Format::Work,
+        }
+    }
+}
+
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Render every cluster's manifests into an output directory.
+    /// Render every cluster's manifests into a directory (--out) or commit them to a branch (--branch).
     ///
     /// Example: garrison render --repo testdata/fleet/repo --out out
+    /// Example: garrison render --branch rendered
     Render(RenderArgs),
+    /// Show what a render would change: a per-cluster summary, then a unified diff.
+    ///
+    /// Example: garrison diff --repo testdata/fleet/repo --out out
+    Diff(DiffArgs),
+    /// Exit 0 when the stored render is current, 1 when it is stale.
+    ///
+    /// Example: garrison check --repo testdata/fleet/repo --out out
+    Check(StoredArgs),
+    /// Trace one application: policy, clusters, replicas, fort, pauses, overrides.
+    ///
+    /// Example: garrison explain --repo testdata/fleet/repo --out out Deployment/shop/storefront
+    Explain(ExplainArgs),
     /// Parse and check every input; render nothing.
     ///
     /// Example: garrison validate --repo testdata/fleet/repo
@@ -69,13 +96,61 @@ pub struct RepoArgs {
 pub struct RenderArgs {
     #[command(flatten)]
     pub repo: RepoArgs,
-    /// The output directory; what it holds is the previous render.
-    #[arg(long)]
-    pub out: PathBuf,
+    #[command(flatten)]
+    pub target: StoredRender,
+    /// Render a working tree whose tracked files have uncommitted changes (branch mode).
+    #[arg(long, requires = "branch")]
+    pub allow_dirty: bool,
     /// What to write for each object.
     #[arg(long, value_enum, default_value_t = OutputFormat::Manifests)]
     pub format: OutputFormat,
     /// Print nothing but errors.
     #[arg(long, short)]
     pub quiet: bool,
+}
+
+/// Where the stored (previous) render lives.
+#[derive(Debug, Args)]
+#[group(required = true, multiple = false)]
+pub struct StoredRender {
+    /// A directory holding the render.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// A branch of `--repo` holding the render (committed without touching the working tree).
+    #[arg(long)]
+    pub branch: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct StoredArgs {
+    #[command(flatten)]
+    pub repo: RepoArgs,
+    #[command(flatten)]
+    pub stored: StoredRender,
+    /// Output format; by default the one the stored render was made with.
+    #[arg(long, value_enum)]
+    pub format: Option<OutputFormat>,
+}
+
+#[derive(Debug, Args)]
+pub struct DiffArgs {
+    #[command(flatten)]
+    pub stored: StoredArgs,
+    /// Exit 1 when there are changes.
+    #[arg(long)]
+    pub exit_code: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ExplainArgs {
+    #[command(flatten)]
+    pub repo: RepoArgs,
+    /// The stored render (stickiness, pauses and the scheduler's memory depend on it).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// A branch of `--repo` holding the stored render.
+    #[arg(long, conflicts_with = "out")]
+    pub branch: Option<String>,
+    /// The application: KIND/NAMESPACE/NAME, or KIND/NAME when cluster-scoped.
+    pub object: String,
 }

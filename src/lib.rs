@@ -12,6 +12,7 @@ pub mod commands;
 pub mod diag;
 pub mod emit;
 pub mod fort;
+pub mod git;
 pub mod interpret;
 pub mod load;
 pub mod model;

@@ -362,18 +362,13 @@ fn pinned_binding(
     let mut clusters = Vec::new();
     for target in &pin.spec.clusters {
         let is_held = held.contains(&target.name);
-        if is_held && previous_replicas(&target.name).is_none() && previous.is_some() {
-            continue;
-        }
-        if is_held && previous.is_none() {
-            continue;
-        }
-        let replicas = if is_held {
-            previous_replicas(&target.name).unwrap_or(0)
-        } else {
-            target
+        // A held cluster keeps what it had, and gets nothing it did not have.
+        let replicas = match (is_held, previous_replicas(&target.name)) {
+            (true, Some(kept)) => kept,
+            (true, None) => continue,
+            (false, _) => target
                 .replicas
-                .map_or(desired.unwrap_or(0), |r| u64::try_from(r).unwrap_or(0))
+                .map_or(desired.unwrap_or(0), |r| u64::try_from(r).unwrap_or(0)),
         };
         clusters.push(Assignment {
             cluster: target.name.clone(),
@@ -517,7 +512,7 @@ fn validate_references(inputs: &Inputs, diagnostics: &mut Diagnostics) {
                 );
             if unenforced {
                 diagnostics.push(
-                    Diagnostic::warning(Code::IgnoredField, "only `cluster` and `region` spread constraints narrow the clusters, as in Karmada v1.19; this one has no effect")
+                    Diagnostic::warning(Code::IgnoredField, "Karmada v1.19 spreads only by `cluster` and `region`; this constraint is not enforced (and alone it selects no cluster, as in Karmada)")
                         .at(policy.doc.at(&["spec", "placement", "spreadConstraints", &i.to_string()])),
                 );
             }
@@ -1011,8 +1006,6 @@ fn render_one(
             .iter()
             .find(|p| p.name == error.policy_name && p.namespace == error.policy_namespace);
         let segments: Vec<&str> = error.path_in_spec.split('/').filter(|s| !s.is_empty()).collect();
-        let mut full = vec!["spec"];
-        full.extend(segments);
         Diagnostic::error(
             Code::OverrideFailed,
             format!(
@@ -1024,7 +1017,7 @@ fn render_one(
                 error.message
             ),
         )
-        .at_opt(policy.map(|p| p.doc.at(&full)))
+        .at_opt(policy.map(|p| p.doc.at(&segments)))
         .help("fix the path or operator; `replace` and `remove` need an existing path, `add` an existing parent")
     })?;
     annotate(&mut value, app, &applied);

@@ -1,6 +1,12 @@
 //! One module per subcommand; the only code that sequences IO.
 
+mod check;
+mod diff;
+mod explain;
+mod pipeline;
+mod provenance;
 mod render;
+mod stored;
 mod validate;
 
 use crate::cli::{Cli, ColorChoice, Command, DiagnosticFormat};
@@ -33,6 +39,9 @@ pub fn run(cli: &Cli) -> anyhow::Result<ExitStatus> {
     let printer = Printer::new(cli);
     match &cli.command {
         Command::Render(args) => render::run(args, &printer),
+        Command::Diff(args) => diff::run(args, &printer),
+        Command::Check(args) => check::run(args, &printer),
+        Command::Explain(args) => explain::run(args, &printer),
         Command::Validate(args) => validate::run(args, &printer),
     }
 }
@@ -40,16 +49,22 @@ pub fn run(cli: &Cli) -> anyhow::Result<ExitStatus> {
 /// Where human output goes, and how it looks.
 pub struct Printer {
     style: Style,
+    /// ANSI colour on stdout.
+    pub color: bool,
+    /// JSON on stdout instead of text.
+    pub json: bool,
 }
 
 impl Printer {
     fn new(cli: &Cli) -> Printer {
-        let color = match cli.color {
-            ColorChoice::Always => true,
-            ColorChoice::Never => false,
-            ColorChoice::Auto => {
-                std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none()
-            }
+        let auto = |terminal: bool| terminal && std::env::var_os("NO_COLOR").is_none();
+        let (color, stdout_color) = match cli.color {
+            ColorChoice::Always => (true, true),
+            ColorChoice::Never => (false, false),
+            ColorChoice::Auto => (
+                auto(std::io::stderr().is_terminal()),
+                auto(std::io::stdout().is_terminal()),
+            ),
         };
         let style = match cli.diagnostics {
             DiagnosticFormat::Full if color => Style::Color,
@@ -57,7 +72,26 @@ impl Printer {
             DiagnosticFormat::Concise => Style::Concise,
             DiagnosticFormat::Github => Style::Github,
         };
-        Printer { style }
+        Printer {
+            style,
+            color: stdout_color && !cli.json,
+            json: cli.json,
+        }
+    }
+
+    /// Print a render summary as text or JSON (`quiet` prints nothing).
+    pub fn summary(&self, summary: &crate::report::Summary, quiet: bool) {
+        if quiet {
+            return;
+        }
+        if self.json {
+            println!(
+                "{}",
+                serde_json::to_string_pretty(summary).unwrap_or_default()
+            );
+        } else {
+            print!("{}", summary.to_text());
+        }
     }
 
     /// Print diagnostics to stderr, then a count line when there are errors.

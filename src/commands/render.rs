@@ -1,54 +1,136 @@
-//! `garrison render --out DIR`: load, plan against the previous render in
-//! DIR, build the tree, swap it in, print the summary.
+//! `garrison render`: plan against the previous render, then either swap
+//! the new tree into `--out` or commit it to `--branch` (compare-and-swap on
+//! the branch tip; a moved branch is re-read, re-rendered and retried).
 
-use super::{ExitStatus, Printer};
-use crate::cli::{OutputFormat, RenderArgs};
-use crate::emit::{self, write, Format};
-use crate::load::{self, previous, LoadOptions};
+use super::stored::Stored;
+use super::{pipeline, ExitStatus, Printer};
+use crate::cli::RenderArgs;
+use crate::emit::{write, Tree};
 use crate::report;
 use anyhow::Context;
+use std::path::Path;
+
+/// How many times a render is retried when another process moved the branch.
+const MAX_ATTEMPTS: usize = 5;
 
 pub fn run(args: &RenderArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
-    let options = LoadOptions {
-        skip: vec![args.out.clone()],
-    };
-    let (inputs, mut diagnostics) = load::load_repository(&args.repo.repo, &options);
-    if diagnostics.has_errors() {
-        printer.diagnostics(&diagnostics, &inputs.sources);
-        return Ok(ExitStatus::Error);
+    match Stored::from_args(&args.target) {
+        Stored::Dir(out) => to_directory(args, &out, printer),
+        Stored::Branch(branch) => to_branch(args, &branch, printer),
     }
-    let old_tree = write::read_tree(&args.out).context("cannot read the previous render")?;
-    let previous = previous::from_tree(old_tree);
-    let plan = match crate::plan::plan(&inputs, &previous) {
-        Ok(plan) => plan,
-        Err(errors) => {
-            diagnostics.extend(errors);
-            printer.diagnostics(&diagnostics, &inputs.sources);
-            return Ok(ExitStatus::Error);
-        }
+}
+
+fn to_directory(args: &RenderArgs, out: &Path, printer: &Printer) -> anyhow::Result<ExitStatus> {
+    let old_tree = write::read_tree(out).context("cannot read the previous render")?;
+    let outcome = match pipeline::run(
+        &args.repo.repo,
+        vec![out.to_path_buf()],
+        old_tree,
+        Some(args.format.into()),
+        printer,
+    ) {
+        Ok(outcome) => outcome,
+        Err(status) => return Ok(status),
     };
-    diagnostics.extend(plan.warnings.clone());
-    let format = match args.format {
-        OutputFormat::Manifests => Format::Manifests,
-        OutputFormat::Work => Format::Work,
-    };
-    let tree = match emit::build_tree(&plan, &previous, format) {
-        Ok(tree) => tree,
-        Err(errors) => {
-            diagnostics.extend(errors);
-            printer.diagnostics(&diagnostics, &inputs.sources);
-            return Ok(ExitStatus::Error);
-        }
-    };
-    printer.diagnostics(&diagnostics, &inputs.sources);
-    let shadow = emit::shadow_tree(&plan, format);
-    let summary = report::Summary::new(&plan, &previous.files, &tree, &shadow, format);
-    if summary.changed() || !args.out.exists() {
-        write::write_tree(&args.out, &tree, &previous.files)
-            .with_context(|| format!("cannot write the render to `{}`", args.out.display()))?;
+    let summary = report::Summary::new(
+        &outcome.plan,
+        &outcome.previous.files,
+        &outcome.tree,
+        &outcome.shadow,
+        outcome.format,
+    );
+    if summary.changed() || !out.exists() {
+        write::write_tree(out, &outcome.tree, &outcome.previous.files)
+            .with_context(|| format!("cannot write the render to `{}`", out.display()))?;
     }
-    if !args.quiet {
-        print!("{}", summary.to_text());
-    }
+    printer.summary(&summary, args.quiet);
     Ok(ExitStatus::Success)
+}
+
+fn to_branch(args: &RenderArgs, branch: &str, printer: &Printer) -> anyhow::Result<ExitStatus> {
+    let repo = &args.repo.repo;
+    let source = crate::git::source_info(repo).context("cannot read the source repository")?;
+    if let Some(source) = &source {
+        if source.dirty && !args.allow_dirty {
+            eprintln!(
+                "garrison: error: tracked files in `{}` have uncommitted changes; commit them, or pass --allow-dirty to render the working tree anyway",
+                repo.display()
+            );
+            return Ok(ExitStatus::Error);
+        }
+    }
+    for _ in 0..MAX_ATTEMPTS {
+        let stored = crate::git::read_branch(repo, branch)
+            .with_context(|| format!("cannot read branch `{branch}`"))?;
+        let (parent, old_tree) = match stored {
+            Some(stored) => (Some(stored.commit), stored.tree),
+            None => (None, Tree::new()),
+        };
+        let outcome = match pipeline::run(
+            repo,
+            Vec::new(),
+            old_tree,
+            Some(args.format.into()),
+            printer,
+        ) {
+            Ok(outcome) => outcome,
+            Err(status) => return Ok(status),
+        };
+        let summary = report::Summary::new(
+            &outcome.plan,
+            &outcome.previous.files,
+            &outcome.tree,
+            &outcome.shadow,
+            outcome.format,
+        );
+        let unchanged = parent.is_some()
+            && super::check::without_provenance(&outcome.previous.files)
+                == super::check::without_provenance(&outcome.tree);
+        if unchanged {
+            printer.summary(&summary, args.quiet);
+            if !args.quiet && !printer.json {
+                println!("branch `{branch}` is current; no commit");
+            }
+            return Ok(ExitStatus::Success);
+        }
+        let mut tree = outcome.tree;
+        let provenance = super::provenance::Provenance::new(source.clone(), args.allow_dirty);
+        tree.insert(
+            crate::emit::MARKER_FILE.to_string(),
+            provenance.marker(outcome.format),
+        );
+        tree.insert(
+            crate::emit::GITATTRIBUTES.to_string(),
+            b"* linguist-generated=true\n".to_vec(),
+        );
+        let message = provenance.commit_message(&summary);
+        let request = crate::git::CommitRequest {
+            branch,
+            prefix: None,
+            tree: &tree,
+            expected_parent: parent.as_deref(),
+            message: &message,
+            author_name: "garrison",
+            author_email: "garrison@localhost",
+            time: provenance.time,
+        };
+        match crate::git::commit_tree(repo, &request).context("cannot commit the render")? {
+            crate::git::CommitOutcome::Committed { commit, .. } => {
+                printer.summary(&summary, args.quiet);
+                if !args.quiet && !printer.json {
+                    println!("committed {commit} to `{branch}`");
+                }
+                return Ok(ExitStatus::Success);
+            }
+            crate::git::CommitOutcome::Unchanged => {
+                printer.summary(&summary, args.quiet);
+                return Ok(ExitStatus::Success);
+            }
+            crate::git::CommitOutcome::Moved { tip } => {
+                let tip = tip.unwrap_or_else(|| "a deleted ref".into());
+                eprintln!("garrison: branch `{branch}` moved to {tip} while rendering; rendering again on the new tip");
+            }
+        }
+    }
+    anyhow::bail!("branch `{branch}` kept moving; gave up after {MAX_ATTEMPTS} attempts without overwriting it")
 }

@@ -30,6 +30,11 @@ pub type Tree = BTreeMap<String, Vec<u8>>;
 /// The marker that says a directory holds a garrison render.
 pub const MARKER_FILE: &str = ".garrison.json";
 pub const KUSTOMIZATION: &str = "kustomization.yaml";
+/// Files at the root of a render that record where it came from; they
+/// never decide whether a render changed (SPEC §9).
+pub const PROVENANCE_FILES: &[&str] = &[MARKER_FILE, GITATTRIBUTES];
+/// Marks a rendered branch as generated for code review tools.
+pub const GITATTRIBUTES: &str = ".gitattributes";
 
 /// Annotation on a rendered binding: the clusters held for the application.
 pub const HELD_ANNOTATION: &str = "garrison.dev/held-clusters";

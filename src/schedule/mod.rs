@@ -182,14 +182,19 @@ pub fn schedule(request: &Request<'_>, fleet: &[Cluster]) -> Result<Binding, Str
             };
             continue;
         }
-        let candidates =
-            match spread::apply(request.placement, &division, candidates, &previous_clusters) {
-                Ok(c) => c,
-                Err(e) => {
-                    failure = e;
-                    continue;
-                }
-            };
+        let candidates = match spread::apply(
+            request.placement,
+            &division,
+            desired,
+            candidates,
+            &previous_clusters,
+        ) {
+            Ok(c) => c,
+            Err(e) => {
+                failure = e;
+                continue;
+            }
+        };
         let assigned = match assign(
             request,
             &division,

@@ -42,29 +42,64 @@ struct World {
 const NAMES: [&str; 5] = ["c0", "c1", "c2", "c3", "c4"];
 
 fn app() -> impl Strategy<Value = App> {
-    (0u64..40, 0u8..4, 0u8..3, proptest::collection::vec(1u64..6, 5)).prop_map(|(replicas, tag, division, weights)| App { replicas, tag, division, weights })
+    (
+        0u64..40,
+        0u8..4,
+        0u8..3,
+        proptest::collection::vec(1u64..6, 5),
+    )
+        .prop_map(|(replicas, tag, division, weights)| App {
+            replicas,
+            tag,
+            division,
+            weights,
+        })
 }
 
 fn world() -> impl Strategy<Value = World> {
-    (1usize..=5, proptest::collection::vec(any::<bool>(), 5), proptest::collection::vec(app(), 1..4))
-        .prop_map(|(clusters, paused, apps)| World { clusters, paused, apps })
+    (
+        1usize..=5,
+        proptest::collection::vec(any::<bool>(), 5),
+        proptest::collection::vec(app(), 1..4),
+    )
+        .prop_map(|(clusters, paused, apps)| World {
+            clusters,
+            paused,
+            apps,
+        })
 }
 
 /// The repository's files for a world, by name.
 fn files(world: &World, with_pauses: bool) -> Vec<(String, String)> {
     let mut files = Vec::new();
     for (i, name) in NAMES.iter().take(world.clusters).enumerate() {
-        files.push((format!("cluster-{name}.yaml"), cluster(name, &[], with_pauses && world.paused[i])));
+        files.push((
+            format!("cluster-{name}.yaml"),
+            cluster(name, &[], with_pauses && world.paused[i]),
+        ));
     }
     for (i, app) in world.apps.iter().enumerate() {
         let name = format!("app{i}");
-        files.push((format!("{name}.yaml"), deployment(&name, app.replicas, &format!("v{}", app.tag))));
+        files.push((
+            format!("{name}.yaml"),
+            deployment(&name, app.replicas, &format!("v{}", app.tag)),
+        ));
         let placement = match app.division {
             0 => DUPLICATED.to_string(),
             1 => DIVIDED.to_string(),
-            _ => weighted(&NAMES.iter().take(world.clusters).zip(&app.weights).map(|(n, w)| (*n, *w)).collect::<Vec<_>>()),
+            _ => weighted(
+                &NAMES
+                    .iter()
+                    .take(world.clusters)
+                    .zip(&app.weights)
+                    .map(|(n, w)| (*n, *w))
+                    .collect::<Vec<_>>(),
+            ),
         };
-        files.push((format!("{name}-policy.yaml"), policy(&name, &placement, &[], "")));
+        files.push((
+            format!("{name}-policy.yaml"),
+            policy(&name, &placement, &[], ""),
+        ));
     }
     files
 }
@@ -80,8 +115,13 @@ fn write(dir: &Path, files: &[(String, String)]) {
 }
 
 fn replicas_in(tree: &Tree, cluster: &str, app: &str) -> Option<u64> {
-    let bytes = tree.get(&format!("clusters/{cluster}/apps/deployment.apps_{app}.yaml"))?;
-    String::from_utf8_lossy(bytes).lines().find_map(|l| l.strip_prefix("  replicas: ")).and_then(|v| v.parse().ok())
+    let bytes = tree.get(&format!(
+        "clusters/{cluster}/apps/deployment.apps_{app}.yaml"
+    ))?;
+    String::from_utf8_lossy(bytes)
+        .lines()
+        .find_map(|l| l.strip_prefix("  replicas: "))
+        .and_then(|v| v.parse().ok())
 }
 
 proptest! {

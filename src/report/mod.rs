@@ -7,7 +7,12 @@ use crate::plan::Plan;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+mod diff;
+pub mod explain;
+
+pub use diff::{unified_diff, MASK};
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct Counts {
     pub added: usize,
     pub changed: usize,
@@ -21,7 +26,7 @@ impl Counts {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct FortMove {
     pub app: String,
     pub from: String,
@@ -29,7 +34,7 @@ pub struct FortMove {
     pub reason: String,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct Summary {
     /// Per cluster, counts of object files (kustomization.yaml excluded).
     pub clusters: BTreeMap<String, Counts>,
@@ -96,6 +101,7 @@ impl Summary {
                     o,
                     n,
                 ),
+                None if crate::emit::PROVENANCE_FILES.contains(&path.as_str()) => {}
                 None => count(&mut summary.other, o, n),
             }
         }

@@ -1,0 +1,53 @@
+//! `garrison check`: is the stored render what the source renders to now?
+//! Exit 0 when current, 1 when stale, 2 on an error.
+
+use super::stored::Stored;
+use super::{pipeline, ExitStatus, Printer};
+use crate::cli::StoredArgs;
+use crate::emit::Tree;
+use crate::report;
+
+/// Files that record provenance, not rendered objects; they never make a render stale.
+pub fn without_provenance(tree: &Tree) -> Tree {
+    tree.iter()
+        .filter(|(path, _)| !crate::emit::PROVENANCE_FILES.contains(&path.as_str()))
+        .map(|(p, b)| (p.clone(), b.clone()))
+        .collect()
+}
+
+pub fn run(args: &StoredArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
+    let stored = Stored::from_args(&args.stored);
+    let old = stored.read(&args.repo.repo)?;
+    let outcome = match pipeline::run(
+        &args.repo.repo,
+        stored.skip(),
+        old,
+        args.format.map(Into::into),
+        printer,
+    ) {
+        Ok(outcome) => outcome,
+        Err(status) => return Ok(status),
+    };
+    let current = without_provenance(&outcome.previous.files) == without_provenance(&outcome.tree);
+    let summary = report::Summary::new(
+        &outcome.plan,
+        &outcome.previous.files,
+        &outcome.tree,
+        &outcome.shadow,
+        outcome.format,
+    );
+    if printer.json {
+        let value = serde_json::json!({ "current": current, "summary": summary });
+        println!("{}", serde_json::to_string_pretty(&value)?);
+    } else if current {
+        println!("current: the stored render is what the source renders to");
+    } else {
+        print!("{}", summary.to_text());
+        println!("stale: render again to update the stored render");
+    }
+    Ok(if current {
+        ExitStatus::Success
+    } else {
+        ExitStatus::Changes
+    })
+}

@@ -1,0 +1,87 @@
+//! `garrison diff`: what a render would change, per cluster then as a
+//! unified diff (Secret values masked). Writes nothing.
+
+use super::stored::Stored;
+use super::{pipeline, ExitStatus, Printer};
+use crate::cli::DiffArgs;
+use crate::report;
+
+pub fn run(args: &DiffArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
+    let stored = Stored::from_args(&args.stored.stored);
+    let repo = &args.stored.repo.repo;
+    let old = stored.read(repo)?;
+    let outcome = match pipeline::run(
+        repo,
+        stored.skip(),
+        old,
+        args.stored.format.map(Into::into),
+        printer,
+    ) {
+        Ok(outcome) => outcome,
+        Err(status) => return Ok(status),
+    };
+    let summary = report::Summary::new(
+        &outcome.plan,
+        &outcome.previous.files,
+        &outcome.tree,
+        &outcome.shadow,
+        outcome.format,
+    );
+    let diff = report::unified_diff(&outcome.previous.files, &outcome.tree, printer.color);
+    let held = report::unified_diff(&outcome.previous.files, &held_view(&outcome), printer.color);
+    if printer.json {
+        let value = serde_json::json!({ "summary": summary, "diff": diff, "heldBack": held });
+        println!("{}", serde_json::to_string_pretty(&value)?);
+    } else {
+        print!("{}", summary.to_text());
+        if !diff.is_empty() {
+            println!();
+            print!("{diff}");
+        }
+        if !held.is_empty() {
+            println!("\nheld back on paused or suspended clusters (applied when the hold ends):");
+            print!("{held}");
+        }
+    }
+    Ok(if args.exit_code && summary.changed() {
+        ExitStatus::Changes
+    } else {
+        ExitStatus::Success
+    })
+}
+
+/// The previous render with held clusters' would-be files laid over it: its
+/// diff against the previous render is exactly what the holds keep back.
+fn held_view(outcome: &pipeline::Outcome) -> crate::emit::Tree {
+    let mut view = outcome.previous.files.clone();
+    for cluster in outcome
+        .plan
+        .clusters
+        .iter()
+        .filter(|c| c.paused || !c.frozen.is_empty())
+    {
+        let root = format!("clusters/{}/", cluster.name);
+        let frozen: Vec<String> = cluster
+            .frozen
+            .iter()
+            .map(|k| {
+                format!(
+                    "{root}{}",
+                    crate::emit::file_of(k, &cluster.name, outcome.format)
+                )
+            })
+            .collect();
+        view.retain(|path, _| {
+            let object = path.starts_with(&root) && !path.ends_with(crate::emit::KUSTOMIZATION);
+            !(object && (cluster.paused || frozen.contains(path)))
+        });
+        view.extend(
+            outcome
+                .shadow
+                .iter()
+                .filter(|(p, _)| p.starts_with(&root))
+                .map(|(p, b)| (p.clone(), b.clone())),
+        );
+    }
+    view
+}

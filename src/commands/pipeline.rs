@@ -1,0 +1,76 @@
+//! The steps every command shares: read the previous render, load the
+//! source, plan, build the tree. One place, so `render`, `diff`, `check` and
+//! `explain` can never disagree about what a render would produce.
+
+use super::{ExitStatus, Printer};
+use crate::emit::{self, Format, Tree};
+use crate::load::{self, previous, LoadOptions};
+use crate::model::previous::PreviousRender;
+use crate::plan::Plan;
+use std::path::{Path, PathBuf};
+
+/// Everything a render decided, before anything is written.
+pub struct Outcome {
+    pub plan: Plan,
+    pub previous: PreviousRender,
+    pub tree: Tree,
+    pub shadow: Tree,
+    pub format: Format,
+}
+
+/// The output format recorded in a previous render's marker, if any.
+pub fn recorded_format(tree: &Tree) -> Option<Format> {
+    let marker = tree.get(emit::MARKER_FILE)?;
+    let text = String::from_utf8_lossy(marker);
+    if text.contains("\"format\":\"work\"") {
+        Some(Format::Work)
+    } else {
+        Some(Format::Manifests)
+    }
+}
+
+/// Load `repo`, plan against `previous_tree`, build the new tree. Input
+/// faults are printed and become `Err(ExitStatus::Error)`.
+pub fn run(
+    repo: &Path,
+    skip: Vec<PathBuf>,
+    previous_tree: Tree,
+    format: Option<Format>,
+    printer: &Printer,
+) -> Result<Outcome, ExitStatus> {
+    let (inputs, mut diagnostics) = load::load_repository(repo, &LoadOptions { skip });
+    if diagnostics.has_errors() {
+        printer.diagnostics(&diagnostics, &inputs.sources);
+        return Err(ExitStatus::Error);
+    }
+    let format = format
+        .or_else(|| recorded_format(&previous_tree))
+        .unwrap_or_default();
+    let previous = previous::from_tree(previous_tree);
+    let plan = match crate::plan::plan(&inputs, &previous) {
+        Ok(plan) => plan,
+        Err(errors) => {
+            diagnostics.extend(errors);
+            printer.diagnostics(&diagnostics, &inputs.sources);
+            return Err(ExitStatus::Error);
+        }
+    };
+    diagnostics.extend(plan.warnings.clone());
+    let tree = match emit::build_tree(&plan, &previous, format) {
+        Ok(tree) => tree,
+        Err(errors) => {
+            diagnostics.extend(errors);
+            printer.diagnostics(&diagnostics, &inputs.sources);
+            return Err(ExitStatus::Error);
+        }
+    };
+    printer.diagnostics(&diagnostics, &inputs.sources);
+    let shadow = emit::shadow_tree(&plan, format);
+    Ok(Outcome {
+        plan,
+        previous,
+        tree,
+        shadow,
+        format,
+    })
+}

@@ -1,0 +1,1081 @@
+//! Git storage for the branch mode: the source commit a render came from,
+//! the render stored on a branch, and committing a new render to it.
+//!
+//! This is the only module that touches git (and the only one that imports
+//! `git2`). It owns three things:
+//!
+//! - [`source_info`]: the HEAD commit of the repository holding the inputs,
+//!   and whether tracked files have uncommitted changes.
+//! - [`read_branch`] / [`read_branch_dir`]: the tip of `refs/heads/<branch>`
+//!   and every file of its tree (or of one directory of it) as a [`Tree`].
+//! - [`commit_tree`]: a [`Tree`] committed to a branch through the object
+//!   database only. The working tree, the index and HEAD are never touched,
+//!   so it works the same in a bare repository. Blobs that already exist are
+//!   not written again, so a render that changes one file writes one blob.
+//!
+//! # Compare-and-swap and retry
+//!
+//! A commit names the tip it was rendered against (`expected_parent`, or
+//! `None` when the branch must not exist yet). The branch is moved with a
+//! compare-and-swap on that value: if anyone moved it in between,
+//! [`commit_tree`] returns [`CommitOutcome::Moved`] and changes nothing
+//! (the new commit object may stay in the object database, unreferenced,
+//! until git collects it). The caller then reads the branch again, renders
+//! again against what it read (stickiness and pauses depend on it), and
+//! commits again, a bounded number of times. A branch is never overwritten.
+//! When the new tree equals the expected parent's tree the result is
+//! [`CommitOutcome::Unchanged`] and no commit is made.
+
+use crate::emit::Tree;
+use git2::{ErrorCode, FileMode, ObjectType, Oid, Repository, Signature, StatusOptions, Time};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("cannot open the git repository at `{path}`")]
+    Open {
+        path: PathBuf,
+        #[source]
+        source: git2::Error,
+    },
+    #[error("cannot read {what} in the git repository at `{path}`")]
+    Read {
+        path: PathBuf,
+        what: String,
+        #[source]
+        source: git2::Error,
+    },
+    #[error("cannot write {what} in the git repository at `{path}`")]
+    Write {
+        path: PathBuf,
+        what: String,
+        #[source]
+        source: git2::Error,
+    },
+    #[error("`{branch}` is not a valid branch name (repository `{path}`)")]
+    InvalidBranch { path: PathBuf, branch: String },
+    #[error("`{commit}` is not a full commit id (expected 40 hexadecimal digits)")]
+    InvalidCommitId { commit: String },
+    #[error("cannot store `{file}` in git: {reason}")]
+    InvalidPath { file: String, reason: &'static str },
+    #[error(
+        "refusing to commit the render to `{branch}`: it is the branch checked out in `{path}`; \
+         choose another branch"
+    )]
+    CheckedOut { path: PathBuf, branch: String },
+    #[error("`{dir}` on branch `{branch}` is not a directory (repository `{path}`)")]
+    NotADirectory {
+        path: PathBuf,
+        branch: String,
+        dir: String,
+    },
+    #[error("`{file}` on branch `{branch}` has a name that is not UTF-8 (repository `{path}`)")]
+    NonUtf8Name {
+        path: PathBuf,
+        branch: String,
+        file: String,
+    },
+}
+
+/// The commit the inputs were read from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Source {
+    /// Full SHA of HEAD.
+    pub commit: String,
+    /// First line (summary) of the commit message.
+    pub subject: String,
+    /// `Name <email>` of the author.
+    pub author: String,
+    /// Committer time of HEAD, seconds since the epoch (usable as
+    /// [`CommitRequest::time`]).
+    pub time: i64,
+    /// Tracked files are modified or staged (untracked files do not count).
+    pub dirty: bool,
+}
+
+/// A branch as stored: its tip and its files.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Stored {
+    /// Full SHA of the tip; pass it back as [`CommitRequest::expected_parent`].
+    pub commit: String,
+    pub tree: Tree,
+}
+
+/// What to commit and where.
+#[derive(Clone, Copy, Debug)]
+pub struct CommitRequest<'a> {
+    /// Branch name without `refs/heads/`.
+    pub branch: &'a str,
+    /// The directory of the branch the render lives in (`/`-separated);
+    /// `None` = the whole branch. With a directory, the rest of the branch
+    /// is kept as it is.
+    pub prefix: Option<&'a str>,
+    pub tree: &'a Tree,
+    /// The tip read before rendering ([`Stored::commit`]); `None` = the
+    /// branch must not exist yet.
+    pub expected_parent: Option<&'a str>,
+    pub message: &'a str,
+    pub author_name: &'a str,
+    pub author_email: &'a str,
+    /// Author and committer time, seconds since the epoch (UTC); `None` = now.
+    pub time: Option<i64>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CommitOutcome {
+    /// The branch now points at `commit`; `blobs_written` blobs were new.
+    Committed {
+        commit: String,
+        blobs_written: usize,
+    },
+    /// The tree is identical to the expected parent's: no commit was made.
+    Unchanged,
+    /// The branch no longer points at `expected_parent` (`tip` is where it
+    /// points now, `None` if it does not exist). Nothing was changed: read the
+    /// branch again, render again, retry.
+    Moved { tip: Option<String> },
+}
+
+/// HEAD of the repository containing `repo` (searched upward), or `None` when
+/// `repo` is not in a git repository or HEAD is unborn.
+pub fn source_info(repo: &Path) -> Result<Option<Source>, Error> {
+    let git = match Repository::discover(repo) {
+        Ok(git) => git,
+        Err(e) if e.code() == ErrorCode::NotFound => return Ok(None),
+        Err(source) => return Err(open_error(repo, source)),
+    };
+    let head = match git.head() {
+        Ok(head) => head,
+        Err(e) if matches!(e.code(), ErrorCode::UnbornBranch | ErrorCode::NotFound) => {
+            return Ok(None)
+        }
+        Err(source) => return Err(read_error(repo, "HEAD", source)),
+    };
+    let commit = head
+        .peel_to_commit()
+        .map_err(|source| read_error(repo, "the HEAD commit", source))?;
+    let subject = commit
+        .summary_bytes()
+        .map(|s| String::from_utf8_lossy(s).into_owned())
+        .unwrap_or_default();
+    let author = commit.author();
+    let author = format!(
+        "{} <{}>",
+        String::from_utf8_lossy(author.name_bytes()),
+        String::from_utf8_lossy(author.email_bytes())
+    );
+    let dirty = if git.is_bare() {
+        false
+    } else {
+        let mut options = StatusOptions::new();
+        options
+            .include_untracked(false)
+            .include_ignored(false)
+            .exclude_submodules(true);
+        let statuses = git
+            .statuses(Some(&mut options))
+            .map_err(|source| read_error(repo, "the status of the working tree", source))?;
+        !statuses.is_empty()
+    };
+    Ok(Some(Source {
+        commit: commit.id().to_string(),
+        subject,
+        author,
+        time: commit.time().seconds(),
+        dirty,
+    }))
+}
+
+/// The tip of `refs/heads/<branch>` and all its files, or `None` when the
+/// branch does not exist.
+pub fn read_branch(repo: &Path, branch: &str) -> Result<Option<Stored>, Error> {
+    read_branch_dir(repo, branch, None)
+}
+
+/// Like [`read_branch`], but only the files under directory `prefix` of the
+/// branch, with paths relative to it. A missing directory reads as empty.
+pub fn read_branch_dir(
+    repo: &Path,
+    branch: &str,
+    prefix: Option<&str>,
+) -> Result<Option<Stored>, Error> {
+    let refname = branch_ref(repo, branch)?;
+    let prefix = prefix.map(|p| split_prefix(p)).transpose()?;
+    let git = open(repo)?;
+    let Some(tip) = current_tip(&git, repo, &refname)? else {
+        return Ok(None);
+    };
+    let commit = git
+        .find_commit(tip)
+        .map_err(|source| read_error(repo, format!("commit `{tip}`"), source))?;
+    let root = commit
+        .tree()
+        .map_err(|source| read_error(repo, format!("the tree of commit `{tip}`"), source))?;
+    let mut tree = Tree::new();
+    let start = match &prefix {
+        None => Some(root),
+        Some(parts) => {
+            let dir = parts.join("/");
+            match root.get_path(Path::new(&dir)) {
+                Ok(entry) if entry.kind() == Some(ObjectType::Tree) => Some(
+                    git.find_tree(entry.id())
+                        .map_err(|source| read_error(repo, format!("tree `{dir}`"), source))?,
+                ),
+                Ok(_) => {
+                    return Err(Error::NotADirectory {
+                        path: repo.to_path_buf(),
+                        branch: branch.to_string(),
+                        dir,
+                    })
+                }
+                Err(e) if e.code() == ErrorCode::NotFound => None,
+                Err(source) => return Err(read_error(repo, format!("tree `{dir}`"), source)),
+            }
+        }
+    };
+    if let Some(start) = start {
+        collect(&git, repo, branch, &start, "", &mut tree)?;
+    }
+    Ok(Some(Stored {
+        commit: tip.to_string(),
+        tree,
+    }))
+}
+
+fn collect(
+    git: &Repository,
+    repo: &Path,
+    branch: &str,
+    tree: &git2::Tree<'_>,
+    base: &str,
+    out: &mut Tree,
+) -> Result<(), Error> {
+    for entry in tree.iter() {
+        let Ok(name) = entry.name() else {
+            return Err(Error::NonUtf8Name {
+                path: repo.to_path_buf(),
+                branch: branch.to_string(),
+                file: format!("{base}{}", String::from_utf8_lossy(entry.name_bytes())),
+            });
+        };
+        let path = format!("{base}{name}");
+        match entry.kind() {
+            Some(ObjectType::Tree) => {
+                let sub = git
+                    .find_tree(entry.id())
+                    .map_err(|source| read_error(repo, format!("tree `{path}`"), source))?;
+                collect(git, repo, branch, &sub, &format!("{path}/"), out)?;
+            }
+            Some(ObjectType::Blob) => {
+                let blob = git
+                    .find_blob(entry.id())
+                    .map_err(|source| read_error(repo, format!("file `{path}`"), source))?;
+                out.insert(path, blob.content().to_vec());
+            }
+            // Submodule links and anything else are not part of a render.
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// Commit `request.tree` to `request.branch` with a compare-and-swap on
+/// `request.expected_parent`. See the module documentation for the contract.
+pub fn commit_tree(repo: &Path, request: &CommitRequest<'_>) -> Result<CommitOutcome, Error> {
+    let refname = branch_ref(repo, request.branch)?;
+    let prefix = request.prefix.map(split_prefix).transpose()?;
+    let expected = request.expected_parent.map(parse_commit_id).transpose()?;
+    let nested = nest(request.tree)?;
+    let git = open(repo)?;
+    if !git.is_bare() {
+        if let Ok(head) = git.find_reference("HEAD") {
+            if head.symbolic_target_bytes() == Some(refname.as_bytes()) {
+                return Err(Error::CheckedOut {
+                    path: repo.to_path_buf(),
+                    branch: request.branch.to_string(),
+                });
+            }
+        }
+    }
+
+    let tip = current_tip(&git, repo, &refname)?;
+    if tip != expected {
+        return Ok(CommitOutcome::Moved {
+            tip: tip.map(|t| t.to_string()),
+        });
+    }
+    let parent = expected
+        .map(|oid| {
+            git.find_commit(oid)
+                .map_err(|source| read_error(repo, format!("commit `{oid}`"), source))
+        })
+        .transpose()?;
+    let parent_tree = parent
+        .as_ref()
+        .map(|c| {
+            c.tree().map_err(|source| {
+                read_error(repo, format!("the tree of commit `{}`", c.id()), source)
+            })
+        })
+        .transpose()?;
+
+    let mut writer = Writer {
+        git: &git,
+        repo,
+        odb: git
+            .odb()
+            .map_err(|source| read_error(repo, "the object database", source))?,
+        blobs_written: 0,
+    };
+    let render = writer.dir(&nested)?;
+    let root = match &prefix {
+        None => render,
+        Some(parts) => writer.graft(parent_tree.as_ref(), parts, render)?,
+    };
+    if parent_tree.as_ref().map(|t| t.id()) == Some(root) {
+        return Ok(CommitOutcome::Unchanged);
+    }
+    let blobs_written = writer.blobs_written;
+
+    let root_tree = git
+        .find_tree(root)
+        .map_err(|source| read_error(repo, format!("tree `{root}`"), source))?;
+    let time = request.time.unwrap_or_else(now);
+    let signature = Signature::new(
+        request.author_name,
+        request.author_email,
+        &Time::new(time, 0),
+    )
+    .map_err(|source| write_error(repo, "the commit signature", source))?;
+    let message = if request.message.ends_with('\n') {
+        request.message.to_string()
+    } else {
+        format!("{}\n", request.message)
+    };
+    let parents: Vec<&git2::Commit<'_>> = parent.iter().collect();
+    let commit = git
+        .commit(None, &signature, &signature, &message, &root_tree, &parents)
+        .map_err(|source| write_error(repo, "the commit", source))?;
+
+    let log = format!("garrison: render {commit}");
+    let update = match expected {
+        Some(old) => git.reference_matching(&refname, commit, true, old, &log),
+        None => git.reference(&refname, commit, false, &log),
+    };
+    match update {
+        Ok(_) => Ok(CommitOutcome::Committed {
+            commit: commit.to_string(),
+            blobs_written,
+        }),
+        Err(e)
+            if matches!(
+                e.code(),
+                ErrorCode::Modified | ErrorCode::Exists | ErrorCode::Locked
+            ) =>
+        {
+            let tip = current_tip(&git, repo, &refname)?;
+            Ok(CommitOutcome::Moved {
+                tip: tip.map(|t| t.to_string()),
+            })
+        }
+        Err(source) => Err(write_error(
+            repo,
+            format!("branch `{}`", request.branch),
+            source,
+        )),
+    }
+}
+
+/// A directory of the render: file name → blob contents or subdirectory.
+enum Node<'a> {
+    File(&'a [u8]),
+    Dir(BTreeMap<&'a str, Node<'a>>),
+}
+
+fn nest(tree: &Tree) -> Result<BTreeMap<&str, Node<'_>>, Error> {
+    let mut root: BTreeMap<&str, Node<'_>> = BTreeMap::new();
+    for (path, bytes) in tree {
+        let parts = split_path(path)?;
+        let Some((last, dirs)) = parts.split_last() else {
+            return Err(invalid(path, "the path is empty"));
+        };
+        let mut dir = &mut root;
+        for part in dirs {
+            let node = dir
+                .entry(part)
+                .or_insert_with(|| Node::Dir(BTreeMap::new()));
+            dir = match node {
+                Node::Dir(children) => children,
+                Node::File(_) => return Err(invalid(path, "a parent directory is also a file")),
+            };
+        }
+        if dir.insert(last, Node::File(bytes)).is_some() {
+            return Err(invalid(path, "the path is also a directory"));
+        }
+    }
+    Ok(root)
+}
+
+struct Writer<'r> {
+    git: &'r Repository,
+    repo: &'r Path,
+    odb: git2::Odb<'r>,
+    blobs_written: usize,
+}
+
+impl Writer<'_> {
+    fn blob(&mut self, bytes: &[u8]) -> Result<Oid, Error> {
+        let oid = Oid::hash_object(ObjectType::Blob, bytes)
+            .map_err(|source| write_error(self.repo, "a blob", source))?;
+        if self.odb.exists(oid) {
+            return Ok(oid);
+        }
+        let written = self
+            .odb
+            .write(ObjectType::Blob, bytes)
+            .map_err(|source| write_error(self.repo, "a blob", source))?;
+        self.blobs_written += 1;
+        Ok(written)
+    }
+
+    fn dir(&mut self, children: &BTreeMap<&str, Node<'_>>) -> Result<Oid, Error> {
+        let mut builder = self
+            .git
+            .treebuilder(None)
+            .map_err(|source| write_error(self.repo, "a tree", source))?;
+        for (name, node) in children {
+            let (oid, mode) = match node {
+                Node::File(bytes) => (self.blob(bytes)?, FileMode::Blob),
+                Node::Dir(sub) => (self.dir(sub)?, FileMode::Tree),
+            };
+            builder
+                .insert(name, oid, mode.into())
+                .map_err(|source| write_error(self.repo, format!("tree entry `{name}`"), source))?;
+        }
+        builder
+            .write()
+            .map_err(|source| write_error(self.repo, "a tree", source))
+    }
+
+    /// `base` with the directory at `parts` replaced by tree `render` (removed
+    /// when `render` is empty); the rest of `base` is kept.
+    fn graft(
+        &mut self,
+        base: Option<&git2::Tree<'_>>,
+        parts: &[&str],
+        render: Oid,
+    ) -> Result<Oid, Error> {
+        let Some((first, rest)) = parts.split_first() else {
+            return Ok(render);
+        };
+        let mut builder = self
+            .git
+            .treebuilder(base)
+            .map_err(|source| write_error(self.repo, "a tree", source))?;
+        let existing = match base.and_then(|b| b.get_name(first)) {
+            Some(entry) if entry.kind() == Some(ObjectType::Tree) => Some(
+                self.git
+                    .find_tree(entry.id())
+                    .map_err(|source| read_error(self.repo, format!("tree `{first}`"), source))?,
+            ),
+            _ => None,
+        };
+        let sub = self.graft(existing.as_ref(), rest, render)?;
+        let empty = self
+            .git
+            .find_tree(sub)
+            .map_err(|source| read_error(self.repo, format!("tree `{sub}`"), source))?
+            .is_empty();
+        if empty {
+            if builder.get(first).ok().flatten().is_some() {
+                builder
+                    .remove(first)
+                    .map_err(|source| write_error(self.repo, format!("`{first}`"), source))?;
+            }
+        } else {
+            builder
+                .insert(first, sub, FileMode::Tree.into())
+                .map_err(|source| write_error(self.repo, format!("`{first}`"), source))?;
+        }
+        builder
+            .write()
+            .map_err(|source| write_error(self.repo, "a tree", source))
+    }
+}
+
+fn split_path(path: &str) -> Result<Vec<&str>, Error> {
+    if path.contains('\0') {
+        return Err(invalid(path, "it contains a NUL byte"));
+    }
+    if path.contains('\\') {
+        return Err(invalid(path, "it contains a backslash"));
+    }
+    let parts: Vec<&str> = path.split('/').collect();
+    for part in &parts {
+        match *part {
+            "" => {
+                return Err(invalid(
+                    path,
+                    "it has an empty component (leading, trailing or double `/`)",
+                ))
+            }
+            "." | ".." => return Err(invalid(path, "it has a `.` or `..` component")),
+            p if p.eq_ignore_ascii_case(".git") => {
+                return Err(invalid(path, "it has a `.git` component"))
+            }
+            _ => {}
+        }
+    }
+    Ok(parts)
+}
+
+fn split_prefix(prefix: &str) -> Result<Vec<&str>, Error> {
+    let trimmed = prefix.trim_matches('/');
+    if trimmed.is_empty() {
+        return Ok(Vec::new());
+    }
+    split_path(trimmed)
+}
+
+fn invalid(path: &str, reason: &'static str) -> Error {
+    Error::InvalidPath {
+        file: path.to_string(),
+        reason,
+    }
+}
+
+fn parse_commit_id(id: &str) -> Result<Oid, Error> {
+    let bad = || Error::InvalidCommitId {
+        commit: id.to_string(),
+    };
+    if id.len() != 40 || !id.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err(bad());
+    }
+    Oid::from_str(id).map_err(|_| bad())
+}
+
+fn branch_ref(repo: &Path, branch: &str) -> Result<String, Error> {
+    let refname = format!("refs/heads/{branch}");
+    if branch.is_empty() || !git2::Reference::is_valid_name(&refname) {
+        return Err(Error::InvalidBranch {
+            path: repo.to_path_buf(),
+            branch: branch.to_string(),
+        });
+    }
+    Ok(refname)
+}
+
+fn open(repo: &Path) -> Result<Repository, Error> {
+    Repository::discover(repo).map_err(|source| open_error(repo, source))
+}
+
+fn current_tip(git: &Repository, repo: &Path, refname: &str) -> Result<Option<Oid>, Error> {
+    match git.find_reference(refname) {
+        Ok(reference) => {
+            let commit = reference
+                .peel_to_commit()
+                .map_err(|source| read_error(repo, format!("`{refname}`"), source))?;
+            Ok(Some(commit.id()))
+        }
+        Err(e) if e.code() == ErrorCode::NotFound => Ok(None),
+        Err(source) => Err(read_error(repo, format!("`{refname}`"), source)),
+    }
+}
+
+fn now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
+        .unwrap_or(0)
+}
+
+fn open_error(repo: &Path, source: git2::Error) -> Error {
+    Error::Open {
+        path: repo.to_path_buf(),
+        source,
+    }
+}
+
+fn read_error(repo: &Path, what: impl Into<String>, source: git2::Error) -> Error {
+    Error::Read {
+        path: repo.to_path_buf(),
+        what: what.into(),
+        source,
+    }
+}
+
+fn write_error(repo: &Path, what: impl Into<String>, source: git2::Error) -> Error {
+    Error::Write {
+        path: repo.to_path_buf(),
+        what: what.into(),
+        source,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::process::Command;
+    use std::sync::{Arc, Barrier};
+
+    /// Runs the real `git` CLI in `dir`, isolated from the user's and the
+    /// system's configuration. Panics (never skips) when git is missing.
+    fn git(dir: &Path, args: &[&str]) -> String {
+        let out = Command::new("git")
+            .arg("-C")
+            .arg(dir)
+            .args([
+                "-c",
+                "user.name=Source Author",
+                "-c",
+                "user.email=source@example.com",
+                "-c",
+                "commit.gpgsign=false",
+                "-c",
+                "init.defaultBranch=main",
+            ])
+            .args(args)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .output()
+            .unwrap_or_else(|e| {
+                panic!("these tests need the `git` command line tool and it could not be run: {e}")
+            });
+        assert!(
+            out.status.success(),
+            "git {args:?} failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).expect("git output is UTF-8")
+    }
+
+    fn git_bytes(dir: &Path, args: &[&str]) -> Vec<u8> {
+        let out = Command::new("git")
+            .arg("-C")
+            .arg(dir)
+            .args(args)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .output()
+            .expect("these tests need the `git` command line tool");
+        assert!(out.status.success(), "git {args:?} failed");
+        out.stdout
+    }
+
+    /// A non-bare repository with one source commit and a dirty tracked file.
+    fn source_repo() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().expect("temp dir");
+        git(dir.path(), &["init", "-q"]);
+        std::fs::write(dir.path().join("fleet.yaml"), "clusters: [a]\n").expect("write");
+        git(dir.path(), &["add", "fleet.yaml"]);
+        git(dir.path(), &["commit", "-q", "-m", "Add the fleet"]);
+        std::fs::write(dir.path().join("fleet.yaml"), "clusters: [a, b]\n").expect("write");
+        dir
+    }
+
+    fn tree(files: &[(&str, &str)]) -> Tree {
+        files
+            .iter()
+            .map(|(p, c)| (p.to_string(), c.as_bytes().to_vec()))
+            .collect()
+    }
+
+    fn request<'a>(
+        branch: &'a str,
+        tree: &'a Tree,
+        parent: Option<&'a str>,
+        message: &'a str,
+    ) -> CommitRequest<'a> {
+        CommitRequest {
+            branch,
+            prefix: None,
+            tree,
+            expected_parent: parent,
+            message,
+            author_name: "garrison",
+            author_email: "garrison@example.com",
+            time: Some(1_700_000_000),
+        }
+    }
+
+    fn committed(outcome: CommitOutcome) -> (String, usize) {
+        match outcome {
+            CommitOutcome::Committed {
+                commit,
+                blobs_written,
+            } => (commit, blobs_written),
+            other => panic!("expected a commit, got {other:?}"),
+        }
+    }
+
+    fn count(dir: &Path, branch: &str) -> usize {
+        git(dir, &["rev-list", "--count", branch])
+            .trim()
+            .parse()
+            .expect("a count")
+    }
+
+    fn fsck(dir: &Path) {
+        git(dir, &["fsck", "--strict", "--no-dangling"]);
+    }
+
+    fn first_render() -> Tree {
+        tree(&[
+            (".garrison.json", "{}\n"),
+            (
+                "clusters/a/kustomization.yaml",
+                "resources: [deploy.yaml]\n",
+            ),
+            ("clusters/a/deploy.yaml", "kind: Deployment\n"),
+            ("clusters/b/kustomization.yaml", "resources: []\n"),
+        ])
+    }
+
+    #[test]
+    fn first_commit_creates_the_branch_and_leaves_the_worktree_alone() {
+        let dir = source_repo();
+        let repo = dir.path();
+        let status_before = git(repo, &["status", "--porcelain"]);
+        let head_before = git(repo, &["rev-parse", "HEAD"]);
+        let index_before = std::fs::read(repo.join(".git/index")).expect("index");
+        let render = first_render();
+
+        let (commit, blobs) = committed(
+            commit_tree(repo, &request("rendered", &render, None, "Render")).expect("commit"),
+        );
+        assert_eq!(blobs, 4);
+        assert_eq!(git(repo, &["rev-parse", "rendered"]).trim(), commit);
+        let listed = git(repo, &["ls-tree", "-r", "--name-only", "rendered"]);
+        let listed: Vec<&str> = listed.lines().collect();
+        let expected: Vec<&str> = render.keys().map(String::as_str).collect();
+        assert_eq!(listed, expected);
+        for (path, bytes) in &render {
+            assert_eq!(
+                &git_bytes(repo, &["show", &format!("rendered:{path}")]),
+                bytes
+            );
+        }
+        assert_eq!(
+            git(
+                repo,
+                &[
+                    "log",
+                    "-1",
+                    "--format=%an <%ae>|%cn <%ce>|%at|%s",
+                    "rendered"
+                ]
+            )
+            .trim(),
+            "garrison <garrison@example.com>|garrison <garrison@example.com>|1700000000|Render"
+        );
+
+        assert_eq!(git(repo, &["status", "--porcelain"]), status_before);
+        assert_eq!(git(repo, &["rev-parse", "HEAD"]), head_before);
+        assert_eq!(
+            git(repo, &["symbolic-ref", "HEAD"]).trim(),
+            "refs/heads/main"
+        );
+        assert_eq!(
+            std::fs::read(repo.join(".git/index")).expect("index"),
+            index_before
+        );
+        assert_eq!(
+            std::fs::read_to_string(repo.join("fleet.yaml")).expect("read"),
+            "clusters: [a, b]\n"
+        );
+
+        let stored = read_branch(repo, "rendered")
+            .expect("read")
+            .expect("exists");
+        assert_eq!(stored.commit, commit);
+        assert_eq!(stored.tree, render);
+        assert_eq!(read_branch(repo, "absent").expect("read"), None);
+        fsck(repo);
+    }
+
+    #[test]
+    fn same_tree_again_is_unchanged() {
+        let dir = source_repo();
+        let repo = dir.path();
+        let render = first_render();
+        let (first, _) =
+            committed(commit_tree(repo, &request("out", &render, None, "one")).expect("commit"));
+        let again = commit_tree(repo, &request("out", &render, Some(&first), "two"));
+        assert_eq!(again.expect("commit"), CommitOutcome::Unchanged);
+        assert_eq!(count(repo, "out"), 1);
+        assert_eq!(git(repo, &["rev-parse", "out"]).trim(), first);
+        fsck(repo);
+    }
+
+    #[test]
+    fn one_changed_file_writes_one_blob_on_top_of_the_parent() {
+        let dir = source_repo();
+        let repo = dir.path();
+        let mut render = first_render();
+        let (first, _) =
+            committed(commit_tree(repo, &request("out", &render, None, "one")).expect("commit"));
+        render.insert(
+            "clusters/a/deploy.yaml".into(),
+            b"kind: Deployment\nspec: {}\n".to_vec(),
+        );
+        let (second, blobs) = committed(
+            commit_tree(repo, &request("out", &render, Some(&first), "two")).expect("commit"),
+        );
+        assert_eq!(blobs, 1);
+        assert_eq!(git(repo, &["rev-parse", "out^"]).trim(), first);
+        assert_eq!(git(repo, &["rev-parse", "out"]).trim(), second);
+        assert_eq!(count(repo, "out"), 2);
+        fsck(repo);
+    }
+
+    #[test]
+    fn deleted_paths_go_and_nested_paths_come() {
+        let dir = source_repo();
+        let repo = dir.path();
+        let mut render = first_render();
+        let (first, _) =
+            committed(commit_tree(repo, &request("out", &render, None, "one")).expect("commit"));
+        render.remove("clusters/a/deploy.yaml");
+        render.insert(
+            "clusters/c/ns/deep/cm.yaml".into(),
+            b"kind: ConfigMap\n".to_vec(),
+        );
+        // A directory becoming a file of the same name.
+        render.remove("clusters/b/kustomization.yaml");
+        render.insert("clusters/b".into(), b"now a file\n".to_vec());
+        committed(
+            commit_tree(repo, &request("out", &render, Some(&first), "two")).expect("commit"),
+        );
+        let listed = git(repo, &["ls-tree", "-r", "--name-only", "out"]);
+        let listed: Vec<&str> = listed.lines().collect();
+        let expected: Vec<&str> = render.keys().map(String::as_str).collect();
+        assert_eq!(listed, expected);
+        assert!(!listed.contains(&"clusters/a/deploy.yaml"));
+        assert!(listed.contains(&"clusters/c/ns/deep/cm.yaml"));
+        let stored = read_branch(repo, "out").expect("read").expect("exists");
+        assert_eq!(stored.tree, render);
+        fsck(repo);
+    }
+
+    #[test]
+    fn stale_parent_is_reported_as_moved_and_never_overwrites() {
+        let dir = source_repo();
+        let repo = dir.path();
+        let render = first_render();
+        let (first, _) =
+            committed(commit_tree(repo, &request("out", &render, None, "one")).expect("commit"));
+        let mut theirs = render.clone();
+        theirs.insert("theirs.yaml".into(), b"x\n".to_vec());
+        let (other, _) = committed(
+            commit_tree(repo, &request("out", &theirs, Some(&first), "someone else"))
+                .expect("commit"),
+        );
+        let mut mine = render.clone();
+        mine.insert("mine.yaml".into(), b"y\n".to_vec());
+        let outcome =
+            commit_tree(repo, &request("out", &mine, Some(&first), "stale")).expect("commit");
+        assert_eq!(
+            outcome,
+            CommitOutcome::Moved {
+                tip: Some(other.clone())
+            }
+        );
+        assert_eq!(git(repo, &["rev-parse", "out"]).trim(), other);
+        // Creating a branch that already exists is a move too.
+        let outcome = commit_tree(repo, &request("out", &mine, None, "create")).expect("commit");
+        assert_eq!(outcome, CommitOutcome::Moved { tip: Some(other) });
+        // Expecting a branch that does not exist.
+        let outcome =
+            commit_tree(repo, &request("gone", &mine, Some(&first), "x")).expect("commit");
+        assert_eq!(outcome, CommitOutcome::Moved { tip: None });
+        fsck(repo);
+    }
+
+    #[test]
+    fn racing_writers_lose_no_commit() {
+        let dir = source_repo();
+        let repo = dir.path().to_path_buf();
+        const ROUNDS: usize = 5;
+        let barrier = Arc::new(Barrier::new(2));
+        let writers: Vec<_> = ["alpha", "beta"]
+            .into_iter()
+            .map(|name| {
+                let repo = repo.clone();
+                let barrier = Arc::clone(&barrier);
+                std::thread::spawn(move || {
+                    barrier.wait();
+                    let mut retries = 0;
+                    for round in 0..ROUNDS {
+                        let message = format!("{name} {round}");
+                        let mut done = false;
+                        for _ in 0..10 {
+                            let stored = read_branch(&repo, "out").expect("read");
+                            let (parent, mut render) = match stored {
+                                Some(s) => (Some(s.commit), s.tree),
+                                None => (None, Tree::new()),
+                            };
+                            render.insert(format!("{name}/{round}.yaml"), message.clone().into());
+                            let req = request("out", &render, parent.as_deref(), &message);
+                            match commit_tree(&repo, &req).expect("commit") {
+                                CommitOutcome::Committed { .. } => {
+                                    done = true;
+                                    break;
+                                }
+                                CommitOutcome::Moved { .. } => retries += 1,
+                                CommitOutcome::Unchanged => panic!("a new file is a change"),
+                            }
+                        }
+                        assert!(done, "{message} was not committed within 10 tries");
+                    }
+                    retries
+                })
+            })
+            .collect();
+        let retries: usize = writers
+            .into_iter()
+            .map(|w| w.join().expect("writer thread"))
+            .sum();
+        eprintln!("racing writers retried {retries} times");
+        let subjects = git(&repo, &["log", "--format=%s", "out"]);
+        for name in ["alpha", "beta"] {
+            for round in 0..ROUNDS {
+                let message = format!("{name} {round}");
+                assert!(
+                    subjects.lines().any(|s| s == message),
+                    "{message} lost from {subjects}"
+                );
+            }
+        }
+        assert_eq!(count(&repo, "out"), 2 * ROUNDS);
+        let stored = read_branch(&repo, "out").expect("read").expect("exists");
+        assert_eq!(stored.tree.len(), 2 * ROUNDS);
+        fsck(&repo);
+    }
+
+    #[test]
+    fn source_info_reads_head_and_dirtiness() {
+        let dir = source_repo();
+        let repo = dir.path();
+        let head = git(repo, &["rev-parse", "HEAD"]);
+        let sub = repo.join("sub");
+        std::fs::create_dir(&sub).expect("mkdir");
+        let info = source_info(&sub).expect("info").expect("a repository");
+        assert_eq!(info.commit, head.trim());
+        assert_eq!(info.subject, "Add the fleet");
+        assert_eq!(info.author, "Source Author <source@example.com>");
+        assert!(info.dirty, "a modified tracked file is dirty");
+
+        git(repo, &["checkout", "-q", "--", "fleet.yaml"]);
+        std::fs::write(repo.join("untracked.yaml"), "x").expect("write");
+        let info = source_info(repo).expect("info").expect("a repository");
+        assert!(!info.dirty, "untracked files do not count");
+
+        git(repo, &["add", "untracked.yaml"]);
+        let info = source_info(repo).expect("info").expect("a repository");
+        assert!(info.dirty, "a staged file is dirty");
+
+        let plain = tempfile::tempdir().expect("temp dir");
+        assert_eq!(source_info(plain.path()).expect("info"), None);
+        let unborn = tempfile::tempdir().expect("temp dir");
+        git(unborn.path(), &["init", "-q"]);
+        assert_eq!(source_info(unborn.path()).expect("info"), None);
+    }
+
+    #[test]
+    fn works_in_a_bare_repository_and_is_deterministic() {
+        let a = tempfile::tempdir().expect("temp dir");
+        let b = tempfile::tempdir().expect("temp dir");
+        git(a.path(), &["init", "-q", "--bare"]);
+        git(b.path(), &["init", "-q", "--bare"]);
+        let render = first_render();
+        let (ca, _) = committed(
+            commit_tree(a.path(), &request("out", &render, None, "one")).expect("commit"),
+        );
+        let (cb, _) = committed(
+            commit_tree(b.path(), &request("out", &render, None, "one")).expect("commit"),
+        );
+        assert_eq!(ca, cb);
+        assert_eq!(source_info(a.path()).expect("info"), None);
+        fsck(a.path());
+    }
+
+    #[test]
+    fn a_prefix_keeps_the_rest_of_the_branch() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let repo = dir.path();
+        git(repo, &["init", "-q", "--bare"]);
+        let other = tree(&[("README.md", "hello\n"), ("deploy/keep.txt", "k\n")]);
+        let (base, _) =
+            committed(commit_tree(repo, &request("out", &other, None, "base")).expect("commit"));
+        let render = first_render();
+        let mut req = request("out", &render, Some(&base), "render");
+        req.prefix = Some("deploy/fleet");
+        let (next, _) = committed(commit_tree(repo, &req).expect("commit"));
+        let stored = read_branch_dir(repo, "out", Some("deploy/fleet"))
+            .expect("read")
+            .expect("exists");
+        assert_eq!(stored.tree, render);
+        let whole = read_branch(repo, "out").expect("read").expect("exists");
+        assert_eq!(whole.tree.len(), other.len() + render.len());
+        assert_eq!(whole.tree["deploy/keep.txt"], b"k\n");
+        let mut req = request("out", &render, Some(&next), "again");
+        req.prefix = Some("deploy/fleet/");
+        assert_eq!(
+            commit_tree(repo, &req).expect("commit"),
+            CommitOutcome::Unchanged
+        );
+        let empty = read_branch_dir(repo, "out", Some("nowhere"))
+            .expect("read")
+            .expect("exists");
+        assert!(empty.tree.is_empty());
+        assert!(matches!(
+            read_branch_dir(repo, "out", Some("README.md")),
+            Err(Error::NotADirectory { .. })
+        ));
+        fsck(repo);
+    }
+
+    #[test]
+    fn bad_input_is_refused() {
+        let dir = source_repo();
+        let repo = dir.path();
+        for bad in ["/abs", "a//b", "a/../b", ".git/config", "a/", ""] {
+            let render = tree(&[(bad, "x")]);
+            assert!(
+                matches!(
+                    commit_tree(repo, &request("out", &render, None, "m")),
+                    Err(Error::InvalidPath { .. })
+                ),
+                "{bad:?} accepted"
+            );
+        }
+        let clash = tree(&[("a", "x"), ("a/b", "y")]);
+        assert!(matches!(
+            commit_tree(repo, &request("out", &clash, None, "m")),
+            Err(Error::InvalidPath { .. })
+        ));
+        let render = first_render();
+        assert!(matches!(
+            commit_tree(repo, &request("bad..name", &render, None, "m")),
+            Err(Error::InvalidBranch { .. })
+        ));
+        assert!(matches!(
+            commit_tree(repo, &request("out", &render, Some("abc"), "m")),
+            Err(Error::InvalidCommitId { .. })
+        ));
+        assert!(matches!(
+            commit_tree(
+                repo,
+                &request(
+                    "main",
+                    &render,
+                    Some(&git(repo, &["rev-parse", "HEAD"]).trim().to_string()),
+                    "m"
+                )
+            ),
+            Err(Error::CheckedOut { .. })
+        ));
+        assert_eq!(git(repo, &["rev-list", "--all", "--count"]).trim(), "1");
+    }
+}
