@@ -24,7 +24,11 @@
 //! again against what it read (stickiness and pauses depend on it), and
 //! commits again, a bounded number of times. A branch is never overwritten.
 //! When the new tree equals the expected parent's tree the result is
-//! [`CommitOutcome::Unchanged`] and no commit is made.
+//! [`CommitOutcome::Unchanged`] and no commit is made. The swap is checked
+//! under the ref's lock file, the same one the git CLI takes, so it also
+//! holds against `git push`/`git update-ref` running beside garrison; a ref
+//! locked by another writer is waited for briefly, and a lock that stays
+//! (a crashed writer) is an error naming it.
 
 use crate::emit::Tree;
 use git2::{ErrorCode, FileMode, ObjectType, Oid, Repository, Signature, StatusOptions, Time};
@@ -201,7 +205,7 @@ pub fn read_branch_dir(
     prefix: Option<&str>,
 ) -> Result<Option<Stored>, Error> {
     let refname = branch_ref(repo, branch)?;
-    let prefix = prefix.map(|p| split_prefix(p)).transpose()?;
+    let prefix = prefix.map(split_prefix).transpose()?;
     let git = open(repo)?;
     let Some(tip) = current_tip(&git, repo, &refname)? else {
         return Ok(None);
@@ -359,21 +363,26 @@ pub fn commit_tree(repo: &Path, request: &CommitRequest<'_>) -> Result<CommitOut
         .map_err(|source| write_error(repo, "the commit", source))?;
 
     let log = format!("garrison: render {commit}");
-    let update = match expected {
-        Some(old) => git.reference_matching(&refname, commit, true, old, &log),
-        None => git.reference(&refname, commit, false, &log),
-    };
+    // The zero id means "must not exist", checked under the ref's lock.
+    // (`reference` with force = false checks existence before taking the
+    // lock, so two creators could both succeed and one would be lost.)
+    let old = expected.unwrap_or(Oid::ZERO_SHA1);
+    let mut update = git.reference_matching(&refname, commit, true, old, &log);
+    // Someone holds the ref's lock: they are moving it right now. Wait for
+    // them, then let the compare-and-swap decide; a lock that never goes
+    // away (a crashed writer) is an error naming the lock file.
+    let mut waits = 0;
+    while matches!(&update, Err(e) if e.code() == ErrorCode::Locked) && waits < LOCK_WAITS {
+        std::thread::sleep(std::time::Duration::from_millis(LOCK_WAIT_MS));
+        waits += 1;
+        update = git.reference_matching(&refname, commit, true, old, &log);
+    }
     match update {
         Ok(_) => Ok(CommitOutcome::Committed {
             commit: commit.to_string(),
             blobs_written,
         }),
-        Err(e)
-            if matches!(
-                e.code(),
-                ErrorCode::Modified | ErrorCode::Exists | ErrorCode::Locked
-            ) =>
-        {
+        Err(e) if e.code() == ErrorCode::Modified => {
             let tip = current_tip(&git, repo, &refname)?;
             Ok(CommitOutcome::Moved {
                 tip: tip.map(|t| t.to_string()),
@@ -386,6 +395,11 @@ pub fn commit_tree(repo: &Path, request: &CommitRequest<'_>) -> Result<CommitOut
         )),
     }
 }
+
+/// How often, and how long, to wait for a branch locked by another writer
+/// (about two seconds in all).
+const LOCK_WAITS: u32 = 200;
+const LOCK_WAIT_MS: u64 = 10;
 
 /// A directory of the render: file name → blob contents or subdirectory.
 enum Node<'a> {
@@ -922,7 +936,10 @@ mod tests {
                                     done = true;
                                     break;
                                 }
-                                CommitOutcome::Moved { .. } => retries += 1,
+                                CommitOutcome::Moved { tip } => {
+                                    eprintln!("{message}: moved from {parent:?} to {tip:?}");
+                                    retries += 1
+                                }
                                 CommitOutcome::Unchanged => panic!("a new file is a change"),
                             }
                         }
@@ -1037,6 +1054,24 @@ mod tests {
     }
 
     #[test]
+    fn a_lock_left_behind_is_an_error_not_a_move() {
+        let dir = source_repo();
+        let repo = dir.path();
+        let render = first_render();
+        let (first, _) =
+            committed(commit_tree(repo, &request("out", &render, None, "one")).expect("commit"));
+        let lock = repo.join(".git/refs/heads/out.lock");
+        std::fs::write(&lock, "").expect("lock");
+        let mut next = render.clone();
+        next.insert("new.yaml".into(), b"n\n".to_vec());
+        let outcome = commit_tree(repo, &request("out", &next, Some(&first), "two"));
+        assert!(matches!(outcome, Err(Error::Write { .. })), "{outcome:?}");
+        std::fs::remove_file(&lock).expect("unlock");
+        committed(commit_tree(repo, &request("out", &next, Some(&first), "two")).expect("commit"));
+        fsck(repo);
+    }
+
+    #[test]
     fn bad_input_is_refused() {
         let dir = source_repo();
         let repo = dir.path();
@@ -1070,7 +1105,7 @@ mod tests {
                 &request(
                     "main",
                     &render,
-                    Some(&git(repo, &["rev-parse", "HEAD"]).trim().to_string()),
+                    Some(git(repo, &["rev-parse", "HEAD"]).trim()),
                     "m"
                 )
             ),

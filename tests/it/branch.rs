@@ -1,0 +1,270 @@
+//! `render --branch`, `diff`, `check` and `explain` on real git repositories,
+//! checked with the `git` CLI.
+
+use crate::fleet::{clusters, deployment, policy, Fleet, DUPLICATED};
+use crate::support::{garrison, stderr, stdout};
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn git(repo: &Path, args: &[&str]) -> String {
+    let output = match Command::new("git").arg("-C").arg(repo).args(args).output() {
+        Ok(o) => o,
+        Err(e) => panic!("the git CLI is required for these tests: {e}"),
+    };
+    assert!(
+        output.status.success(),
+        "git {args:?} failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout)
+        .trim_end()
+        .to_string()
+}
+
+fn commit_all(repo: &Path, message: &str) {
+    git(repo, &["add", "-A"]);
+    git(
+        repo,
+        &[
+            "-c",
+            "user.name=Dev",
+            "-c",
+            "user.email=dev@example.com",
+            "commit",
+            "-q",
+            "-m",
+            message,
+        ],
+    );
+}
+
+/// A git repository holding a small fleet, committed.
+fn repo() -> Fleet {
+    let fleet = Fleet::new();
+    git(&fleet.repo, &["init", "-q", "-b", "main"]);
+    fleet.write("clusters.yaml", &clusters(&["a", "b"]));
+    fleet.write("app.yaml", &deployment("web", 2, "v1"));
+    fleet.write("policy.yaml", &policy("web", DUPLICATED, &[], ""));
+    commit_all(&fleet.repo, "fleet");
+    fleet
+}
+
+fn garrison_in(repo: &Path, args: &[&str]) -> Output {
+    match garrison().current_dir(repo).args(args).output() {
+        Ok(o) => o,
+        Err(e) => panic!("{e}"),
+    }
+}
+
+#[test]
+fn first_noop_and_incremental_renders_on_a_branch() {
+    let fleet = repo();
+    let repo = fleet.repo.as_path();
+    let first = garrison_in(repo, &["render", "--branch", "rendered"]);
+    assert!(first.status.success(), "{}", stderr(&first));
+    let source = git(repo, &["rev-parse", "HEAD"]);
+    assert_eq!(git(repo, &["rev-list", "--count", "rendered"]), "1");
+    let files = git(repo, &["ls-tree", "-r", "--name-only", "rendered"]);
+    insta::assert_snapshot!(files, @r"
+    .garrison.json
+    .gitattributes
+    bindings/apps/deployment.apps_web.yaml
+    clusters/a/_cluster/namespace_apps.yaml
+    clusters/a/apps/deployment.apps_web.yaml
+    clusters/a/kustomization.yaml
+    clusters/b/_cluster/namespace_apps.yaml
+    clusters/b/apps/deployment.apps_web.yaml
+    clusters/b/kustomization.yaml
+    ");
+    let message = git(repo, &["log", "-1", "--format=%B", "rendered"]);
+    assert!(
+        message.contains(&format!("Source-Commit: {source}")),
+        "{message}"
+    );
+    assert!(git(repo, &["show", "rendered:.garrison.json"]).contains(&source));
+    assert_eq!(
+        git(repo, &["status", "--porcelain"]),
+        "",
+        "the working tree is untouched"
+    );
+    assert_eq!(git(repo, &["rev-parse", "--abbrev-ref", "HEAD"]), "main");
+
+    // Same source: no commit.
+    let again = garrison_in(repo, &["render", "--branch", "rendered"]);
+    assert!(again.status.success());
+    assert!(stdout(&again).contains("no commit"), "{}", stdout(&again));
+    assert_eq!(git(repo, &["rev-list", "--count", "rendered"]), "1");
+
+    // A commit that changes no rendered object makes no render commit either.
+    fleet.write("README.md", "notes\n");
+    commit_all(repo, "docs only");
+    garrison_in(repo, &["render", "--branch", "rendered"]);
+    assert_eq!(git(repo, &["rev-list", "--count", "rendered"]), "1");
+    let check = garrison_in(repo, &["check", "--branch", "rendered"]);
+    assert_eq!(check.status.code(), Some(0), "{}", stdout(&check));
+
+    // One template changed: one commit whose parent is the previous render.
+    fleet.write("app.yaml", &deployment("web", 2, "v2"));
+    commit_all(repo, "web v2");
+    let stale = garrison_in(repo, &["check", "--branch", "rendered"]);
+    assert_eq!(stale.status.code(), Some(1));
+    let before = git(repo, &["rev-parse", "rendered"]);
+    let third = garrison_in(repo, &["render", "--branch", "rendered"]);
+    assert!(third.status.success(), "{}", stderr(&third));
+    assert_eq!(git(repo, &["rev-parse", "rendered^"]), before);
+    let changed = git(repo, &["diff", "--name-only", "rendered^", "rendered"]);
+    insta::assert_snapshot!(changed, @r"
+    .garrison.json
+    clusters/a/apps/deployment.apps_web.yaml
+    clusters/b/apps/deployment.apps_web.yaml
+    ");
+    assert!(git(
+        repo,
+        &["show", "rendered:clusters/a/apps/deployment.apps_web.yaml"]
+    )
+    .contains("example.com/web:v2"));
+    git(repo, &["fsck", "--strict"]);
+}
+
+#[test]
+fn a_dirty_working_tree_is_refused_and_left_exactly_as_it_was() {
+    let fleet = repo();
+    let repo = fleet.repo.as_path();
+    fleet.write("app.yaml", &deployment("web", 3, "dirty"));
+    let status = git(repo, &["status", "--porcelain"]);
+    let refused = garrison_in(repo, &["render", "--branch", "rendered"]);
+    assert_eq!(refused.status.code(), Some(2));
+    insta::assert_snapshot!(stderr(&refused).replace(&repo.display().to_string(), "[REPO]"), @"garrison: error: tracked files in `.` have uncommitted changes; commit them, or pass --allow-dirty to render the working tree anyway");
+    let allowed = garrison_in(repo, &["render", "--branch", "rendered", "--allow-dirty"]);
+    assert!(allowed.status.success(), "{}", stderr(&allowed));
+    assert!(git(repo, &["log", "-1", "--format=%B", "rendered"]).contains("--allow-dirty"));
+    assert_eq!(
+        git(repo, &["status", "--porcelain"]),
+        status,
+        "the working tree is exactly as it was"
+    );
+    assert!(std::fs::read_to_string(repo.join("app.yaml"))
+        .unwrap_or_default()
+        .contains("dirty"));
+}
+
+#[test]
+fn two_renders_racing_on_one_branch_lose_no_commit() {
+    let fleet = repo();
+    let repo = fleet.repo.clone();
+    // A second source commit, so the two renders produce different trees.
+    let spawn = |allow_dirty: bool| {
+        let mut command = garrison();
+        command
+            .current_dir(&repo)
+            .args(["render", "--branch", "rendered", "-q"]);
+        if allow_dirty {
+            command.arg("--allow-dirty");
+        }
+        match command.spawn() {
+            Ok(child) => child,
+            Err(e) => panic!("{e}"),
+        }
+    };
+    let mut children: Vec<_> = (0..2).map(|_| spawn(false)).collect();
+    for child in &mut children {
+        let status = child.wait().map(|s| s.success()).unwrap_or(false);
+        assert!(status, "a racing render failed");
+    }
+    // Both saw the same source: exactly one commit, the other found the branch current or retried.
+    assert_eq!(git(&repo, &["rev-list", "--count", "rendered"]), "1");
+    fleet.write("app.yaml", &deployment("web", 2, "v2"));
+    commit_all(&repo, "web v2");
+    let mut children: Vec<_> = (0..3).map(|_| spawn(false)).collect();
+    for child in &mut children {
+        assert!(child.wait().map(|s| s.success()).unwrap_or(false));
+    }
+    let log = git(&repo, &["log", "--format=%s", "rendered"]);
+    assert_eq!(
+        log.lines().count(),
+        2,
+        "one commit per distinct render, none lost:\n{log}"
+    );
+    git(&repo, &["fsck", "--strict"]);
+}
+
+#[test]
+fn diff_check_and_explain_on_a_directory() {
+    let fleet = Fleet::new();
+    fleet.write("clusters.yaml", &clusters(&["a", "b"]));
+    fleet.write("app.yaml", &deployment("web", 2, "v1"));
+    fleet.write("policy.yaml", &policy("web", DUPLICATED, &[], ""));
+    fleet.write(
+        "secret.yaml",
+        "apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\n  namespace: apps\ndata:\n  password: aHVudGVyMg==\n",
+    );
+    fleet.write(
+        "secret-policy.yaml",
+        "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata:\n  name: db\n  namespace: apps\nspec:\n  resourceSelectors:\n  - apiVersion: v1\n    kind: Secret\n    name: db\n  placement:\n    clusterAffinity:\n      clusterNames: [a]\n",
+    );
+    fleet.render();
+    fleet.write("app.yaml", &deployment("web", 2, "v2"));
+    fleet.write("secret.yaml", "apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\n  namespace: apps\ndata:\n  password: czNjcjN0\n");
+    let repo = fleet.repo.to_string_lossy().into_owned();
+    let out = fleet.out().to_string_lossy().into_owned();
+
+    let check = crate::support::run(&["check", "--repo", &repo, "--out", &out]);
+    assert_eq!(check.status.code(), Some(1));
+    insta::assert_snapshot!("check_stale", stdout(&check));
+
+    let diff = crate::support::run(&["diff", "--repo", &repo, "--out", &out, "--exit-code"]);
+    assert_eq!(diff.status.code(), Some(1));
+    let text = stdout(&diff);
+    assert!(
+        !text.contains("czNjcjN0") && !text.contains("aHVudGVyMg"),
+        "Secret values never appear in a diff"
+    );
+    insta::assert_snapshot!("diff_text", text);
+
+    let json = crate::support::run(&["diff", "--repo", &repo, "--out", &out, "--json"]);
+    assert_eq!(
+        json.status.code(),
+        Some(0),
+        "without --exit-code diff exits 0"
+    );
+    let value: serde_json::Value = match serde_json::from_str(&stdout(&json)) {
+        Ok(v) => v,
+        Err(e) => panic!("diff --json is not JSON: {e}"),
+    };
+    insta::assert_snapshot!(
+        "diff_json_summary",
+        serde_json::to_string_pretty(&value["summary"]).unwrap_or_default()
+    );
+
+    let explain = crate::support::run(&[
+        "explain",
+        "--repo",
+        &repo,
+        "--out",
+        &out,
+        "Deployment/apps/web",
+    ]);
+    assert!(explain.status.success(), "{}", stderr(&explain));
+    insta::assert_snapshot!("explain_text", stdout(&explain));
+    let explain_json = crate::support::run(&[
+        "explain",
+        "--repo",
+        &repo,
+        "--out",
+        &out,
+        "--json",
+        "Deployment/apps/web",
+    ]);
+    insta::assert_snapshot!("explain_json", stdout(&explain_json));
+
+    let missing = crate::support::run(&[
+        "explain",
+        "--repo",
+        &repo,
+        "--out",
+        &out,
+        "Deployment/apps/nope",
+    ]);
+    assert_eq!(missing.status.code(), Some(2));
+    insta::assert_snapshot!(stderr(&missing), @"garrison: no application `Deployment/apps/nope`; write KIND/NAMESPACE/NAME, or KIND/NAME for cluster-scoped objects");
+}
