@@ -107,6 +107,13 @@ pub struct RenderArgs {
     /// Print nothing but errors.
     #[arg(long, short)]
     pub quiet: bool,
+    /// Append a Markdown summary to this file (for `$GITHUB_STEP_SUMMARY`).
+    #[arg(long, value_name = "PATH")]
+    pub step_summary: Option<PathBuf>,
+    /// Append `key=value` outputs to this file (for `$GITHUB_OUTPUT`): changed, commit,
+    /// clusters-changed, objects-added, objects-changed, objects-removed, held-back, fort-moves.
+    #[arg(long, value_name = "PATH")]
+    pub github_output: Option<PathBuf>,
 }
 
 /// Where the stored (previous) render lives.

@@ -43,8 +43,38 @@ fn to_directory(args: &RenderArgs, out: &Path, printer: &Printer) -> anyhow::Res
         write::write_tree(out, &outcome.tree, &outcome.previous.files)
             .with_context(|| format!("cannot write the render to `{}`", out.display()))?;
     }
-    printer.summary(&summary, args.quiet);
+    finish(args, printer, &summary, None, None, None)?;
     Ok(ExitStatus::Success)
+}
+
+/// Report a finished render: the summary on stdout, and for CI the Markdown
+/// step summary and the `key=value` outputs, appended as GitHub expects.
+fn finish(
+    args: &RenderArgs,
+    printer: &Printer,
+    summary: &report::Summary,
+    source: Option<&str>,
+    commit: Option<&str>,
+    branch: Option<&str>,
+) -> anyhow::Result<()> {
+    printer.summary(summary, args.quiet);
+    let append = |path: &Path, text: &str| -> anyhow::Result<()> {
+        use std::io::Write as _;
+        let mut file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .with_context(|| format!("cannot open `{}`", path.display()))?;
+        file.write_all(text.as_bytes())
+            .with_context(|| format!("cannot write `{}`", path.display()))
+    };
+    if let Some(path) = &args.step_summary {
+        append(path, &summary.to_markdown(source, commit, branch))?;
+    }
+    if let Some(path) = &args.github_output {
+        append(path, &summary.outputs(commit))?;
+    }
+    Ok(())
 }
 
 fn to_branch(args: &RenderArgs, branch: &str, printer: &Printer) -> anyhow::Result<ExitStatus> {
@@ -86,8 +116,9 @@ fn to_branch(args: &RenderArgs, branch: &str, printer: &Printer) -> anyhow::Resu
         let unchanged = parent.is_some()
             && super::check::without_provenance(&outcome.previous.files)
                 == super::check::without_provenance(&outcome.tree);
+        let source_commit = source.as_ref().map(|s| s.commit.as_str());
         if unchanged {
-            printer.summary(&summary, args.quiet);
+            finish(args, printer, &summary, source_commit, None, Some(branch))?;
             if !args.quiet && !printer.json {
                 println!("branch `{branch}` is current; no commit");
             }
@@ -116,14 +147,21 @@ fn to_branch(args: &RenderArgs, branch: &str, printer: &Printer) -> anyhow::Resu
         };
         match crate::git::commit_tree(repo, &request).context("cannot commit the render")? {
             crate::git::CommitOutcome::Committed { commit, .. } => {
-                printer.summary(&summary, args.quiet);
+                finish(
+                    args,
+                    printer,
+                    &summary,
+                    source_commit,
+                    Some(&commit),
+                    Some(branch),
+                )?;
                 if !args.quiet && !printer.json {
                     println!("committed {commit} to `{branch}`");
                 }
                 return Ok(ExitStatus::Success);
             }
             crate::git::CommitOutcome::Unchanged => {
-                printer.summary(&summary, args.quiet);
+                finish(args, printer, &summary, source_commit, None, Some(branch))?;
                 return Ok(ExitStatus::Success);
             }
             crate::git::CommitOutcome::Moved { tip } => {

@@ -148,6 +148,92 @@ impl Summary {
         self.other.any() || self.clusters.values().any(Counts::any)
     }
 
+    /// Objects added, changed and removed over all clusters.
+    pub fn totals(&self) -> Counts {
+        let mut total = Counts::default();
+        for c in self.clusters.values() {
+            total.added += c.added;
+            total.changed += c.changed;
+            total.removed += c.removed;
+            total.unchanged += c.unchanged;
+        }
+        total
+    }
+
+    /// `key=value` lines for a CI system (GitHub's `$GITHUB_OUTPUT`).
+    pub fn outputs(&self, commit: Option<&str>) -> String {
+        let total = self.totals();
+        let held: usize = self
+            .held_back
+            .values()
+            .map(|c| c.added + c.changed + c.removed)
+            .sum();
+        let changed_clusters = self.clusters.values().filter(|c| c.any()).count();
+        format!(
+            "changed={}\ncommit={}\nclusters-changed={changed_clusters}\nobjects-added={}\nobjects-changed={}\nobjects-removed={}\nheld-back={held}\nfort-moves={}\n",
+            self.changed(),
+            commit.unwrap_or(""),
+            total.added,
+            total.changed,
+            total.removed,
+            self.fort_moves.len()
+        )
+    }
+
+    /// A Markdown report for a CI job summary.
+    pub fn to_markdown(
+        &self,
+        source: Option<&str>,
+        commit: Option<&str>,
+        branch: Option<&str>,
+    ) -> String {
+        let mut out = String::from("### garrison render\n\n");
+        if let Some(source) = source {
+            let _ = writeln!(out, "Source commit `{source}`.\n");
+        }
+        let total = self.totals();
+        let verdict = match (self.changed(), commit, branch) {
+            (false, _, _) => "No changes.".to_string(),
+            (true, Some(commit), Some(branch)) => format!("Committed `{commit}` to `{branch}`."),
+            (true, _, _) => "Rendered.".to_string(),
+        };
+        let _ = writeln!(
+            out,
+            "{verdict} {} object(s) added, {} changed, {} removed; {} warning(s).\n",
+            total.added, total.changed, total.removed, self.warnings
+        );
+        out.push_str("| cluster | added | changed | removed | unchanged |\n| --- | ---: | ---: | ---: | ---: |\n");
+        for (name, c) in &self.clusters {
+            let mark = if self.paused.contains(name) {
+                " (paused)"
+            } else {
+                ""
+            };
+            let _ = writeln!(
+                out,
+                "| `{name}`{mark} | {} | {} | {} | {} |",
+                c.added, c.changed, c.removed, c.unchanged
+            );
+        }
+        if !self.held_back.is_empty() {
+            out.push_str("\n**Held back** (paused or suspended; applied when the hold ends)\n\n| cluster | to add | to change | to remove |\n| --- | ---: | ---: | ---: |\n");
+            for (name, c) in &self.held_back {
+                let _ = writeln!(
+                    out,
+                    "| `{name}` | {} | {} | {} |",
+                    c.added, c.changed, c.removed
+                );
+            }
+        }
+        if !self.fort_moves.is_empty() {
+            out.push_str("\n**Fort moves**\n\n");
+            for m in &self.fort_moves {
+                let _ = writeln!(out, "- `{}`: `{}` → {}", m.app, m.from, m.reason);
+            }
+        }
+        out
+    }
+
     /// The table printed after a render.
     pub fn to_text(&self) -> String {
         let mut out = String::new();
