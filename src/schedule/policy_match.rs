@@ -168,3 +168,231 @@ fn claimed_policy(
         .find(|(i, _)| &policies[*i].name == name)
         .copied()
 }
+
+#[cfg(test)]
+mod tests {
+    //! Conformance with Karmada's policy choice (`pkg/detector/compare.go`,
+    //! `pkg/util/selector.go`), each rule restated in our own words.
+    use super::*;
+    use crate::diag::FileId;
+    use crate::load::yaml::{Node, NodeKind, Pos};
+    use crate::model::inputs::Document;
+    use crate::model::meta::ObjectKey;
+    use crate::model::policy::PropagationSpec;
+    use crate::model::resource_selector::ResourceSelector;
+    use crate::model::selector::{LabelSelector, Labels};
+    use std::collections::BTreeMap;
+
+    fn doc() -> Document {
+        Document {
+            file: FileId(0),
+            node: Node {
+                pos: Pos::default(),
+                kind: NodeKind::Null,
+            },
+        }
+    }
+
+    fn template(
+        namespace: Option<&str>,
+        labels: &[(&str, &str)],
+        annotations: &[(&str, &str)],
+    ) -> Template {
+        Template {
+            key: ObjectKey {
+                api_version: "apps/v1".into(),
+                kind: "Deployment".into(),
+                namespace: namespace.map(String::from),
+                name: "web".into(),
+            },
+            labels: labels
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+            annotations: annotations
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+            value: serde_json::Value::Null,
+            origin: doc().origin(),
+        }
+    }
+
+    enum By {
+        All,
+        Label,
+        Name,
+    }
+
+    fn policy(
+        name: &str,
+        namespace: Option<&str>,
+        by: By,
+        priority: Option<i32>,
+    ) -> PropagationPolicy {
+        let selector = ResourceSelector {
+            api_version: "apps/v1".into(),
+            kind: "Deployment".into(),
+            namespace: None,
+            name: matches!(by, By::Name).then(|| "web".to_string()),
+            label_selector: matches!(by, By::Label).then(|| LabelSelector {
+                match_labels: Labels::from([("app".to_string(), "web".to_string())]),
+                match_expressions: vec![],
+            }),
+        };
+        PropagationPolicy {
+            name: name.into(),
+            namespace: namespace.map(String::from),
+            annotations: BTreeMap::new(),
+            spec: PropagationSpec {
+                resource_selectors: vec![selector],
+                priority,
+                ..Default::default()
+            },
+            doc: doc(),
+        }
+    }
+
+    fn chosen(template: &Template, policies: &[PropagationPolicy]) -> Option<String> {
+        choose_policy(template, policies).map(|c| policies[c.policy].display())
+    }
+
+    #[test]
+    fn a_namespaced_policy_beats_any_cluster_policy_whatever_its_priority() {
+        let policies = [
+            policy("cluster", None, By::Name, Some(1000)),
+            policy("local", Some("shop"), By::All, None),
+        ];
+        let t = template(Some("shop"), &[("app", "web")], &[]);
+        assert_eq!(
+            chosen(&t, &policies).as_deref(),
+            Some("PropagationPolicy/shop/local")
+        );
+    }
+
+    #[test]
+    fn a_policy_in_another_namespace_never_matches() {
+        let policies = [policy("other", Some("other"), By::Name, None)];
+        assert_eq!(chosen(&template(Some("shop"), &[], &[]), &policies), None);
+    }
+
+    #[test]
+    fn higher_explicit_priority_wins_over_a_more_specific_selector() {
+        let policies = [
+            policy("by-name", Some("shop"), By::Name, Some(1)),
+            policy("by-label", Some("shop"), By::Label, Some(5)),
+        ];
+        let t = template(Some("shop"), &[("app", "web")], &[]);
+        assert_eq!(
+            chosen(&t, &policies).as_deref(),
+            Some("PropagationPolicy/shop/by-label")
+        );
+    }
+
+    #[test]
+    fn on_equal_priority_name_beats_label_beats_match_all() {
+        let t = template(Some("shop"), &[("app", "web")], &[]);
+        let policies = [
+            policy("a-all", Some("shop"), By::All, None),
+            policy("b-label", Some("shop"), By::Label, None),
+        ];
+        assert_eq!(
+            chosen(&t, &policies).as_deref(),
+            Some("PropagationPolicy/shop/b-label")
+        );
+        let policies = [
+            policy("a-label", Some("shop"), By::Label, None),
+            policy("b-name", Some("shop"), By::Name, None),
+        ];
+        assert_eq!(
+            chosen(&t, &policies).as_deref(),
+            Some("PropagationPolicy/shop/b-name")
+        );
+    }
+
+    #[test]
+    fn unset_priority_counts_as_zero_and_negative_priorities_lose() {
+        let t = template(Some("shop"), &[], &[]);
+        let policies = [
+            policy("neg", Some("shop"), By::Name, Some(-1)),
+            policy("unset", Some("shop"), By::All, None),
+        ];
+        assert_eq!(
+            chosen(&t, &policies).as_deref(),
+            Some("PropagationPolicy/shop/unset")
+        );
+    }
+
+    #[test]
+    fn a_full_tie_goes_to_the_smaller_policy_name() {
+        let t = template(Some("shop"), &[], &[]);
+        let policies = [
+            policy("zeta", Some("shop"), By::All, None),
+            policy("alpha", Some("shop"), By::All, None),
+        ];
+        let choice = choose_policy(&t, &policies);
+        assert_eq!(
+            choice.as_ref().map(|c| policies[c.policy].name.as_str()),
+            Some("alpha")
+        );
+        let reasons: Vec<String> = choice
+            .map(|c| c.passed_over.into_iter().map(|p| p.reason).collect())
+            .unwrap_or_default();
+        assert_eq!(reasons, ["same priority; `alpha` sorts before `zeta`"]);
+    }
+
+    #[test]
+    fn cluster_scoped_templates_only_see_cluster_policies() {
+        let mut t = template(None, &[], &[]);
+        t.key.kind = "Deployment".into();
+        let policies = [
+            policy("ns", Some("shop"), By::All, Some(9)),
+            policy("cluster", None, By::All, None),
+        ];
+        assert_eq!(
+            chosen(&t, &policies).as_deref(),
+            Some("ClusterPropagationPolicy/cluster")
+        );
+    }
+
+    #[test]
+    fn claim_annotations_keep_the_template_with_its_policy() {
+        let t = template(
+            Some("shop"),
+            &[],
+            &[
+                (PP_NAME_ANNOTATION, "old"),
+                (PP_NAMESPACE_ANNOTATION, "shop"),
+            ],
+        );
+        let policies = [
+            policy("old", Some("shop"), By::All, None),
+            policy("new", Some("shop"), By::Name, Some(10)),
+        ];
+        assert_eq!(
+            chosen(&t, &policies).as_deref(),
+            Some("PropagationPolicy/shop/old")
+        );
+    }
+
+    #[test]
+    fn reserved_namespaces_are_never_propagated() {
+        assert!(template_is_skipped(&template(
+            Some("kube-system"),
+            &[],
+            &[]
+        )));
+        assert!(template_is_skipped(&template(
+            Some("karmada-es-member1"),
+            &[],
+            &[]
+        )));
+        assert!(!template_is_skipped(&template(Some("shop"), &[], &[])));
+        let claimed = template(
+            Some("shop"),
+            &[("resourcetemplate.karmada.io/claimed-by", "mcs")],
+            &[],
+        );
+        assert!(template_is_skipped(&claimed));
+    }
+}
