@@ -107,6 +107,17 @@ pub struct RenderArgs {
     /// Print nothing but errors.
     #[arg(long, short)]
     pub quiet: bool,
+    /// Render only shard K of N (1-based) of the fleet's clusters into --shard-dir, for a CI
+    /// matrix; combine the shards with --merge-shards.
+    #[arg(long, value_name = "K/N", value_parser = parse_shard, requires = "shard_dir")]
+    pub shard: Option<(usize, usize)>,
+    /// Where --shard writes its share of the render.
+    #[arg(long, value_name = "DIR", requires = "shard")]
+    pub shard_dir: Option<PathBuf>,
+    /// Combine the directories written by --shard into one render, written to --out or
+    /// committed to --branch.
+    #[arg(long, value_name = "DIR", num_args = 1.., conflicts_with = "shard")]
+    pub merge_shards: Vec<PathBuf>,
     /// Append a Markdown summary to this file (for `$GITHUB_STEP_SUMMARY`).
     #[arg(long, value_name = "PATH")]
     pub step_summary: Option<PathBuf>,
@@ -160,4 +171,23 @@ pub struct ExplainArgs {
     pub branch: Option<String>,
     /// The application: KIND/NAMESPACE/NAME, or KIND/NAME when cluster-scoped.
     pub object: String,
+}
+
+/// `K/N` with 1 <= K <= N.
+fn parse_shard(text: &str) -> Result<(usize, usize), String> {
+    let (k, n) = text
+        .split_once('/')
+        .ok_or_else(|| format!("`{text}` is not K/N, for example 2/4"))?;
+    let k: usize = k
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{k}` is not a shard number"))?;
+    let n: usize = n
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{n}` is not a shard count"))?;
+    if k == 0 || n == 0 || k > n {
+        return Err(format!("shard `{text}` must satisfy 1 <= K <= N"));
+    }
+    Ok((k, n))
 }

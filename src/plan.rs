@@ -107,6 +107,44 @@ const RESERVED_NAMESPACES: &[&str] = &["default", "kube-system", "kube-public", 
 
 /// Make every decision of a render. Errors (and warnings) come back as diagnostics.
 pub fn plan(inputs: &Inputs, previous: &PreviousRender) -> Result<Plan, Diagnostics> {
+    plan_scoped(inputs, previous, &Scope::All)
+}
+
+/// Which clusters a plan renders objects for. Scheduling always sees the
+/// whole fleet; a shard only renders its own clusters.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Scope {
+    All,
+    /// Shard `index` (1-based) of `count`: the clusters whose position in
+    /// name order is `index - 1` modulo `count`.
+    Shard {
+        index: usize,
+        count: usize,
+    },
+    /// Schedule only; render no cluster (for summaries of merged shards).
+    ScheduleOnly,
+}
+
+impl Scope {
+    /// Whether `cluster` is rendered in this scope (`fleet` order is by name).
+    fn contains_in(&self, fleet: &[Cluster], cluster: &str) -> bool {
+        match self {
+            Scope::All => true,
+            Scope::ScheduleOnly => false,
+            Scope::Shard { index, count } => fleet
+                .iter()
+                .position(|c| c.name == cluster)
+                .is_some_and(|p| *count > 0 && p % count == index.saturating_sub(1)),
+        }
+    }
+}
+
+/// [`plan`] for only the clusters in `scope`.
+pub fn plan_scoped(
+    inputs: &Inputs,
+    previous: &PreviousRender,
+    scope: &Scope,
+) -> Result<Plan, Diagnostics> {
     let mut diagnostics = Diagnostics::default();
     validate_references(inputs, &mut diagnostics);
     if diagnostics.has_errors() {
@@ -283,11 +321,17 @@ pub fn plan(inputs: &Inputs, previous: &PreviousRender) -> Result<Plan, Diagnost
     }
     apps.sort_by(|a, b| a.key.cmp(&b.key));
 
+    // Only the clusters in scope are rendered (a shard renders its share).
+    let in_scope: Vec<Cluster> = fleet
+        .iter()
+        .filter(|c| scope.contains_in(fleet, &c.name))
+        .cloned()
+        .collect();
     let clusters = render_clusters(
         inputs,
         &mut apps,
         &templates_by_key,
-        fleet,
+        &in_scope,
         &paused,
         &mut diagnostics,
     );
@@ -869,6 +913,7 @@ fn render_clusters(
                 .map(move |a| (i, a.cluster.as_str(), a.replicas, true));
             live.chain(shadow)
         })
+        .filter(|(_, cluster, _, _)| by_name.contains_key(cluster))
         .collect();
     type Outcome = (
         usize,

@@ -23,6 +23,7 @@ pub fn run(args: &StoredArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
         stored.skip(),
         old,
         args.format.map(Into::into),
+        &crate::plan::Scope::All,
         printer,
     ) {
         Ok(outcome) => outcome,

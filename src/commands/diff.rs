@@ -15,6 +15,7 @@ pub fn run(args: &DiffArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
         stored.skip(),
         old,
         args.stored.format.map(Into::into),
+        &crate::plan::Scope::All,
         printer,
     ) {
         Ok(outcome) => outcome,

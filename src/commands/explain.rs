@@ -16,7 +16,14 @@ pub fn run(args: &ExplainArgs, printer: &Printer) -> anyhow::Result<ExitStatus> 
         None => Default::default(),
     };
     let skip = stored.as_ref().map(Stored::skip).unwrap_or_default();
-    let outcome = match pipeline::run(&args.repo.repo, skip, old, None, printer) {
+    let outcome = match pipeline::run(
+        &args.repo.repo,
+        skip,
+        old,
+        None,
+        &crate::plan::Scope::All,
+        printer,
+    ) {
         Ok(outcome) => outcome,
         Err(status) => return Ok(status),
     };

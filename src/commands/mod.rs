@@ -6,6 +6,7 @@ mod explain;
 mod pipeline;
 mod provenance;
 mod render;
+mod shard;
 mod stored;
 mod validate;
 

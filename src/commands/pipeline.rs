@@ -36,6 +36,7 @@ pub fn run(
     skip: Vec<PathBuf>,
     previous_tree: Tree,
     format: Option<Format>,
+    scope: &crate::plan::Scope,
     printer: &Printer,
 ) -> Result<Outcome, ExitStatus> {
     let (inputs, mut diagnostics) = load::load_repository(repo, &LoadOptions { skip });
@@ -47,7 +48,7 @@ pub fn run(
         .or_else(|| recorded_format(&previous_tree))
         .unwrap_or_default();
     let previous = previous::from_tree(previous_tree);
-    let plan = match crate::plan::plan(&inputs, &previous) {
+    let plan = match crate::plan::plan_scoped(&inputs, &previous, scope) {
         Ok(plan) => plan,
         Err(errors) => {
             diagnostics.extend(errors);

@@ -14,6 +14,12 @@ use std::path::Path;
 const MAX_ATTEMPTS: usize = 5;
 
 pub fn run(args: &RenderArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
+    if let (Some((index, count)), Some(dir)) = (args.shard, &args.shard_dir) {
+        return super::shard::render_shard(args, index, count, dir, printer);
+    }
+    if !args.merge_shards.is_empty() {
+        return super::shard::merge(args, printer);
+    }
     match Stored::from_args(&args.target) {
         Stored::Dir(out) => to_directory(args, &out, printer),
         Stored::Branch(branch) => to_branch(args, &branch, printer),
@@ -27,6 +33,7 @@ fn to_directory(args: &RenderArgs, out: &Path, printer: &Printer) -> anyhow::Res
         vec![out.to_path_buf()],
         old_tree,
         Some(args.format.into()),
+        &crate::plan::Scope::All,
         printer,
     ) {
         Ok(outcome) => outcome,
@@ -49,7 +56,7 @@ fn to_directory(args: &RenderArgs, out: &Path, printer: &Printer) -> anyhow::Res
 
 /// Report a finished render: the summary on stdout, and for CI the Markdown
 /// step summary and the `key=value` outputs, appended as GitHub expects.
-fn finish(
+pub(super) fn finish(
     args: &RenderArgs,
     printer: &Printer,
     summary: &report::Summary,
@@ -77,18 +84,26 @@ fn finish(
     Ok(())
 }
 
-fn to_branch(args: &RenderArgs, branch: &str, printer: &Printer) -> anyhow::Result<ExitStatus> {
+/// The source commit, refusing a dirty working tree unless allowed.
+fn source(args: &RenderArgs) -> anyhow::Result<Result<Option<crate::git::Source>, ExitStatus>> {
     let repo = &args.repo.repo;
     let source = crate::git::source_info(repo).context("cannot read the source repository")?;
-    if let Some(source) = &source {
-        if source.dirty && !args.allow_dirty {
-            eprintln!(
-                "garrison: error: tracked files in `{}` have uncommitted changes; commit them, or pass --allow-dirty to render the working tree anyway",
-                repo.display()
-            );
-            return Ok(ExitStatus::Error);
-        }
+    if source.as_ref().is_some_and(|s| s.dirty) && !args.allow_dirty {
+        eprintln!(
+            "garrison: error: tracked files in `{}` have uncommitted changes; commit them, or pass --allow-dirty to render the working tree anyway",
+            repo.display()
+        );
+        return Ok(Err(ExitStatus::Error));
     }
+    Ok(Ok(source))
+}
+
+fn to_branch(args: &RenderArgs, branch: &str, printer: &Printer) -> anyhow::Result<ExitStatus> {
+    let repo = &args.repo.repo;
+    let source = match source(args)? {
+        Ok(source) => source,
+        Err(status) => return Ok(status),
+    };
     for _ in 0..MAX_ATTEMPTS {
         let stored = crate::git::read_branch(repo, branch)
             .with_context(|| format!("cannot read branch `{branch}`"))?;
@@ -96,11 +111,13 @@ fn to_branch(args: &RenderArgs, branch: &str, printer: &Printer) -> anyhow::Resu
             Some(stored) => (Some(stored.commit), stored.tree),
             None => (None, Tree::new()),
         };
+        let scope = crate::plan::Scope::All;
         let outcome = match pipeline::run(
             repo,
             Vec::new(),
             old_tree,
             Some(args.format.into()),
+            &scope,
             printer,
         ) {
             Ok(outcome) => outcome,
@@ -113,62 +130,130 @@ fn to_branch(args: &RenderArgs, branch: &str, printer: &Printer) -> anyhow::Resu
             &outcome.shadow,
             outcome.format,
         );
-        let unchanged = parent.is_some()
-            && super::check::without_provenance(&outcome.previous.files)
-                == super::check::without_provenance(&outcome.tree);
-        let source_commit = source.as_ref().map(|s| s.commit.as_str());
-        if unchanged {
-            finish(args, printer, &summary, source_commit, None, Some(branch))?;
-            if !args.quiet && !printer.json {
-                println!("branch `{branch}` is current; no commit");
-            }
-            return Ok(ExitStatus::Success);
-        }
-        let mut tree = outcome.tree;
-        let provenance = super::provenance::Provenance::new(source.clone(), args.allow_dirty);
-        tree.insert(
-            crate::emit::MARKER_FILE.to_string(),
-            provenance.marker(outcome.format),
-        );
-        tree.insert(
-            crate::emit::GITATTRIBUTES.to_string(),
-            b"* linguist-generated=true\n".to_vec(),
-        );
-        let message = provenance.commit_message(&summary);
-        let request = crate::git::CommitRequest {
+        let attempt = Attempt {
             branch,
-            prefix: None,
-            tree: &tree,
-            expected_parent: parent.as_deref(),
-            message: &message,
-            author_name: "garrison",
-            author_email: "garrison@localhost",
-            time: provenance.time,
+            parent,
+            old: &outcome.previous.files,
+            summary: &summary,
+            source: source.as_ref(),
+            format: outcome.format,
         };
-        match crate::git::commit_tree(repo, &request).context("cannot commit the render")? {
-            crate::git::CommitOutcome::Committed { commit, .. } => {
-                finish(
-                    args,
-                    printer,
-                    &summary,
-                    source_commit,
-                    Some(&commit),
-                    Some(branch),
-                )?;
-                if !args.quiet && !printer.json {
-                    println!("committed {commit} to `{branch}`");
-                }
-                return Ok(ExitStatus::Success);
-            }
-            crate::git::CommitOutcome::Unchanged => {
-                finish(args, printer, &summary, source_commit, None, Some(branch))?;
-                return Ok(ExitStatus::Success);
-            }
-            crate::git::CommitOutcome::Moved { tip } => {
-                let tip = tip.unwrap_or_else(|| "a deleted ref".into());
-                eprintln!("garrison: branch `{branch}` moved to {tip} while rendering; rendering again on the new tip");
-            }
+        if let Some(status) = commit(args, attempt, outcome.tree, printer)? {
+            return Ok(status);
         }
     }
     anyhow::bail!("branch `{branch}` kept moving; gave up after {MAX_ATTEMPTS} attempts without overwriting it")
+}
+
+/// Commit combined shards; their base must still be the branch tip.
+pub(super) fn commit_merged(
+    args: &RenderArgs,
+    branch: &str,
+    (parent, old): (Option<String>, &Tree),
+    tree: Tree,
+    summary: &report::Summary,
+    format: crate::emit::Format,
+    printer: &Printer,
+) -> anyhow::Result<ExitStatus> {
+    let source = match source(args)? {
+        Ok(source) => source,
+        Err(status) => return Ok(status),
+    };
+    let attempt = Attempt {
+        branch,
+        parent,
+        old,
+        summary,
+        source: source.as_ref(),
+        format,
+    };
+    match commit(args, attempt, tree, printer)? {
+        Some(status) => Ok(status),
+        None => anyhow::bail!(
+            "branch `{branch}` moved while the shards were merged; render the shards again"
+        ),
+    }
+}
+
+/// One try at committing a rendered tree on top of `parent`.
+struct Attempt<'a> {
+    branch: &'a str,
+    parent: Option<String>,
+    old: &'a Tree,
+    summary: &'a report::Summary,
+    source: Option<&'a crate::git::Source>,
+    format: crate::emit::Format,
+}
+
+/// Commit `tree` (adding provenance) unless nothing changed. `None` when the
+/// branch moved: the caller renders again on the new tip.
+fn commit(
+    args: &RenderArgs,
+    attempt: Attempt<'_>,
+    mut tree: Tree,
+    printer: &Printer,
+) -> anyhow::Result<Option<ExitStatus>> {
+    let Attempt {
+        branch,
+        parent,
+        old,
+        summary,
+        source,
+        format,
+    } = attempt;
+    let source_commit = source.map(|s| s.commit.as_str());
+    let unchanged = parent.is_some()
+        && super::check::without_provenance(old) == super::check::without_provenance(&tree);
+    if unchanged {
+        finish(args, printer, summary, source_commit, None, Some(branch))?;
+        if !args.quiet && !printer.json {
+            println!("branch `{branch}` is current; no commit");
+        }
+        return Ok(Some(ExitStatus::Success));
+    }
+    let provenance = super::provenance::Provenance::new(source.cloned(), args.allow_dirty);
+    tree.insert(
+        crate::emit::MARKER_FILE.to_string(),
+        provenance.marker(format),
+    );
+    tree.insert(
+        crate::emit::GITATTRIBUTES.to_string(),
+        b"* linguist-generated=true\n".to_vec(),
+    );
+    let message = provenance.commit_message(summary);
+    let request = crate::git::CommitRequest {
+        branch,
+        prefix: None,
+        tree: &tree,
+        expected_parent: parent.as_deref(),
+        message: &message,
+        author_name: "garrison",
+        author_email: "garrison@localhost",
+        time: provenance.time,
+    };
+    match crate::git::commit_tree(&args.repo.repo, &request).context("cannot commit the render")? {
+        crate::git::CommitOutcome::Committed { commit, .. } => {
+            finish(
+                args,
+                printer,
+                summary,
+                source_commit,
+                Some(&commit),
+                Some(branch),
+            )?;
+            if !args.quiet && !printer.json {
+                println!("committed {commit} to `{branch}`");
+            }
+            Ok(Some(ExitStatus::Success))
+        }
+        crate::git::CommitOutcome::Unchanged => {
+            finish(args, printer, summary, source_commit, None, Some(branch))?;
+            Ok(Some(ExitStatus::Success))
+        }
+        crate::git::CommitOutcome::Moved { tip } => {
+            let tip = tip.unwrap_or_else(|| "a deleted ref".into());
+            eprintln!("garrison: branch `{branch}` moved to {tip} while rendering; rendering again on the new tip");
+            Ok(None)
+        }
+    }
 }

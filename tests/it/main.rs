@@ -10,4 +10,5 @@ mod memory;
 mod pause;
 mod properties;
 mod render;
+mod shard;
 mod support;
