@@ -27,6 +27,7 @@ pub fn run(args: &RenderArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
 }
 
 fn to_directory(args: &RenderArgs, out: &Path, printer: &Printer) -> anyhow::Result<ExitStatus> {
+    let _lock = write::lock(out)?;
     let old_tree = write::read_tree(out).context("cannot read the previous render")?;
     let outcome = match pipeline::run(
         &args.repo.repo,

@@ -59,6 +59,7 @@ pub fn render_shard(
     dir: &Path,
     printer: &Printer,
 ) -> anyhow::Result<ExitStatus> {
+    let _lock = write::lock(dir)?;
     let (stored, base, old_tree) = stored(args)?;
     let mut skip = stored.skip();
     skip.push(dir.to_path_buf());
@@ -131,6 +132,10 @@ fn shard_info(dir: &Path, tree: &Tree) -> anyhow::Result<ShardInfo> {
 }
 
 pub fn merge(args: &RenderArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
+    let _lock = match &args.target.out {
+        Some(out) => Some(write::lock(out)?),
+        None => None,
+    };
     let (stored, tip, old_tree) = stored(args)?;
     let mut merged = Tree::new();
     let mut seen: Vec<usize> = Vec::new();

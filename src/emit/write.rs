@@ -5,7 +5,8 @@
 //! (RENAME_EXCHANGE) on Linux, so readers and a crash only ever see the old
 //! render or the new one. Elsewhere the old directory is renamed away first.
 //! Files whose bytes did not change are hard-linked from the old render
-//! instead of rewritten.
+//! instead of rewritten. A [`Lock`] keeps two renders from writing one
+//! directory at once.
 
 use super::Tree;
 use std::fs;
@@ -22,6 +23,71 @@ pub enum Error {
     },
     #[error("`{path}` exists and does not hold a garrison render; pass an empty or new directory")]
     NotARender { path: PathBuf },
+    #[error("another garrison render into `{path}` is running; wait for it to finish, then render again")]
+    Locked { path: PathBuf },
+}
+
+/// An exclusive lock on an output directory, held from reading the previous
+/// render to the swap. It is an advisory `flock` on a sibling file, so the
+/// kernel releases it when the process ends, even by SIGKILL.
+pub struct Lock {
+    _file: fs::File,
+}
+
+fn sibling(out: &Path, suffix: &str) -> (PathBuf, PathBuf) {
+    let parent = match out.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let name = out
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "out".into());
+    let path = parent.join(format!(".{name}.garrison-{suffix}"));
+    (parent, path)
+}
+
+/// Take the lock for `out`, failing at once if another render holds it.
+/// Staging directories left by an interrupted render are removed.
+pub fn lock(out: &Path) -> Result<Lock, Error> {
+    let (parent, path) = sibling(out, "lock");
+    fs::create_dir_all(&parent).map_err(io_error(&parent))?;
+    let file = fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(io_error(&path))?;
+    if !try_lock(&file) {
+        return Err(Error::Locked {
+            path: out.to_path_buf(),
+        });
+    }
+    let (_, staging_prefix) = sibling(out, "new-");
+    let prefix = staging_prefix
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    if let Ok(entries) = fs::read_dir(&parent) {
+        for entry in entries.filter_map(Result::ok) {
+            if entry.file_name().to_string_lossy().starts_with(&prefix) {
+                let _ = fs::remove_dir_all(entry.path());
+            }
+        }
+    }
+    Ok(Lock { _file: file })
+}
+
+#[cfg(unix)]
+fn try_lock(file: &fs::File) -> bool {
+    use std::os::unix::io::AsRawFd;
+    // SAFETY: the descriptor is valid for the lifetime of `file`.
+    unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) == 0 }
+}
+
+#[cfg(not(unix))]
+fn try_lock(_file: &fs::File) -> bool {
+    true
 }
 
 fn io_error(path: &Path) -> impl FnOnce(io::Error) -> Error + '_ {
@@ -34,16 +100,8 @@ fn io_error(path: &Path) -> impl FnOnce(io::Error) -> Error + '_ {
 /// Replace the directory `out` with `tree`. `previous` is what `out` holds
 /// now (as read before planning); unchanged files are linked, not rewritten.
 pub fn write_tree(out: &Path, tree: &Tree, previous: &Tree) -> Result<(), Error> {
-    let parent = match out.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
+    let (parent, staging) = sibling(out, &format!("new-{}", std::process::id()));
     fs::create_dir_all(&parent).map_err(io_error(&parent))?;
-    let name = out
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "out".into());
-    let staging = parent.join(format!(".{name}.garrison-new-{}", std::process::id()));
     if staging.exists() {
         fs::remove_dir_all(&staging).map_err(io_error(&staging))?;
     }

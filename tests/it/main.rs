@@ -4,6 +4,7 @@
 
 mod branch;
 mod cli;
+mod crash;
 mod fleet;
 mod fort;
 mod memory;

@@ -1,0 +1,92 @@
+//! Crash safety and concurrency of directory renders: a render killed at
+//! any moment leaves the old render or the new one, never a mix; two
+//! renders into one directory cannot interleave.
+
+use crate::fleet::{clusters, deployment, Fleet};
+use crate::support::{garrison, read_tree, stderr};
+use std::time::Instant;
+
+const ALL_DEPLOYMENTS: &str = "apiVersion: policy.karmada.io/v1alpha1\nkind: ClusterPropagationPolicy\nmetadata:\n  name: all\nspec:\n  resourceSelectors:\n  - apiVersion: apps/v1\n    kind: Deployment\n  placement:\n    replicaScheduling:\n      replicaSchedulingType: Duplicated\n";
+
+fn write_version(fleet: &Fleet, tag: &str) {
+    let apps: Vec<String> = (0..30)
+        .map(|i| deployment(&format!("app{i:02}"), 2, tag))
+        .collect();
+    fleet.write("apps.yaml", &apps.join("---\n"));
+}
+
+#[test]
+fn a_render_killed_at_any_moment_leaves_the_old_or_the_new_render() {
+    let fleet = Fleet::new();
+    let names: Vec<String> = (0..24).map(|i| format!("member{i:02}")).collect();
+    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    fleet.write("clusters.yaml", &clusters(&refs));
+    fleet.write("policy.yaml", ALL_DEPLOYMENTS);
+    write_version(&fleet, "v1");
+    let tree_a = fleet.render().tree;
+    write_version(&fleet, "v2");
+    let started = Instant::now();
+    let tree_b = fleet.render().tree;
+    let full = started.elapsed();
+    assert_ne!(tree_a, tree_b);
+
+    let repo = fleet.repo.to_string_lossy().into_owned();
+    let out = fleet.out().to_string_lossy().into_owned();
+    for attempt in 0..16u32 {
+        let tag = if attempt % 2 == 0 { "v1" } else { "v2" };
+        write_version(&fleet, tag);
+        let mut child = match garrison()
+            .args(["render", "--repo", &repo, "--out", &out, "-q"])
+            .spawn()
+        {
+            Ok(child) => child,
+            Err(e) => panic!("{e}"),
+        };
+        std::thread::sleep(full.mul_f64(f64::from(attempt % 8) / 6.0));
+        let _ = child.kill();
+        let _ = child.wait();
+        let now = read_tree(fleet.out());
+        assert!(
+            now == tree_a || now == tree_b,
+            "attempt {attempt}: the output is a mix of two renders"
+        );
+    }
+    // And a render after all those kills completes normally.
+    write_version(&fleet, "v1");
+    assert_eq!(fleet.render().tree, tree_a);
+    let leftovers: Vec<String> = std::fs::read_dir(fleet.out().parent().unwrap_or(fleet.out()))
+        .map(|d| {
+            d.filter_map(Result::ok)
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    assert!(
+        !leftovers.iter().any(|n| n.contains("garrison-new")),
+        "staging directories are cleaned up: {leftovers:?}"
+    );
+}
+
+#[test]
+fn a_second_render_into_a_locked_directory_is_refused_and_changes_nothing() {
+    let fleet = Fleet::new();
+    fleet.write("clusters.yaml", &clusters(&["a"]));
+    fleet.write("policy.yaml", ALL_DEPLOYMENTS);
+    write_version(&fleet, "v1");
+    let before = fleet.render().tree;
+    write_version(&fleet, "v2");
+    let lock = match garrison::emit::write::lock(fleet.out()) {
+        Ok(lock) => lock,
+        Err(e) => panic!("{e}"),
+    };
+    let output = fleet.try_render(&[]);
+    assert_eq!(output.status.code(), Some(2));
+    let text = stderr(&output).replace(&fleet.out().display().to_string(), "[OUT]");
+    insta::assert_snapshot!(text.trim_end(), @"garrison: error: another garrison render into `[OUT]` is running; wait for it to finish, then render again");
+    assert_eq!(read_tree(fleet.out()), before);
+    drop(lock);
+    assert!(
+        fleet.try_render(&[]).status.success(),
+        "the lock is released with its holder"
+    );
+}
