@@ -23,6 +23,9 @@ pub struct Cli {
     /// Print machine-readable JSON on stdout instead of text.
     #[arg(long, global = true)]
     pub json: bool,
+    /// Show progress on stderr even when it is not a terminal or `CI` is set.
+    #[arg(long, global = true)]
+    pub progress: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -83,6 +86,17 @@ pub enum Command {
     ///
     /// Example: garrison validate --repo testdata/fleet/repo
     Validate(RepoArgs),
+    /// Print a shell completion script.
+    ///
+    /// Example: garrison completions bash > /etc/bash_completion.d/garrison
+    Completions {
+        /// The shell to complete for.
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff).
+    ///
+    /// Example: garrison man | man -l -
+    Man,
 }
 
 #[derive(Debug, Args)]

@@ -6,6 +6,7 @@ use garrison::commands::{self, ExitStatus};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    restore_sigpipe();
     let cli = Cli::parse();
     match commands::run(&cli) {
         Ok(status) => ExitCode::from(status.code()),
@@ -15,3 +16,16 @@ fn main() -> ExitCode {
         }
     }
 }
+
+/// `garrison diff | head` must end quietly when `head` stops reading, as
+/// other command-line tools do, instead of panicking on a closed pipe.
+#[cfg(unix)]
+fn restore_sigpipe() {
+    // SAFETY: setting a signal's disposition to the default before any thread starts.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
+#[cfg(not(unix))]
+fn restore_sigpipe() {}

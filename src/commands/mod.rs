@@ -44,6 +44,16 @@ pub fn run(cli: &Cli) -> anyhow::Result<ExitStatus> {
         Command::Check(args) => check::run(args, &printer),
         Command::Explain(args) => explain::run(args, &printer),
         Command::Validate(args) => validate::run(args, &printer),
+        Command::Completions { shell } => {
+            let mut command = <Cli as clap::CommandFactory>::command();
+            clap_complete::generate(*shell, &mut command, "garrison", &mut std::io::stdout());
+            Ok(ExitStatus::Success)
+        }
+        Command::Man => {
+            let command = <Cli as clap::CommandFactory>::command();
+            clap_mangen::Man::new(command).render(&mut std::io::stdout())?;
+            Ok(ExitStatus::Success)
+        }
     }
 }
 
@@ -54,6 +64,8 @@ pub struct Printer {
     pub color: bool,
     /// JSON on stdout instead of text.
     pub json: bool,
+    /// A spinner on stderr while a render works.
+    progress: bool,
 }
 
 impl Printer {
@@ -73,11 +85,28 @@ impl Printer {
             DiagnosticFormat::Concise => Style::Concise,
             DiagnosticFormat::Github => Style::Github,
         };
+        let interactive = std::io::stderr().is_terminal() && std::env::var_os("CI").is_none();
         Printer {
             style,
             color: stdout_color && !cli.json,
             json: cli.json,
+            progress: cli.progress || interactive,
         }
+    }
+
+    /// A spinner naming the current stage; hidden unless progress is wanted.
+    pub fn spinner(&self) -> indicatif::ProgressBar {
+        if !self.progress {
+            return indicatif::ProgressBar::hidden();
+        }
+        let bar =
+            indicatif::ProgressBar::with_draw_target(None, indicatif::ProgressDrawTarget::stderr());
+        bar.set_style(
+            indicatif::ProgressStyle::with_template("{spinner} {msg} ({elapsed})")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
+        );
+        bar.enable_steady_tick(std::time::Duration::from_millis(120));
+        bar
     }
 
     /// Print a render summary as text or JSON (`quiet` prints nothing).

@@ -39,7 +39,14 @@ pub fn run(
     scope: &crate::plan::Scope,
     printer: &Printer,
 ) -> Result<Outcome, ExitStatus> {
+    let spinner = printer.spinner();
+    spinner.set_message("loading the repository");
     let (inputs, mut diagnostics) = load::load_repository(repo, &LoadOptions { skip });
+    spinner.set_message(format!(
+        "planning {} templates on {} clusters",
+        inputs.templates.len(),
+        inputs.clusters.len()
+    ));
     if diagnostics.has_errors() {
         printer.diagnostics(&diagnostics, &inputs.sources);
         return Err(ExitStatus::Error);
@@ -57,6 +64,7 @@ pub fn run(
         }
     };
     diagnostics.extend(plan.warnings.clone());
+    spinner.set_message("building the output tree");
     let tree = match emit::build_tree(&plan, &previous, format) {
         Ok(tree) => tree,
         Err(errors) => {
@@ -65,6 +73,7 @@ pub fn run(
             return Err(ExitStatus::Error);
         }
     };
+    spinner.finish_and_clear();
     printer.diagnostics(&diagnostics, &inputs.sources);
     let shadow = emit::shadow_tree(&plan, format);
     Ok(Outcome {
