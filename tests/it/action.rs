@@ -77,7 +77,10 @@ fn inputs(action: &Value, given: &[(&str, &str)]) -> BTreeMap<String, String> {
         }
     }
     for (name, value) in given {
-        assert!(inputs.contains_key(*name), "action.yml has no input `{name}`");
+        assert!(
+            inputs.contains_key(*name),
+            "action.yml has no input `{name}`"
+        );
         inputs.insert((*name).to_string(), (*value).to_string());
     }
     inputs
@@ -335,7 +338,8 @@ impl Runner {
 }
 
 fn path_str(path: &Path) -> &str {
-    path.to_str().unwrap_or_else(|| panic!("non-UTF-8 temp path"))
+    path.to_str()
+        .unwrap_or_else(|| panic!("non-UTF-8 temp path"))
 }
 
 struct Run {
@@ -361,7 +365,11 @@ impl Run {
                 panic!("not a key=value output: {line:?}");
             };
             let old = map.insert(key.to_string(), value.to_string());
-            assert!(old.is_none(), "output `{key}` written twice:\n{}", self.outputs);
+            assert!(
+                old.is_none(),
+                "output `{key}` written twice:\n{}",
+                self.outputs
+            );
         }
         map
     }
@@ -497,18 +505,30 @@ fn the_action_with_push_false_commits_locally_and_checks_its_inputs() {
     let files = git(&runner.work, &["ls-tree", "-r", "--name-only", "rendered"]);
     assert!(files.contains("clusters/a/"), "{files}");
     assert!(
-        git(&runner.work, &["show", &format!("rendered:{}", first_object(&files))])
-            .contains("kind: Work"),
+        git(
+            &runner.work,
+            &["show", &format!("rendered:{}", first_object(&files))]
+        )
+        .contains("kind: Work"),
         "{files}"
     );
     let refs = runner.remote(&["for-each-ref", "--format=%(refname)", "refs/heads"]);
     assert_eq!(refs, "refs/heads/main", "nothing pushed");
 
     for (given, message) in [
-        (("format", "yaml"), "format must be manifests or work, not 'yaml'"),
+        (
+            ("format", "yaml"),
+            "format must be manifests or work, not 'yaml'",
+        ),
         (("push", "yes"), "push must be true or false, not 'yes'"),
-        (("max-attempts", "0"), "max-attempts must be a positive number, not '0'"),
-        (("branch", "bad..name"), "'bad..name' is not a valid branch name"),
+        (
+            ("max-attempts", "0"),
+            "max-attempts must be a positive number, not '0'",
+        ),
+        (
+            ("branch", "bad..name"),
+            "'bad..name' is not a valid branch name",
+        ),
     ] {
         let run = runner.run_action(&[given], 0, "bad");
         assert_eq!(run.output.status.code(), Some(1), "{}", run.log());
@@ -562,7 +582,10 @@ fn every_action_input_is_documented_and_used_and_every_output_is_mapped() {
         "max-attempts",
     ];
     assert_eq!(
-        input_names.iter().map(String::as_str).collect::<BTreeSet<_>>(),
+        input_names
+            .iter()
+            .map(String::as_str)
+            .collect::<BTreeSet<_>>(),
         expected.into_iter().collect::<BTreeSet<_>>()
     );
     let docs = read(&root().join("docs/delivery.md"));
@@ -731,14 +754,26 @@ fn the_delivery_docs_point_argo_cd_and_flux_at_cluster_directories_that_build() 
     let mut pushes = 0;
     for workflow in &workflows {
         let mut uses_action = false;
-        for job in workflow["jobs"].as_object().into_iter().flat_map(|j| j.values()) {
+        for job in workflow["jobs"]
+            .as_object()
+            .into_iter()
+            .flat_map(|j| j.values())
+        {
             for step in job["steps"].as_array().into_iter().flatten() {
                 if str_at(step, "/uses").starts_with("your-org/garrison@") {
                     uses_action = true;
                     for key in map_keys(step.get("with")) {
-                        assert!(input_names.contains(&key), "workflow uses unknown input `{key}`");
+                        assert!(
+                            input_names.contains(&key),
+                            "workflow uses unknown input `{key}`"
+                        );
                     }
-                    if str_at(step, "/with/push") != "false" {
+                    // The runner passes `push: false` to the action as the string "false".
+                    let push = step.pointer("/with/push").map(|v| match v {
+                        Value::String(s) => s.clone(),
+                        other => other.to_string(),
+                    });
+                    if push.as_deref() != Some("false") {
                         pushes += 1;
                         assert_eq!(
                             str_at(workflow, "/permissions/contents"),
@@ -762,7 +797,14 @@ fn the_delivery_docs_point_argo_cd_and_flux_at_cluster_directories_that_build() 
     };
     let out = dir.path().join("out");
     let repo = testdata().join("fleet/repo");
-    let output = run(&["render", "--repo", path_str(&repo), "--out", path_str(&out), "-q"]);
+    let output = run(&[
+        "render",
+        "--repo",
+        path_str(&repo),
+        "--out",
+        path_str(&out),
+        "-q",
+    ]);
     assert!(output.status.success(), "{}", stderr(&output));
     let mut directories = Vec::new();
     if let Ok(entries) = std::fs::read_dir(out.join("clusters")) {
