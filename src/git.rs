@@ -98,6 +98,22 @@ pub struct Source {
     pub dirty: bool,
 }
 
+/// Whether `descendant` has `ancestor` in its history (and is not it).
+/// Unknown commits (for example from a shallow clone) count as unrelated.
+pub fn is_strict_descendant(repo: &Path, descendant: &str, ancestor: &str) -> Result<bool, Error> {
+    let git = open(repo)?;
+    let (Ok(descendant), Ok(ancestor)) = (Oid::from_str(descendant), Oid::from_str(ancestor))
+    else {
+        return Ok(false);
+    };
+    if descendant == ancestor {
+        return Ok(false);
+    }
+    Ok(git
+        .graph_descendant_of(descendant, ancestor)
+        .unwrap_or(false))
+}
+
 /// A branch as stored: its tip and its files.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Stored {

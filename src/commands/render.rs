@@ -112,6 +112,13 @@ fn to_branch(args: &RenderArgs, branch: &str, printer: &Printer) -> anyhow::Resu
             Some(stored) => (Some(stored.commit), stored.tree),
             None => (None, Tree::new()),
         };
+        if let Some(newer) = newer_source_rendered(repo, &old_tree, source.as_ref())? {
+            eprintln!(
+                "garrison: branch `{branch}` already holds the render of {newer}, which is newer than the source commit {}; nothing to do",
+                source.as_ref().map_or("", |s| s.commit.as_str())
+            );
+            return Ok(ExitStatus::Success);
+        }
         let scope = crate::plan::Scope::All;
         let outcome = match pipeline::run(
             repo,
@@ -144,6 +151,33 @@ fn to_branch(args: &RenderArgs, branch: &str, printer: &Printer) -> anyhow::Resu
         }
     }
     anyhow::bail!("branch `{branch}` kept moving; gave up after {MAX_ATTEMPTS} attempts without overwriting it")
+}
+
+/// The source commit recorded on the branch, when it descends from the one
+/// being rendered: a late CI run must not put an older source over a newer render.
+fn newer_source_rendered(
+    repo: &Path,
+    stored: &Tree,
+    source: Option<&crate::git::Source>,
+) -> anyhow::Result<Option<String>> {
+    let Some(source) = source else {
+        return Ok(None);
+    };
+    let recorded = stored
+        .get(crate::emit::MARKER_FILE)
+        .and_then(|bytes| serde_json::from_slice::<serde_json::Value>(bytes).ok())
+        .and_then(|marker| {
+            marker
+                .pointer("/source/commit")
+                .and_then(serde_json::Value::as_str)
+                .map(str::to_string)
+        });
+    let Some(recorded) = recorded else {
+        return Ok(None);
+    };
+    let newer = crate::git::is_strict_descendant(repo, &recorded, &source.commit)
+        .context("cannot compare source commits")?;
+    Ok(newer.then_some(recorded))
 }
 
 /// Commit combined shards; their base must still be the branch tip.

@@ -268,3 +268,29 @@ fn diff_check_and_explain_on_a_directory() {
     assert_eq!(missing.status.code(), Some(2));
     insta::assert_snapshot!(stderr(&missing), @"garrison: no application `Deployment/apps/nope`; write KIND/NAMESPACE/NAME, or KIND/NAME for cluster-scoped objects");
 }
+
+#[test]
+fn a_late_render_of_an_older_source_never_replaces_a_newer_render() {
+    let fleet = repo();
+    let repo = fleet.repo.as_path();
+    let older = git(repo, &["rev-parse", "HEAD"]);
+    fleet.write("app.yaml", &deployment("web", 2, "v2"));
+    commit_all(repo, "web v2");
+    assert!(garrison_in(repo, &["render", "--branch", "rendered"])
+        .status
+        .success());
+    let tip = git(repo, &["rev-parse", "rendered"]);
+    git(repo, &["checkout", "-q", &older]);
+    let late = garrison_in(repo, &["render", "--branch", "rendered"]);
+    assert!(late.status.success(), "{}", stderr(&late));
+    assert!(
+        stderr(&late).contains("which is newer than the source commit"),
+        "{}",
+        stderr(&late)
+    );
+    assert_eq!(
+        git(repo, &["rev-parse", "rendered"]),
+        tip,
+        "the newer render stays"
+    );
+}
