@@ -257,7 +257,7 @@ pub fn plan(inputs: &Inputs, previous: &PreviousRender) -> Result<Plan, Diagnost
                         Code::FortPinNotCandidate,
                         format!("`{}` pins its fort to cluster `{pin}`, which is not a candidate", template.key),
                     )
-                    .at(template.origin)
+                    .at(template.fort_pin_origin.unwrap_or(template.origin))
                     .help(if candidates.is_empty() {
                         "the application has no unpaused cluster in its binding; remove the pin or unpause a cluster".to_string()
                     } else {
@@ -453,7 +453,13 @@ fn validate_references(inputs: &Inputs, diagnostics: &mut Diagnostics) {
                     Code::InvalidPlacement,
                     "`clusterAffinity` and `clusterAffinities` cannot both be set",
                 )
-                .at(policy.doc.at(&["spec", "placement", "clusterAffinities"]))
+                .at(Origin {
+                    file: policy.doc.file,
+                    pos: policy
+                        .doc
+                        .node
+                        .locate_key(&["spec", "placement", "clusterAffinities"]),
+                })
                 .help("keep one of them, as Karmada's webhook requires"),
             );
         }

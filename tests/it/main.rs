@@ -2,6 +2,7 @@
 //! `testdata/`, multi-render behaviour, and CLI transcripts, all through the
 //! real binary.
 
+mod bad_input;
 mod cli;
 mod fleet;
 mod fort;
