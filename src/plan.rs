@@ -265,6 +265,21 @@ pub fn plan(inputs: &Inputs, previous: &PreviousRender) -> Result<Plan, Diagnost
                     }),
                 ),
             }
+        } else if let (Some(policy), Some(pin_at)) = (policy, template.fort_pin_origin) {
+            diagnostics.push(
+                Diagnostic::warning(
+                    Code::IgnoredField,
+                    format!(
+                        "`{}` pins its fort, but {} does not enable fort placement; the pin has no effect",
+                        template.key,
+                        policy.display()
+                    ),
+                )
+                .at(pin_at)
+                .help(format!(
+                    "annotate the policy with `{FORT_ANNOTATION}: {FORT_ENABLED}`, or remove the pin"
+                )),
+            );
         }
         apps.push(app);
     }
