@@ -91,6 +91,8 @@ codes! {
     FileTooLarge = ("G0004", "file-too-large"),
     /// `garrison.yaml` is not valid.
     InvalidConfig = ("G0005", "invalid-config"),
+    /// The repository holds no input file.
+    EmptyRepository = ("G0006", "empty-repository"),
     /// YAML or JSON that does not parse, or exceeds a parse limit.
     Syntax = ("G0101", "yaml-syntax"),
     /// A document that is not a mapping.
@@ -312,7 +314,14 @@ fn render_snippet(d: &Diagnostic, sources: &Sources, color: bool) -> String {
     };
     let title = level.primary_title(d.message.as_str()).id(d.code.code());
     let mut group: Group<'_> = Group::with_title(title);
-    if let Some(origin) = d.origin {
+    if let Some(origin) = d.origin.filter(|o| sources.text(o.file).is_empty()) {
+        // A fault about a file that has no text to show (a link, a file too large to read).
+        group = group.element(
+            annotate_snippets::Origin::path(sources.path(origin.file))
+                .line(origin.pos.line as usize)
+                .char_column(origin.pos.column as usize),
+        );
+    } else if let Some(origin) = d.origin {
         let text = sources.text(origin.file);
         let span = token_span(text, origin.pos);
         group = group.element(
@@ -322,11 +331,17 @@ fn render_snippet(d: &Diagnostic, sources: &Sources, color: bool) -> String {
                 .annotation(AnnotationKind::Primary.span(span)),
         );
     }
-    let mut report = vec![group];
-    if let Some(help) = &d.help {
-        report.push(Group::with_title(
-            Level::HELP.secondary_title(help.as_str()),
-        ));
+    let mut report = Vec::new();
+    match (&d.help, d.origin) {
+        // Without a snippet, a second group would print a stray `|` line.
+        (Some(help), None) => report.push(group.element(Level::HELP.message(help.as_str()))),
+        (Some(help), Some(_)) => {
+            report.push(group);
+            report.push(Group::with_title(
+                Level::HELP.secondary_title(help.as_str()),
+            ));
+        }
+        (None, _) => report.push(group),
     }
     let renderer = if color {
         Renderer::styled()

@@ -295,7 +295,7 @@ pub fn plan_scoped(
                         Code::FortPinNotCandidate,
                         format!("`{}` pins its fort to cluster `{pin}`, which is not a candidate", template.key),
                     )
-                    .at(template.origin)
+                    .at(template.fort_pin_origin.unwrap_or(template.origin))
                     .help(if candidates.is_empty() {
                         "the application has no unpaused cluster in its binding; remove the pin or unpause a cluster".to_string()
                     } else {
@@ -303,6 +303,21 @@ pub fn plan_scoped(
                     }),
                 ),
             }
+        } else if let (Some(policy), Some(pin_at)) = (policy, template.fort_pin_origin) {
+            diagnostics.push(
+                Diagnostic::warning(
+                    Code::IgnoredField,
+                    format!(
+                        "`{}` pins its fort, but {} does not enable fort placement; the pin has no effect",
+                        template.key,
+                        policy.display()
+                    ),
+                )
+                .at(pin_at)
+                .help(format!(
+                    "annotate the policy with `{FORT_ANNOTATION}: {FORT_ENABLED}`, or remove the pin"
+                )),
+            );
         }
         apps.push(app);
     }
@@ -497,7 +512,13 @@ fn validate_references(inputs: &Inputs, diagnostics: &mut Diagnostics) {
                     Code::InvalidPlacement,
                     "`clusterAffinity` and `clusterAffinities` cannot both be set",
                 )
-                .at(policy.doc.at(&["spec", "placement", "clusterAffinities"]))
+                .at(Origin {
+                    file: policy.doc.file,
+                    pos: policy
+                        .doc
+                        .node
+                        .locate_key(&["spec", "placement", "clusterAffinities"]),
+                })
                 .help("keep one of them, as Karmada's webhook requires"),
             );
         }

@@ -7,7 +7,7 @@
 //! with Kubernetes' rules; duplicates are errors naming both places.
 
 use super::yaml::{Node, NodeKind};
-use crate::diag::{Code, Diagnostic, Diagnostics, FileId, Origin};
+use crate::diag::{Code, Diagnostic, Diagnostics, FileId, Origin, Sources};
 use crate::model::binding::BindingDoc;
 use crate::model::cluster::{Cluster, KarmadaClusterDoc, ManagedClusterDoc};
 use crate::model::inputs::{
@@ -77,12 +77,16 @@ fn role(api_version: &str, kind: &str) -> Result<Role, ()> {
 }
 
 /// Sort parsed documents into [`Inputs`] (sources are filled in by the caller).
-pub fn classify(documents: Vec<(FileId, Node)>, diagnostics: &mut Diagnostics) -> Inputs {
+pub fn classify(
+    documents: Vec<(FileId, Node)>,
+    sources: &Sources,
+    diagnostics: &mut Diagnostics,
+) -> Inputs {
     let mut inputs = Inputs::default();
     let mut seen: HashMap<ObjectKey, Origin> = HashMap::new();
     for (file, node) in documents {
         for document in expand_lists(file, node, diagnostics) {
-            classify_one(document, &mut inputs, &mut seen, diagnostics);
+            classify_one(document, &mut inputs, &mut seen, sources, diagnostics);
         }
     }
     inputs.templates.sort_by(|a, b| a.key.cmp(&b.key));
@@ -107,7 +111,8 @@ pub fn classify(documents: Vec<(FileId, Node)>, diagnostics: &mut Diagnostics) -
                 )
                 .at(cluster.origin)
                 .help(format!(
-                    "the first definition is at line {} of another document; keep one",
+                    "it is also defined in `{}` at line {}; keep one definition",
+                    sources.path(first.file),
                     first.pos.line
                 )),
             );
@@ -187,6 +192,7 @@ fn classify_one(
     doc: Document,
     inputs: &mut Inputs,
     seen: &mut HashMap<ObjectKey, Origin>,
+    sources: &Sources,
     diagnostics: &mut Diagnostics,
 ) {
     let api_version = string_at(&doc.node, "apiVersion")
@@ -196,8 +202,16 @@ fn classify_one(
         .filter(|s| !s.is_empty())
         .map(str::to_string);
     let (Some(api_version), Some(kind)) = (api_version, kind) else {
+        let missing = match (
+            string_at(&doc.node, "apiVersion").is_some_and(|s| !s.is_empty()),
+            string_at(&doc.node, "kind").is_some_and(|s| !s.is_empty()),
+        ) {
+            (false, false) => "`apiVersion` and `kind`",
+            (false, true) => "`apiVersion`",
+            _ => "`kind`",
+        };
         diagnostics.push(
-            Diagnostic::error(Code::MissingTypeMeta, "this document has no `apiVersion` or no `kind`")
+            Diagnostic::error(Code::MissingTypeMeta, format!("this document has no {missing} (or it is not a string)"))
                 .at(doc.origin())
                 .help("every document must say what it is, for example `apiVersion: apps/v1` and `kind: Deployment`"),
         );
@@ -265,17 +279,33 @@ fn classify_one(
                 namespace,
                 name,
             };
-            if !note_unique(&key, doc.origin(), seen, diagnostics) {
+            if !note_unique(
+                &key,
+                doc.at(&["metadata", "name"]),
+                seen,
+                sources,
+                diagnostics,
+            ) {
                 return;
             }
             let labels: Labels = string_map(value.pointer("/metadata/labels"));
             let annotations = string_map(value.pointer("/metadata/annotations"));
+            let fort_pin_origin = annotations
+                .contains_key(crate::fort::FORT_CLUSTER_ANNOTATION)
+                .then(|| {
+                    doc.at(&[
+                        "metadata",
+                        "annotations",
+                        crate::fort::FORT_CLUSTER_ANNOTATION,
+                    ])
+                });
             inputs.templates.push(Template {
                 key,
                 labels,
                 annotations,
                 value,
                 origin: doc.origin(),
+                fort_pin_origin,
             });
         }
         Role::PropagationPolicy { cluster_scoped } | Role::OverridePolicy { cluster_scoped } => {
@@ -295,7 +325,13 @@ fn classify_one(
                 namespace: namespace.clone(),
                 name: name.clone(),
             };
-            if !note_unique(&key, doc.origin(), seen, diagnostics) {
+            if !note_unique(
+                &key,
+                doc.at(&["metadata", "name"]),
+                seen,
+                sources,
+                diagnostics,
+            ) {
                 return;
             }
             let namespace = if cluster_scoped { None } else { namespace };
@@ -308,7 +344,8 @@ fn classify_one(
                 for field in parsed.spec.runtime_only_fields() {
                     diagnostics.push(
                         Diagnostic::warning(Code::IgnoredField, format!("`spec.{field}` needs a live control plane; it has no effect in a render"))
-                            .at(doc.at(&["spec", field])),
+                            .at(doc.at(&["spec", field]))
+                            .help("keep it for Karmada, or remove it; garrison renders as if it were not set"),
                     );
                 }
                 inputs.propagation_policies.push(PropagationPolicy {
@@ -374,7 +411,13 @@ fn classify_one(
                 namespace,
                 name,
             };
-            if !note_unique(&key, doc.origin(), seen, diagnostics) {
+            if !note_unique(
+                &key,
+                doc.at(&["metadata", "name"]),
+                seen,
+                sources,
+                diagnostics,
+            ) {
                 return;
             }
             inputs.bindings.push(PinnedBinding { binding, doc });
@@ -402,6 +445,7 @@ fn note_unique(
     key: &ObjectKey,
     origin: Origin,
     seen: &mut HashMap<ObjectKey, Origin>,
+    sources: &Sources,
     diagnostics: &mut Diagnostics,
 ) -> bool {
     if let Some(first) = seen.get(key) {
@@ -412,14 +456,25 @@ fn note_unique(
             )
             .at(origin)
             .help(format!(
-                "it is also defined at line {} of file #{}; keep one definition",
-                first.pos.line, first.file.0
+                "it is also defined in `{}` at line {}; keep one definition",
+                sources.path(first.file),
+                first.pos.line
             )),
         );
         return false;
     }
     seen.insert(key.clone(), origin);
     true
+}
+
+/// A name for a message: escaped, and cut short when very long.
+fn shown_name(name: &str) -> String {
+    let escaped = name.escape_debug().to_string();
+    if escaped.chars().count() > 64 {
+        format!("{}…", escaped.chars().take(40).collect::<String>())
+    } else {
+        escaped
+    }
 }
 
 /// Built-in API groups whose object names must be DNS subdomains. RBAC and
@@ -451,7 +506,7 @@ fn check_template_name(
     };
     if let Some(fault) = fault {
         diagnostics.push(
-            Diagnostic::error(Code::InvalidName, format!("object name `{}` {fault}", name.escape_debug()))
+            Diagnostic::error(Code::InvalidName, format!("object name `{}` {fault}", shown_name(name)))
                 .at(doc.at(&["metadata", "name"]))
                 .help("Kubernetes names are lower-case letters, digits, `-` and `.`, at most 253 characters"),
         );
@@ -460,7 +515,7 @@ fn check_template_name(
     if let Some(ns) = namespace {
         if let Some(fault) = dns_label_fault(ns) {
             diagnostics.push(
-                Diagnostic::error(Code::InvalidName, format!("namespace `{}` {fault}", ns.escape_debug()))
+                Diagnostic::error(Code::InvalidName, format!("namespace `{}` {fault}", shown_name(ns)))
                     .at(doc.at(&["metadata", "namespace"]))
                     .help("namespaces are DNS labels: lower-case letters, digits and `-`, at most 63 characters"),
             );
@@ -482,9 +537,10 @@ fn check_policy_name(
         diagnostics.push(
             Diagnostic::error(
                 Code::InvalidName,
-                format!("{kind} name `{}` {fault}", name.escape_debug()),
+                format!("{kind} name `{}` {fault}", shown_name(name)),
             )
-            .at(doc.at(&["metadata", "name"])),
+            .at(doc.at(&["metadata", "name"]))
+            .help("Kubernetes names are lower-case letters, digits, `-` and `.`, at most 253 characters"),
         );
         return false;
     }
@@ -508,9 +564,10 @@ fn check_policy_name(
                     diagnostics.push(
                         Diagnostic::error(
                             Code::InvalidName,
-                            format!("namespace `{}` {fault}", ns.escape_debug()),
+                            format!("namespace `{}` {fault}", shown_name(ns)),
                         )
-                        .at(doc.at(&["metadata", "namespace"])),
+                        .at(doc.at(&["metadata", "namespace"]))
+                        .help("namespaces are DNS labels: lower-case letters, digits and `-`, at most 63 characters"),
                     );
                     return false;
                 }

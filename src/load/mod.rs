@@ -44,6 +44,18 @@ pub fn load_repository(root: &Path, options: &LoadOptions) -> (Inputs, Diagnosti
             );
         }
     };
+    if files.is_empty() {
+        diagnostics.push(
+            Diagnostic::warning(
+                Code::EmptyRepository,
+                format!(
+                    "`{}` has no input files (`.yaml`, `.yml` or `.json`); the render is empty and removes every previously rendered object",
+                    root.display()
+                ),
+            )
+            .help("check `--repo` and the `include`/`exclude` globs of garrison.yaml"),
+        );
+    }
     let first_id = sources.next_id().0;
     let limits = config.parse_limits();
     let max_bytes = config.max_file_bytes();
@@ -62,7 +74,7 @@ pub fn load_repository(root: &Path, options: &LoadOptions) -> (Inputs, Diagnosti
         diagnostics.extend(parse.diagnostics);
         documents.extend(parse.documents.into_iter().map(|node| (id, node)));
     }
-    let mut inputs = classify::classify(documents, &mut diagnostics);
+    let mut inputs = classify::classify(documents, &sources, &mut diagnostics);
     inputs.sources = sources;
     (inputs, diagnostics)
 }
@@ -80,8 +92,7 @@ fn read_config(root: &Path, sources: &mut Sources, diagnostics: &mut Diagnostics
                 line: u32::try_from(l.line()).unwrap_or(0),
                 column: u32::try_from(l.column()).unwrap_or(0),
             });
-            let message = error.without_snippet().to_string();
-            let message = message.lines().next().unwrap_or("").to_string();
+            let message = yaml::first_line(&error.without_snippet().to_string());
             diagnostics.push(
                 Diagnostic::error(
                     Code::InvalidConfig,
@@ -89,7 +100,7 @@ fn read_config(root: &Path, sources: &mut Sources, diagnostics: &mut Diagnostics
                 )
                 .at_opt(pos.map(|pos| Origin { file, pos }))
                 .help(
-                    "supported keys are `include`, `exclude` and `limits`; see docs/reference.md",
+                    "supported keys are `include`, `exclude` and `limits` (`maxFileBytes`, `maxDocuments`, `maxDepth`, `maxNodes`, `maxAliases`)",
                 ),
             );
             Config::default()
@@ -102,6 +113,20 @@ fn read_config(root: &Path, sources: &mut Sources, diagnostics: &mut Diagnostics
 struct SourceFile {
     relative: String,
     absolute: PathBuf,
+    /// A symbolic link that is not read: its target, and whether it is broken.
+    refused_link: Option<(String, bool)>,
+}
+
+/// Where a symbolic link leads, when that is not inside the repository.
+fn refused_link(path: &Path, canonical_root: &Path) -> Option<(String, bool)> {
+    let target = std::fs::read_link(path)
+        .map(|t| t.display().to_string())
+        .unwrap_or_default();
+    match path.canonicalize() {
+        Ok(resolved) if resolved.starts_with(canonical_root) => None,
+        Ok(_) => Some((target, false)),
+        Err(_) => Some((target, true)),
+    }
 }
 
 fn is_input_name(name: &str) -> bool {
@@ -154,6 +179,21 @@ fn walk(
             continue;
         };
         let relative = relative.to_string_lossy().replace('\\', "/");
+        // A link to a directory is not followed: inside the repository its
+        // target is walked anyway; outside, it is refused, never skipped silently.
+        if file_type.is_symlink() && path.is_dir() {
+            if exclude.as_ref().is_some_and(|set| set.is_match(&relative)) {
+                continue;
+            }
+            if let Some(link) = refused_link(path, &canonical_root) {
+                files.push(SourceFile {
+                    relative,
+                    absolute: path.to_path_buf(),
+                    refused_link: Some(link),
+                });
+            }
+            continue;
+        }
         if relative == CONFIG_FILE || !is_input_name(&relative) {
             continue;
         }
@@ -163,21 +203,16 @@ fn walk(
         if exclude.as_ref().is_some_and(|set| set.is_match(&relative)) {
             continue;
         }
+        let refused_link = if file_type.is_symlink() {
+            refused_link(path, &canonical_root)
+        } else {
+            None
+        };
         files.push(SourceFile {
             relative,
             absolute: path.to_path_buf(),
+            refused_link,
         });
-    }
-    // Symlinks are read only when they resolve inside the repository.
-    for file in &mut files {
-        if let Ok(meta) = std::fs::symlink_metadata(&file.absolute) {
-            if meta.file_type().is_symlink() {
-                match file.absolute.canonicalize() {
-                    Ok(target) if target.starts_with(&canonical_root) => file.absolute = target,
-                    _ => file.absolute = PathBuf::new(),
-                }
-            }
-        }
     }
     files.sort_by(|a, b| a.relative.cmp(&b.relative));
     Ok(files)
@@ -228,18 +263,29 @@ fn parse_file(file: &SourceFile, id: FileId, limits: &Limits, max_bytes: u64) ->
         file: id,
         pos: Pos { line: 1, column: 1 },
     };
-    if file.absolute.as_os_str().is_empty() {
-        result.diagnostics.push(
+    if let Some((target, broken)) = &file.refused_link {
+        let diagnostic = if *broken {
             Diagnostic::error(
-                Code::SymlinkOutside,
+                Code::Io,
                 format!(
-                    "`{}` is a symbolic link that leads outside the repository",
+                    "`{}` is a symbolic link to `{target}`, which does not exist",
                     file.relative
                 ),
             )
-            .at(whole_file)
-            .help("copy the file into the repository, or exclude it in garrison.yaml"),
-        );
+            .help("fix or remove the link, or exclude it with `exclude` in garrison.yaml")
+        } else {
+            Diagnostic::error(
+                Code::SymlinkOutside,
+                format!(
+                    "`{}` is a symbolic link to `{target}`, outside the repository",
+                    file.relative
+                ),
+            )
+            .help(
+                "copy what it points to into the repository, or exclude the link with `exclude` in garrison.yaml",
+            )
+        };
+        result.diagnostics.push(diagnostic.at(whole_file));
         return result;
     }
     let size = std::fs::metadata(&file.absolute)
@@ -250,13 +296,14 @@ fn parse_file(file: &SourceFile, id: FileId, limits: &Limits, max_bytes: u64) ->
             Diagnostic::error(
                 Code::FileTooLarge,
                 format!(
-                    "`{}` is {size} bytes; the limit is {max_bytes}",
+                    "`{}` is {size} bytes; the limit (`limits.maxFileBytes`) is {max_bytes}",
                     file.relative
                 ),
             )
             .at(whole_file)
             .help("split the file, or raise `limits.maxFileBytes` in garrison.yaml"),
         );
+        result.text = first_line_of(&file.absolute);
         return result;
     }
     let bytes = match std::fs::read(&file.absolute) {
@@ -273,20 +320,28 @@ fn parse_file(file: &SourceFile, id: FileId, limits: &Limits, max_bytes: u64) ->
         Ok(text) => text,
         Err(e) => {
             let offset = e.utf8_error().valid_up_to();
+            let bad = e.as_bytes()[offset];
+            // Show the whole offending line, the bad bytes replaced.
+            let lossy = String::from_utf8_lossy(e.as_bytes()).into_owned();
             let valid = String::from_utf8_lossy(&e.as_bytes()[..offset]).into_owned();
             let line = u32::try_from(valid.matches('\n').count() + 1).unwrap_or(u32::MAX);
+            let before = valid.rsplit('\n').next().unwrap_or("");
+            let column = u32::try_from(before.chars().count() + 1).unwrap_or(u32::MAX);
             result.diagnostics.push(
                 Diagnostic::error(
                     Code::NotUtf8,
-                    format!("`{}` is not valid UTF-8 (byte {offset})", file.relative),
+                    format!(
+                        "`{}` is not valid UTF-8: byte `0x{bad:02x}` is not a character",
+                        file.relative
+                    ),
                 )
                 .at(Origin {
                     file: id,
-                    pos: Pos { line, column: 1 },
+                    pos: Pos { line, column },
                 })
-                .help("save the file as UTF-8"),
+                .help("save the file as UTF-8 (for Latin-1: `iconv -f latin1 -t utf-8`)"),
             );
-            result.text = valid;
+            result.text = lossy;
             return result;
         }
     };
@@ -300,9 +355,20 @@ fn parse_file(file: &SourceFile, id: FileId, limits: &Limits, max_bytes: u64) ->
         Err(error) => result.diagnostics.push(
             Diagnostic::error(Code::Syntax, error.message)
                 .at_opt(error.pos.map(|pos| Origin { file: id, pos }))
-                .help("fix the YAML at this position; nothing was rendered"),
+                .help(error.help),
         ),
     }
     result.text = text;
     result
+}
+
+/// The first line of a file, for the snippet of a fault about the whole file.
+fn first_line_of(path: &Path) -> String {
+    use std::io::Read;
+    let mut head = Vec::new();
+    if let Ok(file) = std::fs::File::open(path) {
+        let _ = file.take(512).read_to_end(&mut head);
+    }
+    let text = String::from_utf8_lossy(&head);
+    text.lines().next().unwrap_or("").to_string()
 }

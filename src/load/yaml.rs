@@ -140,6 +140,8 @@ impl Node {
 pub struct ParseError {
     pub pos: Option<Pos>,
     pub message: String,
+    /// What to do about it.
+    pub help: String,
 }
 
 /// Parse a whole stream (`---`-separated documents) into nodes.
@@ -155,14 +157,90 @@ pub fn parse_stream(text: &str, limits: &Limits) -> Result<Vec<Node>, ParseError
     budget.max_aliases = limits.max_aliases;
     options.budget = Some(budget);
     let docs: Vec<Spanned<RawNode>> = serde_saphyr::from_str_multiple_with_options(text, options)
-        .map_err(|error| ParseError {
-        pos: error.location().map(|l| Pos::from_location(&l)),
-        message: first_line(&error.without_snippet().to_string()),
+        .map_err(|error| {
+        let (message, help) = explain(&error, limits);
+        let mut pos = error.location().map(|l| Pos::from_location(&l));
+        // Point at the tab itself, not at the text after it.
+        if let Some(pos) = pos.as_mut().filter(|_| message.contains("tab")) {
+            let line = text.lines().nth((pos.line as usize).saturating_sub(1));
+            if let Some(tab) = line.and_then(|l| l.find('\t')) {
+                pos.column = u32::try_from(tab + 1).unwrap_or(pos.column);
+            }
+        }
+        ParseError { pos, message, help }
     })?;
     Ok(docs.into_iter().map(RawNode::into_node).collect())
 }
 
-fn first_line(message: &str) -> String {
+/// The parser's fault in garrison's words, with what to do about it.
+fn explain(error: &serde_saphyr::Error, limits: &Limits) -> (String, String) {
+    use serde_saphyr::budget::BudgetBreach;
+    use serde_saphyr::Error;
+    let mut inner = error;
+    while let Error::AliasError { error, .. } | Error::WithSnippet { error, .. } = inner {
+        inner = error;
+    }
+    match inner {
+        Error::DuplicateMappingKey { key, .. } => {
+            let key = key
+                .as_deref()
+                .map(|k| format!(" `{k}`"))
+                .unwrap_or_default();
+            (
+                format!("duplicate key{key} in this mapping"),
+                format!("keep one{key} key: kubectl refuses duplicate keys too"),
+            )
+        }
+        Error::Budget { breach, .. } => match breach {
+            BudgetBreach::Depth { .. } => (
+                format!(
+                    "the document is nested more than {} levels deep",
+                    limits.max_depth
+                ),
+                "flatten the document, or raise `limits.maxDepth` in garrison.yaml".into(),
+            ),
+            BudgetBreach::Documents { .. } => (
+                format!("the file has more than {} documents", limits.max_documents),
+                "split the file, or raise `limits.maxDocuments` in garrison.yaml".into(),
+            ),
+            BudgetBreach::Nodes { .. } | BudgetBreach::Events { .. } => (
+                format!("the file has more than {} YAML nodes", limits.max_nodes),
+                "split the file, or raise `limits.maxNodes` in garrison.yaml".into(),
+            ),
+            BudgetBreach::Aliases { .. } => (
+                format!("the file uses more than {} aliases", limits.max_aliases),
+                "write the values out, or raise `limits.maxAliases` in garrison.yaml".into(),
+            ),
+            BudgetBreach::RecordedAnchorEvents { .. }
+            | BudgetBreach::RecordedAnchorBytes { .. }
+            | BudgetBreach::AliasAnchorRatio { .. }
+            | BudgetBreach::Anchors { .. }
+            | BudgetBreach::MergeKeys { .. } => (
+                "aliases here expand to too much data (an alias bomb)".into(),
+                "write the repeated values out instead of nesting aliases of aliases".into(),
+            ),
+            other => (
+                format!("the file exceeds a parse limit ({other:?})"),
+                "split the file, or raise the matching `limits` in garrison.yaml".into(),
+            ),
+        },
+        other => {
+            let message = first_line(&other.to_string());
+            let help = if message.contains("tab") {
+                "indent with spaces: YAML does not allow tabs in indentation"
+            } else if message.contains("mapping values are not allowed") {
+                "check this line's indentation: the keys of one mapping start in the same column"
+            } else if message.contains("quote") {
+                "close the quoted string on this line, or remove its opening quote"
+            } else {
+                "fix the YAML at this position"
+            };
+            (message, help.into())
+        }
+    }
+}
+
+pub(super) fn first_line(message: &str) -> String {
     let message = message.trim();
     let line = message.lines().next().unwrap_or(message);
     // The parser prefixes its own position; garrison prints positions itself.
@@ -170,9 +248,14 @@ fn first_line(message: &str) -> String {
         Some(rest) => rest,
         None => line,
     };
-    match line.find(": ") {
-        Some(i) if line[..i].starts_with("line ") => line[i + 2..].to_string(),
-        _ => line.to_string(),
+    let line = match line.find(": ") {
+        Some(i) if line[..i].starts_with("line ") => &line[i + 2..],
+        _ => line,
+    };
+    // ...and sometimes suffixes it.
+    match line.find(" at line ") {
+        Some(i) => line[..i].to_string(),
+        None => line.to_string(),
     }
 }
 

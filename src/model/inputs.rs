@@ -44,6 +44,8 @@ pub struct Template {
     pub annotations: BTreeMap<String, String>,
     pub value: Value,
     pub origin: Origin,
+    /// Where the fort-pin annotation is written, when there is one.
+    pub fort_pin_origin: Option<Origin>,
 }
 
 impl Template {

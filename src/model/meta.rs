@@ -68,7 +68,11 @@ pub fn dns_subdomain_fault(name: &str) -> Option<String> {
         ));
     }
     for label in name.split('.') {
-        if let Some(fault) = label_fault(label, 253) {
+        if let Some(fault) = label_fault(
+            label,
+            253,
+            "only lower-case letters, digits, `-` and `.` are allowed",
+        ) {
             return Some(fault);
         }
     }
@@ -81,10 +85,14 @@ pub fn dns_label_fault(name: &str) -> Option<String> {
     if name.is_empty() {
         return Some("must not be empty".into());
     }
-    label_fault(name, 63)
+    label_fault(
+        name,
+        63,
+        "only lower-case letters, digits and `-` are allowed",
+    )
 }
 
-fn label_fault(label: &str, max: usize) -> Option<String> {
+fn label_fault(label: &str, max: usize, allowed: &str) -> Option<String> {
     if label.len() > max {
         return Some(format!(
             "is {} characters long; at most {max} are allowed",
@@ -95,10 +103,7 @@ fn label_fault(label: &str, max: usize) -> Option<String> {
         .chars()
         .find(|c| !(c.is_ascii_lowercase() || c.is_ascii_digit() || *c == '-'))
     {
-        return Some(format!(
-            "contains {}; only lower-case letters, digits, `-` and `.` are allowed",
-            describe_char(c)
-        ));
+        return Some(format!("contains {}; {allowed}", describe_char(c)));
     }
     if label.is_empty() || label.starts_with('-') || label.ends_with('-') {
         return Some("must start and end with a lower-case letter or digit".into());

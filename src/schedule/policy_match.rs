@@ -215,6 +215,7 @@ mod tests {
                 .collect(),
             value: serde_json::Value::Null,
             origin: doc().origin(),
+            fort_pin_origin: None,
         }
     }
 

@@ -105,7 +105,7 @@ fn a_pin_wins_over_stickiness_and_a_bad_pin_is_an_error() {
     let output = fleet.try_render(&[]);
     assert_eq!(output.status.code(), Some(2));
     let text = crate::support::stderr(&output);
-    insta::assert_snapshot!(text.lines().next().unwrap_or(""), @"app.yaml:1:1: error[G0401]: `Deployment/apps/web` pins its fort to cluster `nowhere`, which is not a candidate (help: pin one of the binding's unpaused clusters: `v`, `x`, `z`)");
+    insta::assert_snapshot!(text.lines().next().unwrap_or(""), @"app.yaml:7:32: error[G0401]: `Deployment/apps/web` pins its fort to cluster `nowhere`, which is not a candidate (help: pin one of the binding's unpaused clusters: `v`, `x`, `z`)");
     assert_eq!(
         crate::support::read_tree(fleet.out()),
         before,

@@ -3,6 +3,7 @@
 //! real binary.
 
 mod action;
+mod bad_input;
 mod branch;
 mod cli;
 mod crash;
