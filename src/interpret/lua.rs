@@ -20,7 +20,8 @@
 //! instructions plus a wall-clock limit (1 s, Karmada's timeout), enforced
 //! by a hook. Once either is spent the hook fails on every later check and
 //! the call is failed when it returns even if the script caught the error
-//! with `pcall`. A long-running C function (one huge `string.rep`) is
+//! with `pcall`; `pcall` and `xpcall` themselves pass the error on once a
+//! limit is spent, so a loop around a protected call ends too. A long-running C function (one huge `string.rep`) is
 //! bounded by the memory limit instead.
 //!
 //! Lua tables have no key order and cannot tell `{}` from `[]`. Results are
@@ -170,6 +171,7 @@ pub fn call(
     let lua = sandbox(limits).map_err(|e| Fault::Load(describe(&e)))?;
     let spent = Arc::new(Spent(AtomicU8::new(0)));
     arm(&lua, limits, &spent).map_err(|e| Fault::Load(describe(&e)))?;
+    guard_pcall(&lua, &spent).map_err(|e| Fault::Load(describe(&e)))?;
     let result = load(&lua, chunk, script, function).and_then(|f| {
         let values = args
             .iter()
@@ -203,6 +205,7 @@ pub fn check(chunk: &str, script: &str, function: &str, limits: &Limits) -> Resu
     let lua = sandbox(limits).map_err(|e| Fault::Load(describe(&e)))?;
     let spent = Arc::new(Spent(AtomicU8::new(0)));
     arm(&lua, limits, &spent).map_err(|e| Fault::Load(describe(&e)))?;
+    guard_pcall(&lua, &spent).map_err(|e| Fault::Load(describe(&e)))?;
     let result = load(&lua, chunk, script, function).map(|_| ());
     lua.remove_hook();
     if let Some(fault) = spent.fault(limits) {
@@ -257,6 +260,38 @@ fn arm(lua: &Lua, limits: &Limits, spent: &Arc<Spent>) -> mlua::Result<()> {
             Ok(VmState::Continue)
         },
     )
+}
+
+/// `pcall` and `xpcall` that pass an error on once a limit is spent, so a
+/// script cannot catch the hook's error and loop on forever (the hook
+/// always fires inside the innermost protected call of a tight loop).
+fn guard_pcall(lua: &Lua, spent: &Arc<Spent>) -> mlua::Result<()> {
+    let spent = Arc::clone(spent);
+    let is_spent = lua.create_function(move |_, ()| Ok(spent.0.load(Ordering::SeqCst) != 0))?;
+    let wrap: mlua::Function = lua
+        .load(
+            r#"
+            local spent, raw_pcall, raw_xpcall, error = ...
+            local function finish(ok, ...)
+              if not ok and spent() then error((...), 0) end
+              return ok, ...
+            end
+            return function(...) return finish(raw_pcall(...)) end,
+                   function(...) return finish(raw_xpcall(...)) end
+            "#,
+        )
+        .set_name("=garrison")
+        .set_mode(ChunkMode::Text)
+        .into_function()?;
+    let globals = lua.globals();
+    let (pcall, xpcall): (mlua::Function, mlua::Function) = wrap.call((
+        is_spent,
+        globals.raw_get::<mlua::Function>("pcall")?,
+        globals.raw_get::<mlua::Function>("xpcall")?,
+        globals.raw_get::<mlua::Function>("error")?,
+    ))?;
+    globals.raw_set("pcall", pcall)?;
+    globals.raw_set("xpcall", xpcall)
 }
 
 /// A fresh Lua 5.1 state with only what customizations may use.
@@ -704,9 +739,20 @@ mod tests {
 
     #[test]
     fn loop_inside_pcall_cannot_swallow_the_limit() {
-        let script = "function F() for i = 1, 100 do pcall(function() while true do end end) end return 'survived' end";
-        let fault = run(script, "F", &[]);
-        assert!(matches!(fault, Err(Fault::Limit(_))), "{fault:?}");
+        for script in [
+            "function F() for i = 1, 100 do pcall(function() while true do end end) end return 'survived' end",
+            "function F() while true do pcall(function() while true do end end) end end",
+            "function F() while true do xpcall(function() while true do end end, function(e) return e end) end end",
+            "function F() while true do pcall(pcall, function() while true do end end) end end",
+        ] {
+            let fault = run(script, "F", &[]);
+            assert!(matches!(fault, Err(Fault::Limit(_))), "{script}: {fault:?}");
+        }
+        let caught = "function F() local ok, e = pcall(error, 'x', 0) return tostring(ok) .. e end";
+        assert_eq!(
+            run(caught, "F", &[]),
+            Ok(vec![Returned::String("falsex".into())])
+        );
     }
 
     #[test]

@@ -5,6 +5,7 @@
 mod cli;
 mod fleet;
 mod fort;
+mod lua;
 mod memory;
 mod pause;
 mod properties;
