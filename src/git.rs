@@ -201,7 +201,7 @@ pub fn read_branch_dir(
     prefix: Option<&str>,
 ) -> Result<Option<Stored>, Error> {
     let refname = branch_ref(repo, branch)?;
-    let prefix = prefix.map(|p| split_prefix(p)).transpose()?;
+    let prefix = prefix.map(split_prefix).transpose()?;
     let git = open(repo)?;
     let Some(tip) = current_tip(&git, repo, &refname)? else {
         return Ok(None);
@@ -1070,7 +1070,7 @@ mod tests {
                 &request(
                     "main",
                     &render,
-                    Some(&git(repo, &["rev-parse", "HEAD"]).trim().to_string()),
+                    Some(git(repo, &["rev-parse", "HEAD"]).trim()),
                     "m"
                 )
             ),
