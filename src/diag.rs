@@ -135,6 +135,13 @@ codes! {
     PathCollision = ("G0601", "output-path-collision"),
     /// An object could not be serialised.
     Emit = ("G0602", "emit-failed"),
+    /// A ResourceInterpreterCustomization script does not compile, fails at
+    /// its top level, or does not define its function.
+    LuaLoadFailed = ("G0701", "lua-load-failed"),
+    /// A customization function raised an error or returned the wrong type.
+    LuaCallFailed = ("G0702", "lua-call-failed"),
+    /// A customization script hit the memory, instruction or time limit.
+    LuaLimitExceeded = ("G0703", "lua-limit-exceeded"),
 }
 
 /// One finding about the user's input.

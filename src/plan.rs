@@ -150,6 +150,10 @@ pub fn plan_scoped(
     if diagnostics.has_errors() {
         return Err(diagnostics);
     }
+    let interpreter = interpret::Interpreter::new(&inputs.customizations, &mut diagnostics);
+    if diagnostics.has_errors() {
+        return Err(diagnostics);
+    }
     let fleet = &inputs.clusters;
     let paused = pause::paused_clusters(fleet);
     let templates_by_key: BTreeMap<&ObjectKey, &Template> =
@@ -169,15 +173,14 @@ pub fn plan_scoped(
             .map(|c| &inputs.propagation_policies[c.policy]);
         let previous_binding = previous.bindings.get(&template.key);
         let held = pause::held_for(policy.map(|p| &p.spec), fleet, &paused);
-        let replicas = interpret::replicas(
-            &template.key.api_version,
-            &template.key.kind,
-            &template.value,
-        );
-        let requirements = replicas
-            .as_ref()
-            .and_then(|r| r.pod_spec.as_ref())
-            .and_then(schedule::estimate::requirements_from_pod_spec);
+        let replicas = match interpreter.replicas(template) {
+            Ok(replicas) => replicas,
+            Err(error) => {
+                diagnostics.push(error.diagnostic(&template.key, None));
+                continue;
+            }
+        };
+        let requirements = replicas.as_ref().and_then(|r| r.requirements.clone());
 
         let mut would_be = None;
         // Karmada's namespace controller sends every Namespace to every
@@ -324,11 +327,13 @@ pub fn plan_scoped(
     warn_unused_policies(inputs, &mut diagnostics);
     propagate_dependencies(
         inputs,
+        &interpreter,
         &mut apps,
         &templates_by_key,
         fleet,
         &paused,
         previous,
+        &mut diagnostics,
     );
     unclaimed.retain(|key| !apps.iter().any(|a| &a.key == key));
     if diagnostics.has_errors() {
@@ -344,6 +349,7 @@ pub fn plan_scoped(
         .collect();
     let clusters = render_clusters(
         inputs,
+        &interpreter,
         &mut apps,
         &templates_by_key,
         &in_scope,
@@ -771,13 +777,16 @@ fn warn_unused_policies(inputs: &Inputs, diagnostics: &mut Diagnostics) {
 /// `propagateDeps`: the ConfigMaps, Secrets, ServiceAccounts and PVCs a
 /// workload references follow it to the same clusters (union with any
 /// schedule of their own, their own clusters first).
+#[allow(clippy::too_many_arguments)]
 fn propagate_dependencies(
     inputs: &Inputs,
+    interpreter: &interpret::Interpreter,
     apps: &mut Vec<App>,
     templates: &BTreeMap<&ObjectKey, &Template>,
     fleet: &[Cluster],
     paused: &BTreeSet<String>,
     previous: &PreviousRender,
+    diagnostics: &mut Diagnostics,
 ) {
     let mut required: BTreeMap<ObjectKey, (BTreeSet<String>, Vec<ObjectKey>)> = BTreeMap::new();
     for app in apps.iter() {
@@ -798,19 +807,15 @@ fn propagate_dependencies(
         let Some(template) = templates.get(&app.key) else {
             continue;
         };
-        let Some(namespace) = &app.key.namespace else {
-            continue;
+        let dependencies = match interpreter.dependencies(template, &inputs.templates) {
+            Ok(dependencies) => dependencies,
+            Err(error) => {
+                diagnostics.push(error.diagnostic(&app.key, None));
+                continue;
+            }
         };
-        for dependency in
-            interpret::dependencies(&app.key.api_version, &app.key.kind, &template.value)
-        {
-            let key = ObjectKey {
-                api_version: dependency.api_version.to_string(),
-                kind: dependency.kind.to_string(),
-                namespace: Some(namespace.clone()),
-                name: dependency.name,
-            };
-            if !templates.contains_key(&key) {
+        for key in dependencies {
+            if key == app.key || !templates.contains_key(&key) {
                 continue;
             }
             let entry = required.entry(key).or_default();
@@ -896,6 +901,7 @@ pub fn cluster_labels(cluster: &Cluster, app: &App) -> Labels {
 
 fn render_clusters(
     inputs: &Inputs,
+    interpreter: &interpret::Interpreter,
     apps: &mut [App],
     templates: &BTreeMap<&ObjectKey, &Template>,
     fleet: &[Cluster],
@@ -947,9 +953,15 @@ fn render_clusters(
         .map(|(index, cluster_name, replicas, shadow)| {
             let app = &apps[*index];
             let result = match (templates.get(&app.key), by_name.get(cluster_name)) {
-                (Some(template), Some(cluster)) => {
-                    render_one(inputs, template, app, cluster, *replicas, &override_refs)
-                }
+                (Some(template), Some(cluster)) => render_one(
+                    inputs,
+                    interpreter,
+                    template,
+                    app,
+                    cluster,
+                    *replicas,
+                    &override_refs,
+                ),
                 _ => Err(Diagnostic::error(
                     Code::UnknownCluster,
                     format!("cluster `{cluster_name}` is not in the fleet"),
@@ -1036,9 +1048,11 @@ fn add_namespaces(per_cluster: &mut BTreeMap<String, Vec<Rendered>>) {
     }
 }
 
-/// One application for one cluster: prune, revise replicas, override, annotate.
+/// One application for one cluster: prune, revise replicas, override, run
+/// the revise-object hook, annotate.
 fn render_one(
     inputs: &Inputs,
+    interpreter: &interpret::Interpreter,
     template: &Template,
     app: &App,
     cluster: &Cluster,
@@ -1049,7 +1063,9 @@ fn render_one(
     let mut value = template.value.clone();
     interpret::prune(&key.api_version, &key.kind, &mut value);
     if app.binding.revise {
-        interpret::revise_replicas(&key.api_version, &key.kind, &mut value, replicas);
+        interpreter
+            .revise_replicas(key, &mut value, replicas)
+            .map_err(|error| error.diagnostic(key, Some(&cluster.name)))?;
         if let Some(total) = interpret::completions(&key.api_version, &key.kind, &template.value) {
             let shares: Vec<(String, u64)> = app
                 .binding
@@ -1086,6 +1102,17 @@ fn render_one(
         .at_opt(policy.map(|p| p.doc.at(&segments)))
         .help("fix the path or operator; `replace` and `remove` need an existing path, `add` an existing parent")
     })?;
+    let hook_cluster = interpret::HookCluster {
+        name: &cluster.name,
+        labels: &labels,
+    };
+    let hook_fort = interpret::HookFort {
+        enabled: fort_enabled(inputs, app),
+        cluster: app.fort.as_ref().map(|f| f.cluster.as_str()),
+    };
+    interpreter
+        .revise_object(key, &mut value, &hook_cluster, replicas, &hook_fort)
+        .map_err(|error| error.diagnostic(key, Some(&cluster.name)))?;
     annotate(&mut value, app, &applied);
     Ok((
         Rendered {
@@ -1094,6 +1121,26 @@ fn render_one(
         },
         applied,
     ))
+}
+
+/// Whether the application's policy opts into fort placement.
+fn fort_enabled(inputs: &Inputs, app: &App) -> bool {
+    let policy = match &app.source {
+        Source::Policy { policy, .. }
+        | Source::Pinned {
+            policy: Some(policy),
+        } => policy,
+        _ => return false,
+    };
+    inputs
+        .propagation_policies
+        .iter()
+        .find(|p| p.name == policy.name && p.namespace == policy.namespace)
+        .is_some_and(|p| {
+            p.annotations
+                .get(FORT_ANNOTATION)
+                .is_some_and(|v| v == FORT_ENABLED)
+        })
 }
 
 /// Karmada's bookkeeping, where Karmada puts it: the claiming policy, the

@@ -10,6 +10,9 @@ use super::yaml::{Node, NodeKind};
 use crate::diag::{Code, Diagnostic, Diagnostics, FileId, Origin, Sources};
 use crate::model::binding::BindingDoc;
 use crate::model::cluster::{Cluster, KarmadaClusterDoc, ManagedClusterDoc};
+use crate::model::customization::{
+    CustomizationDoc, CustomizationManifest, REVISE_OBJECT_ANNOTATION,
+};
 use crate::model::inputs::{
     Document, Inputs, OverridePolicy, PinnedBinding, PropagationPolicy, Template,
 };
@@ -44,6 +47,8 @@ enum Role {
     Binding {
         cluster_scoped: bool,
     },
+    /// A ResourceInterpreterCustomization (Lua interpreters, karmada-semantics §f).
+    Customization,
     /// Known to Karmada but meaningless offline: warned about, not propagated.
     Unsupported(&'static str),
     /// kustomize's own files are not Kubernetes objects.
@@ -64,9 +69,7 @@ fn role(api_version: &str, kind: &str) -> Result<Role, ()> {
         (WORK_GROUP, "ResourceBinding") => Role::Binding { cluster_scoped: false },
         (WORK_GROUP, "ClusterResourceBinding") => Role::Binding { cluster_scoped: true },
         (WORK_GROUP, "Work") => Role::Unsupported("Works are what garrison writes with `--format work`, not an input"),
-        (CONFIG_GROUP, "ResourceInterpreterCustomization") => {
-            Role::Unsupported("Lua resource interpreters are not supported yet; built-in interpreters are used")
-        }
+        (CONFIG_GROUP, "ResourceInterpreterCustomization") => Role::Customization,
         (CONFIG_GROUP, "ResourceInterpreterWebhookConfiguration") => {
             Role::Unsupported("interpreter webhooks need a running server; declare a ResourceInterpreterCustomization instead")
         }
@@ -101,6 +104,7 @@ pub fn classify(
             .cmp(&(&b.binding.metadata.namespace, &b.binding.metadata.name))
     });
     inputs.clusters.sort_by(|a, b| a.name.cmp(&b.name));
+    inputs.customizations.sort_by(|a, b| a.name.cmp(&b.name));
     let mut clusters_seen: BTreeMap<String, Origin> = BTreeMap::new();
     for cluster in &inputs.clusters {
         if let Some(first) = clusters_seen.insert(cluster.name.clone(), cluster.origin) {
@@ -422,7 +426,86 @@ fn classify_one(
             }
             inputs.bindings.push(PinnedBinding { binding, doc });
         }
+        Role::Customization => classify_customization(
+            doc,
+            &value,
+            &kind,
+            name,
+            inputs,
+            (seen, sources),
+            diagnostics,
+        ),
     }
+}
+
+/// A ResourceInterpreterCustomization: cluster-scoped, its scripts kept as
+/// text (`interpret` compiles them), rules that only matter to a live
+/// control plane warned about.
+fn classify_customization(
+    doc: Document,
+    value: &Value,
+    kind: &str,
+    name: String,
+    inputs: &mut Inputs,
+    (seen, sources): (&mut HashMap<ObjectKey, Origin>, &Sources),
+    diagnostics: &mut Diagnostics,
+) {
+    if !check_policy_name(&doc, kind, &name, None, true, diagnostics) {
+        return;
+    }
+    let Some(parsed) = parse_typed::<CustomizationManifest>(&doc, value, kind, diagnostics) else {
+        return;
+    };
+    let key = ObjectKey {
+        api_version: value
+            .get("apiVersion")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string(),
+        kind: kind.to_string(),
+        namespace: None,
+        name: name.clone(),
+    };
+    if !note_unique(
+        &key,
+        doc.at(&["metadata", "name"]),
+        seen,
+        sources,
+        diagnostics,
+    ) {
+        return;
+    }
+    for field in parsed.spec.customizations.runtime_only() {
+        diagnostics.push(
+            Diagnostic::warning(
+                Code::IgnoredField,
+                format!("`spec.customizations.{field}` is only run by a live Karmada control plane; it has no effect in a render"),
+            )
+            .at(doc.at(&["spec", "customizations", field])),
+        );
+    }
+    let annotation = parsed
+        .metadata
+        .annotations
+        .get(REVISE_OBJECT_ANNOTATION)
+        .cloned();
+    if annotation.is_some() && parsed.spec.customizations.garrison_revise_object.is_some() {
+        diagnostics.push(
+            Diagnostic::warning(
+                Code::IgnoredField,
+                format!("the `{REVISE_OBJECT_ANNOTATION}` annotation is ignored: `spec.customizations.garrisonReviseObject` is also set and wins"),
+            )
+            .at(doc.at(&["metadata", "annotations", REVISE_OBJECT_ANNOTATION]))
+            .help("declare the revise-object hook once; the annotation form keeps the file valid for a real Karmada"),
+        );
+    }
+    inputs.customizations.push(CustomizationDoc {
+        name,
+        target: parsed.spec.target,
+        customizations: parsed.spec.customizations,
+        revise_object_annotation: annotation,
+        doc,
+    });
 }
 
 fn string_map(value: Option<&Value>) -> BTreeMap<String, String> {

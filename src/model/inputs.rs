@@ -2,6 +2,7 @@
 
 use super::binding::BindingDoc;
 use super::cluster::Cluster;
+use super::customization::CustomizationDoc;
 use super::meta::ObjectKey;
 use super::override_policy::OverrideSpec;
 use super::policy::PropagationSpec;
@@ -123,4 +124,6 @@ pub struct Inputs {
     /// Sorted by name.
     pub clusters: Vec<Cluster>,
     pub bindings: Vec<PinnedBinding>,
+    /// ResourceInterpreterCustomizations, sorted by name (Karmada merges them in name order).
+    pub customizations: Vec<CustomizationDoc>,
 }

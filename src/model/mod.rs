@@ -7,6 +7,7 @@
 pub mod affinity;
 pub mod binding;
 pub mod cluster;
+pub mod customization;
 pub mod inputs;
 pub mod meta;
 pub mod override_policy;

@@ -9,6 +9,7 @@ mod cli;
 mod crash;
 mod fleet;
 mod fort;
+mod lua;
 mod memory;
 mod pause;
 mod properties;

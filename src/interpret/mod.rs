@@ -6,7 +6,19 @@
 //! Job reads min(parallelism, completions); Pod is 1; every other kind has
 //! no replicas. Revision only sets a field the template already has, as
 //! Karmada's ReviseReplica does.
+//!
+//! ResourceInterpreterCustomizations (Lua) take precedence over these, per
+//! operation: see [`Interpreter`] (`customized`), the sandbox (`lua`) and the
+//! `kube` helper library (`kube`). Only these submodules import mlua.
 
+mod customized;
+mod kube;
+mod lua;
+
+pub use customized::{HookCluster, HookFort, InterpretError, Interpreter};
+pub use lua::{Fault, Limits};
+
+use crate::schedule::estimate::{requirements_from_pod_spec, ReplicaRequirements};
 use serde_json::{Map, Value};
 use std::collections::BTreeSet;
 
@@ -16,6 +28,19 @@ pub struct Replicas {
     pub desired: u64,
     /// The pod template's spec, when the kind has one (for requirements and dependencies).
     pub pod_spec: Option<Value>,
+    /// What one replica asks of a cluster: from the pod spec for built-in
+    /// kinds, from GetReplicas' second result for customizations.
+    pub requirements: Option<ReplicaRequirements>,
+}
+
+impl Replicas {
+    fn from_pod_spec(desired: u64, pod_spec: Option<&Value>) -> Replicas {
+        Replicas {
+            desired,
+            requirements: pod_spec.and_then(requirements_from_pod_spec),
+            pod_spec: pod_spec.cloned(),
+        }
+    }
 }
 
 fn group_kind(api_version: &str, kind: &str) -> (String, String) {
@@ -36,25 +61,22 @@ fn int_at(value: &Value, pointer: &str) -> Option<u64> {
 pub fn replicas(api_version: &str, kind: &str, object: &Value) -> Option<Replicas> {
     let (group, kind) = group_kind(api_version, kind);
     match (group.as_str(), kind.as_str()) {
-        ("apps", "Deployment" | "ReplicaSet" | "StatefulSet") => Some(Replicas {
-            desired: int_at(object, "/spec/replicas").unwrap_or(0),
-            pod_spec: object.pointer("/spec/template/spec").cloned(),
-        }),
+        ("apps", "Deployment" | "ReplicaSet" | "StatefulSet") => Some(Replicas::from_pod_spec(
+            int_at(object, "/spec/replicas").unwrap_or(0),
+            object.pointer("/spec/template/spec"),
+        )),
         ("batch", "Job") => {
             let parallelism = int_at(object, "/spec/parallelism").unwrap_or(0);
             let desired = match int_at(object, "/spec/completions") {
                 Some(completions) if completions < parallelism => completions,
                 _ => parallelism,
             };
-            Some(Replicas {
+            Some(Replicas::from_pod_spec(
                 desired,
-                pod_spec: object.pointer("/spec/template/spec").cloned(),
-            })
+                object.pointer("/spec/template/spec"),
+            ))
         }
-        ("", "Pod") => Some(Replicas {
-            desired: 1,
-            pod_spec: object.pointer("/spec").cloned(),
-        }),
+        ("", "Pod") => Some(Replicas::from_pod_spec(1, object.pointer("/spec"))),
         _ => None,
     }
 }
@@ -196,7 +218,10 @@ pub fn dependencies(api_version: &str, kind: &str, object: &Value) -> Vec<Depend
     pod_dependencies(pod_spec, &claim_templates)
 }
 
-fn pod_dependencies(pod_spec: &Value, claim_templates: &BTreeSet<&str>) -> Vec<Dependency> {
+pub(crate) fn pod_dependencies(
+    pod_spec: &Value,
+    claim_templates: &BTreeSet<&str>,
+) -> Vec<Dependency> {
     let mut config_maps = BTreeSet::new();
     let mut secrets = BTreeSet::new();
     let mut claims = BTreeSet::new();

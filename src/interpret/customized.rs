@@ -1,0 +1,1071 @@
+//! The [`Interpreter`]: for each operation, a ResourceInterpreterCustomization's
+//! Lua script when one targets the kind, else the built-in interpreter
+//! (karmada-semantics §e precedence, §f merging), plus garrison's
+//! revise-object hook (SPEC §4).
+//!
+//! Customizations are taken in name order. For single-function rules
+//! (GetReplicas, ReviseReplica, ReviseObject) the first customization that
+//! defines the rule for the exact apiVersion and kind wins; dependency
+//! scripts of every customization for the kind run and their results are
+//! unioned. Every script is compiled and its top level run once when the
+//! interpreter is built, so a broken script is an input error before any
+//! render; each call then runs in a fresh sandbox (see `lua`).
+
+use super::lua::{self, Arg, Empties, Fault, Limits, Returned};
+use super::Replicas;
+use crate::diag::{Code, Diagnostic, Diagnostics, Origin};
+use crate::model::customization::{CustomizationDoc, CustomizationTarget, Rule, ScriptSource};
+use crate::model::inputs::Template;
+use crate::model::meta::ObjectKey;
+use crate::model::selector::{LabelSelector, Labels};
+use crate::schedule::estimate::{parse_quantity, Quantity, ReplicaRequirements};
+use serde_json::{Map, Value};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// The cluster a revise-object hook runs for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HookCluster<'a> {
+    pub name: &'a str,
+    /// The cluster's labels as overrides see them (garrison's virtual labels included).
+    pub labels: &'a Labels,
+}
+
+/// The fort facts a revise-object hook receives (SPEC §3.6).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HookFort<'a> {
+    /// The application's policy opts into fort placement.
+    pub enabled: bool,
+    /// The fort cluster, when one was chosen.
+    pub cluster: Option<&'a str>,
+}
+
+/// A customization script that failed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InterpretError {
+    /// `ResourceInterpreterCustomization/<name>`.
+    pub customization: String,
+    pub rule: Rule,
+    /// Where the script is written.
+    pub origin: Origin,
+    pub fault: Fault,
+}
+
+impl InterpretError {
+    pub fn code(&self) -> Code {
+        match self.fault {
+            Fault::Load(_) => Code::LuaLoadFailed,
+            Fault::Call(_) => Code::LuaCallFailed,
+            Fault::Limit(_) => Code::LuaLimitExceeded,
+        }
+    }
+
+    /// The diagnostic for this failure while interpreting `app` (for `cluster`).
+    pub fn diagnostic(&self, app: &ObjectKey, cluster: Option<&str>) -> Diagnostic {
+        let place = cluster.map_or_else(String::new, |c| format!(" for cluster `{c}`"));
+        let help = match self.fault {
+            Fault::Load(_) => "fix the script; it must compile and define the function at its top level",
+            Fault::Call(_) => "fix the script, or the object it is given; the message shows the chunk and line",
+            Fault::Limit(_) => "scripts are limited to 64 MiB of memory and, per call, 50 million instructions and 1 s; look for a loop that never ends",
+        };
+        Diagnostic::error(
+            self.code(),
+            format!(
+                "{} `{}` ({}) failed on `{app}`{place}: {}",
+                self.customization,
+                self.rule.function(),
+                self.rule.field(),
+                self.fault.message()
+            ),
+        )
+        .at(self.origin)
+        .help(help)
+    }
+}
+
+struct Script {
+    customization: String,
+    chunk: String,
+    source: ScriptSource,
+}
+
+/// Every customization's scripts, checked, by target and rule.
+#[derive(Default)]
+pub struct Interpreter {
+    /// (target, rule) → scripts in customization name order.
+    scripts: BTreeMap<(String, String, Rule), Vec<Script>>,
+    limits: Limits,
+}
+
+const RULES: [Rule; 4] = [
+    Rule::ReplicaResource,
+    Rule::ReplicaRevision,
+    Rule::DependencyInterpretation,
+    Rule::ReviseObject,
+];
+
+impl Interpreter {
+    /// Check every script (customizations sorted by name); a script that
+    /// does not load is an error diagnostic and is left out.
+    pub fn new(customizations: &[CustomizationDoc], diagnostics: &mut Diagnostics) -> Interpreter {
+        Interpreter::with_limits(customizations, Limits::default(), diagnostics)
+    }
+
+    pub fn with_limits(
+        customizations: &[CustomizationDoc],
+        limits: Limits,
+        diagnostics: &mut Diagnostics,
+    ) -> Interpreter {
+        let mut interpreter = Interpreter {
+            scripts: BTreeMap::new(),
+            limits,
+        };
+        let mut sorted: Vec<&CustomizationDoc> = customizations.iter().collect();
+        sorted.sort_by(|a, b| a.name.cmp(&b.name));
+        for customization in sorted {
+            let CustomizationTarget { api_version, kind } = &customization.target;
+            for rule in RULES {
+                let Some(source) = customization.script(rule) else {
+                    continue;
+                };
+                let chunk = format!("{}.{}", customization.name, rule.field());
+                if let Err(fault) = lua::check(&chunk, &source.text, rule.function(), &limits) {
+                    let error = InterpretError {
+                        customization: customization.display(),
+                        rule,
+                        origin: source.origin,
+                        fault: match fault {
+                            Fault::Call(m) => Fault::Load(m),
+                            other => other,
+                        },
+                    };
+                    diagnostics.push(
+                        Diagnostic::error(
+                            error.code(),
+                            format!(
+                                "{} `{}` ({}) cannot be loaded: {}",
+                                error.customization,
+                                rule.function(),
+                                rule.field(),
+                                error.fault.message()
+                            ),
+                        )
+                        .at(error.origin)
+                        .help(format!(
+                            "the script must compile as Lua 5.1 and define a global function `{}`",
+                            rule.function()
+                        )),
+                    );
+                    continue;
+                }
+                interpreter
+                    .scripts
+                    .entry((api_version.clone(), kind.clone(), rule))
+                    .or_default()
+                    .push(Script {
+                        customization: customization.display(),
+                        chunk,
+                        source,
+                    });
+            }
+        }
+        interpreter
+    }
+
+    fn scripts(&self, key: &ObjectKey, rule: Rule) -> &[Script] {
+        self.scripts
+            .get(&(key.api_version.clone(), key.kind.clone(), rule))
+            .map_or(&[], Vec::as_slice)
+    }
+
+    /// The first customization (by name) defining a single-function rule.
+    fn script(&self, key: &ObjectKey, rule: Rule) -> Option<&Script> {
+        self.scripts(key, rule).first()
+    }
+
+    fn run(
+        &self,
+        script: &Script,
+        rule: Rule,
+        args: &[Arg<'_>],
+        returns: usize,
+    ) -> Result<Vec<Returned>, InterpretError> {
+        lua::call(
+            &script.chunk,
+            &script.source.text,
+            rule.function(),
+            args,
+            returns,
+            &self.limits,
+        )
+        .map_err(|fault| fail(script, rule, fault))
+    }
+
+    /// Whether a customization declares a revise-object hook for the kind.
+    pub fn has_revise_object(&self, key: &ObjectKey) -> bool {
+        self.script(key, Rule::ReviseObject).is_some()
+    }
+
+    /// GetReplicas: the customization's, else the built-in one.
+    pub fn replicas(&self, template: &Template) -> Result<Option<Replicas>, InterpretError> {
+        let key = &template.key;
+        let Some(script) = self.script(key, Rule::ReplicaResource) else {
+            return Ok(super::replicas(
+                &key.api_version,
+                &key.kind,
+                &template.value,
+            ));
+        };
+        let rule = Rule::ReplicaResource;
+        let returned = self.run(script, rule, &[Arg::Json(&template.value)], 2)?;
+        let desired = match returned.first() {
+            Some(Returned::Number(n)) if *n >= 0.0 && n.is_finite() => n.trunc() as u64,
+            Some(Returned::Number(n)) => {
+                return Err(fail(
+                    script,
+                    rule,
+                    Fault::Call(format!("the replica count {n} is negative or not finite")),
+                ))
+            }
+            other => {
+                return Err(fail(
+                    script,
+                    rule,
+                    Fault::Call(format!(
+                        "expected the first result (replicas) to be a number, got {}",
+                        other.map_or("nothing", Returned::type_name)
+                    )),
+                ))
+            }
+        };
+        let requirements = match returned.get(1) {
+            None | Some(Returned::Nil) => None,
+            Some(table @ Returned::Table(_)) => {
+                let value = lua::to_json(table, None, &Empties::default())
+                    .map_err(|m| fail(script, rule, Fault::Call(m)))?;
+                Some(requirements(&value).map_err(|m| fail(script, rule, Fault::Call(m)))?)
+            }
+            Some(other) => {
+                return Err(fail(
+                    script,
+                    rule,
+                    Fault::Call(format!(
+                        "expected the second result (requirements) to be a table or nil, got {}",
+                        other.type_name()
+                    )),
+                ))
+            }
+        };
+        Ok(Some(Replicas {
+            desired,
+            pod_spec: None,
+            requirements,
+        }))
+    }
+
+    /// ReviseReplica: the customization's, else the built-in one.
+    pub fn revise_replicas(
+        &self,
+        key: &ObjectKey,
+        object: &mut Value,
+        replicas: u64,
+    ) -> Result<(), InterpretError> {
+        let Some(script) = self.script(key, Rule::ReplicaRevision) else {
+            super::revise_replicas(&key.api_version, &key.kind, object, replicas);
+            return Ok(());
+        };
+        let rule = Rule::ReplicaRevision;
+        let returned = self.run(
+            script,
+            rule,
+            &[Arg::Json(object), Arg::Number(replicas as f64)],
+            1,
+        )?;
+        *object = revised(&returned, object).map_err(|m| fail(script, rule, Fault::Call(m)))?;
+        Ok(())
+    }
+
+    /// garrison's revise-object hook, when a customization declares one;
+    /// runs after overrides for every cluster, zero replicas included.
+    pub fn revise_object(
+        &self,
+        key: &ObjectKey,
+        object: &mut Value,
+        cluster: &HookCluster<'_>,
+        replicas: u64,
+        fort: &HookFort<'_>,
+    ) -> Result<(), InterpretError> {
+        let Some(script) = self.script(key, Rule::ReviseObject) else {
+            return Ok(());
+        };
+        let rule = Rule::ReviseObject;
+        let mut labels = Map::new();
+        for (k, v) in cluster.labels {
+            labels.insert(k.clone(), Value::String(v.clone()));
+        }
+        let mut cluster_table = Map::new();
+        cluster_table.insert("name".into(), Value::String(cluster.name.to_string()));
+        cluster_table.insert("labels".into(), Value::Object(labels));
+        let mut fort_table = Map::new();
+        fort_table.insert("enabled".into(), Value::Bool(fort.enabled));
+        if let Some(fort_cluster) = fort.cluster {
+            fort_table.insert("cluster".into(), Value::String(fort_cluster.to_string()));
+        }
+        fort_table.insert(
+            "isFort".into(),
+            Value::Bool(fort.cluster == Some(cluster.name)),
+        );
+        let cluster_value = Value::Object(cluster_table);
+        let fort_value = Value::Object(fort_table);
+        let returned = self.run(
+            script,
+            rule,
+            &[
+                Arg::Json(object),
+                Arg::Json(&cluster_value),
+                Arg::Number(replicas as f64),
+                Arg::Json(&fort_value),
+            ],
+            1,
+        )?;
+        *object = revised(&returned, object).map_err(|m| fail(script, rule, Fault::Call(m)))?;
+        Ok(())
+    }
+
+    /// GetDependencies: the union of every customization's script for the
+    /// kind (sorted, deduplicated), else the built-in one. Selectors are
+    /// resolved against `templates`; a reference without a namespace is
+    /// cluster-scoped, as in Karmada's `DependentObjectReference`.
+    pub fn dependencies(
+        &self,
+        template: &Template,
+        templates: &[Template],
+    ) -> Result<Vec<ObjectKey>, InterpretError> {
+        let key = &template.key;
+        let scripts = self.scripts(key, Rule::DependencyInterpretation);
+        if scripts.is_empty() {
+            let Some(namespace) = &key.namespace else {
+                return Ok(Vec::new());
+            };
+            return Ok(
+                super::dependencies(&key.api_version, &key.kind, &template.value)
+                    .into_iter()
+                    .map(|d| ObjectKey {
+                        api_version: d.api_version.to_string(),
+                        kind: d.kind.to_string(),
+                        namespace: Some(namespace.clone()),
+                        name: d.name,
+                    })
+                    .collect(),
+            );
+        }
+        let rule = Rule::DependencyInterpretation;
+        let mut result = BTreeSet::new();
+        for script in scripts {
+            let returned = self.run(script, rule, &[Arg::Json(&template.value)], 1)?;
+            let list = match returned.first() {
+                Some(Returned::Nil) | None => Value::Array(Vec::new()),
+                Some(table @ Returned::Table(_)) => {
+                    let empty = Value::Array(Vec::new());
+                    lua::to_json(table, Some(&empty), &Empties::default())
+                        .map_err(|m| fail(script, rule, Fault::Call(m)))?
+                }
+                Some(other) => {
+                    return Err(fail(
+                        script,
+                        rule,
+                        Fault::Call(format!(
+                            "expected a list of references, got a {}",
+                            other.type_name()
+                        )),
+                    ))
+                }
+            };
+            let references =
+                resolve(&list, templates).map_err(|m| fail(script, rule, Fault::Call(m)))?;
+            result.extend(references);
+        }
+        Ok(result.into_iter().collect())
+    }
+}
+
+fn fail(script: &Script, rule: Rule, fault: Fault) -> InterpretError {
+    InterpretError {
+        customization: script.customization.clone(),
+        rule,
+        origin: script.source.origin,
+        fault,
+    }
+}
+
+/// The object a revising function returned, in the input's key order; its
+/// identity (apiVersion, kind, name, namespace) must not change.
+fn revised(returned: &[Returned], input: &Value) -> Result<Value, String> {
+    let table = match returned.first() {
+        Some(table @ Returned::Table(_)) => table,
+        other => {
+            return Err(format!(
+                "expected the revised object (a table), got {}",
+                other.map_or("nothing", Returned::type_name)
+            ))
+        }
+    };
+    let value = lua::to_json(table, Some(input), &Empties::of(&[input]))?;
+    if !value.is_object() {
+        return Err("expected the revised object, got a list".into());
+    }
+    for pointer in [
+        "/apiVersion",
+        "/kind",
+        "/metadata/name",
+        "/metadata/namespace",
+    ] {
+        if value.pointer(pointer) != input.pointer(pointer) {
+            return Err(format!(
+                "the revised object changes `{}`; a script may not change an object's identity",
+                pointer.trim_start_matches('/').replace('/', ".")
+            ));
+        }
+    }
+    Ok(value)
+}
+
+/// A ReplicaRequirements table: its `resourceRequest`, rounded as Karmada's
+/// estimator rounds it (CPU in milli-units, the rest in whole units).
+fn requirements(value: &Value) -> Result<ReplicaRequirements, String> {
+    let mut resource_request = BTreeMap::new();
+    if let Some(requests) = value.get("resourceRequest") {
+        let Some(requests) = requests.as_object() else {
+            return Err("`resourceRequest` must be a table of quantities".into());
+        };
+        for (name, amount) in requests {
+            let text = match amount {
+                Value::String(s) => s.trim().to_string(),
+                Value::Number(n) => n.to_string(),
+                other => {
+                    return Err(format!(
+                        "`resourceRequest.{name}` is not a quantity: {other}"
+                    ))
+                }
+            };
+            let quantity = parse_quantity(&text)?;
+            let rounded = if name == "cpu" {
+                Quantity::from_millis(i64::try_from(quantity.milli_value()).unwrap_or(i64::MAX))
+            } else {
+                Quantity::from_units(i64::try_from(quantity.value()).unwrap_or(i64::MAX))
+            };
+            if rounded.nanos() > 0 {
+                resource_request.insert(name.clone(), rounded);
+            }
+        }
+    }
+    Ok(ReplicaRequirements { resource_request })
+}
+
+/// Dependency references (`{apiVersion, kind, namespace, name | labelSelector}`)
+/// as template keys; a selector names every matching template.
+fn resolve(list: &Value, templates: &[Template]) -> Result<Vec<ObjectKey>, String> {
+    let Some(items) = list.as_array() else {
+        return Err("expected a list of references, got a table with named fields".into());
+    };
+    let mut keys = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        let field = |name: &str| {
+            item.get(name)
+                .and_then(Value::as_str)
+                .filter(|s| !s.is_empty())
+        };
+        let (Some(api_version), Some(kind)) = (field("apiVersion"), field("kind")) else {
+            return Err(format!(
+                "reference #{} needs `apiVersion` and `kind`",
+                i + 1
+            ));
+        };
+        let namespace = field("namespace").map(str::to_string);
+        if let Some(name) = field("name") {
+            keys.push(ObjectKey {
+                api_version: api_version.to_string(),
+                kind: kind.to_string(),
+                namespace,
+                name: name.to_string(),
+            });
+            continue;
+        }
+        let Some(selector) = item.get("labelSelector") else {
+            return Err(format!(
+                "reference #{} needs `name` or `labelSelector`",
+                i + 1
+            ));
+        };
+        let selector: LabelSelector = serde_json::from_value(selector.clone())
+            .map_err(|e| format!("reference #{}: invalid `labelSelector`: {e}", i + 1))?;
+        if let Some(fault) = selector.fault() {
+            return Err(format!(
+                "reference #{}: invalid `labelSelector`: {fault}",
+                i + 1
+            ));
+        }
+        keys.extend(
+            templates
+                .iter()
+                .filter(|t| {
+                    t.key.api_version == api_version
+                        && t.key.kind == kind
+                        && t.key.namespace == namespace
+                        && selector.matches(&t.labels)
+                })
+                .map(|t| t.key.clone()),
+        );
+    }
+    Ok(keys)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diag::FileId;
+    use crate::load::classify::classify;
+    use crate::load::yaml::parse_stream;
+    use crate::model::inputs::Inputs;
+    use serde_json::json;
+
+    /// Customizations and templates from one YAML stream.
+    fn inputs(text: &str) -> (Inputs, Diagnostics) {
+        let nodes = match parse_stream(text, &Default::default()) {
+            Ok(nodes) => nodes,
+            Err(e) => panic!("{e:?}"),
+        };
+        let mut diagnostics = Diagnostics::default();
+        let mut sources = crate::diag::Sources::default();
+        sources.add("customizations.yaml".into(), text.into());
+        let inputs = classify(
+            nodes.into_iter().map(|n| (FileId(0), n)).collect(),
+            &sources,
+            &mut diagnostics,
+        );
+        (inputs, diagnostics)
+    }
+
+    fn interpreter(text: &str) -> (Interpreter, Inputs) {
+        let (inputs, mut diagnostics) = inputs(text);
+        let interpreter = Interpreter::new(&inputs.customizations, &mut diagnostics);
+        assert!(!diagnostics.has_errors(), "{diagnostics:?}");
+        (interpreter, inputs)
+    }
+
+    fn template<'a>(inputs: &'a Inputs, kind: &str) -> &'a Template {
+        match inputs.templates.iter().find(|t| t.key.kind == kind) {
+            Some(t) => t,
+            None => panic!("no {kind}"),
+        }
+    }
+
+    fn text(value: &Value) -> String {
+        serde_json::to_string(value).unwrap_or_default()
+    }
+
+    const CLONESET: &str = r#"
+apiVersion: config.karmada.io/v1alpha1
+kind: ResourceInterpreterCustomization
+metadata:
+  name: declarative-configuration-cloneset
+spec:
+  target:
+    apiVersion: apps.kruise.io/v1alpha1
+    kind: CloneSet
+  customizations:
+    replicaResource:
+      luaScript: >
+        local kube = require("kube")
+        function GetReplicas(obj)
+          replica = obj.spec.replicas
+          requirement = kube.accuratePodRequirements(obj.spec.template)
+          return replica, requirement
+        end
+    replicaRevision:
+      luaScript: >
+        function ReviseReplica(obj, desiredReplica)
+          obj.spec.replicas = desiredReplica
+          if obj.spec.updateStrategy ~= nil and obj.spec.updateStrategy.partition ~= nil then
+            if obj.spec.updateStrategy.partition > desiredReplica then
+              obj.spec.updateStrategy.partition = desiredReplica
+            end
+          end
+          return obj
+        end
+    dependencyInterpretation:
+      luaScript: >
+        local kube = require("kube")
+        function GetDependencies(desiredObj)
+          refs = kube.getPodDependencies(desiredObj.spec.template, desiredObj.metadata.namespace)
+          return refs
+        end
+    statusReflection:
+      luaScript: >
+        function ReflectStatus(observedObj) return {} end
+---
+apiVersion: apps.kruise.io/v1alpha1
+kind: CloneSet
+metadata:
+  name: shop
+  namespace: web
+spec:
+  replicas: 6
+  updateStrategy:
+    partition: 5
+    paused: false
+  selector: {}
+  template:
+    spec:
+      serviceAccountName: shop
+      containers:
+      - name: shop
+        image: shop:1
+        envFrom:
+        - configMapRef:
+            name: shop-env
+        resources:
+          requests:
+            cpu: 500m
+            memory: 1Gi
+"#;
+
+    #[test]
+    fn cloneset_replicas_and_requirements() {
+        let (interpreter, inputs) = interpreter(CLONESET);
+        let replicas = interpreter.replicas(template(&inputs, "CloneSet"));
+        let replicas = match replicas {
+            Ok(Some(r)) => r,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(replicas.desired, 6);
+        let requests = replicas.requirements.map(|r| r.resource_request);
+        assert_eq!(
+            requests,
+            Some(BTreeMap::from([
+                ("cpu".to_string(), Quantity::from_millis(500)),
+                ("memory".to_string(), Quantity::from_units(1 << 30)),
+            ]))
+        );
+    }
+
+    #[test]
+    fn cloneset_revision_caps_the_partition_and_keeps_key_order() {
+        let (interpreter, inputs) = interpreter(CLONESET);
+        let cloneset = template(&inputs, "CloneSet");
+        let mut value = cloneset.value.clone();
+        let revised = interpreter.revise_replicas(&cloneset.key, &mut value, 2);
+        assert_eq!(revised, Ok(()));
+        assert_eq!(
+            text(&value["spec"]),
+            r#"{"replicas":2,"updateStrategy":{"partition":2,"paused":false},"selector":{},"template":{"spec":{"serviceAccountName":"shop","containers":[{"name":"shop","image":"shop:1","envFrom":[{"configMapRef":{"name":"shop-env"}}],"resources":{"requests":{"cpu":"500m","memory":"1Gi"}}}]}}}"#
+        );
+        let keys: Vec<&String> = value
+            .as_object()
+            .map(|m| m.keys().collect())
+            .unwrap_or_default();
+        assert_eq!(keys, ["apiVersion", "kind", "metadata", "spec"]);
+    }
+
+    #[test]
+    fn cloneset_dependencies_through_kube() {
+        let (interpreter, inputs) = interpreter(CLONESET);
+        let names: Vec<String> = interpreter
+            .dependencies(template(&inputs, "CloneSet"), &inputs.templates)
+            .unwrap_or_default()
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(names, ["ConfigMap/web/shop-env", "ServiceAccount/web/shop"]);
+    }
+
+    #[test]
+    fn runtime_only_rules_are_warned_about() {
+        let (_, diagnostics) = inputs(CLONESET);
+        let warnings: Vec<&str> = diagnostics.0.iter().map(|d| d.message.as_str()).collect();
+        assert_eq!(
+            warnings,
+            ["`spec.customizations.statusReflection` is only run by a live Karmada control plane; it has no effect in a render"]
+        );
+    }
+
+    const ARGO: &str = r#"
+apiVersion: config.karmada.io/v1alpha1
+kind: ResourceInterpreterCustomization
+metadata:
+  name: argo-rollout
+spec:
+  target:
+    apiVersion: argoproj.io/v1alpha1
+    kind: Rollout
+  customizations:
+    replicaResource:
+      luaScript: |
+        function GetReplicas(obj)
+          local replicas = obj.spec.replicas
+          if replicas == nil then replicas = 1 end
+          return replicas, nil
+        end
+    replicaRevision:
+      luaScript: |
+        function ReviseReplica(obj, desiredReplica)
+          obj.spec.replicas = desiredReplica
+          return obj
+        end
+---
+apiVersion: argoproj.io/v1alpha1
+kind: Rollout
+metadata:
+  name: canary
+  namespace: demo
+spec:
+  strategy:
+    canary:
+      steps:
+      - setWeight: 20
+      - pause: {}
+  template:
+    spec:
+      containers:
+      - name: app
+        image: app:1
+"#;
+
+    #[test]
+    fn argo_rollout_defaults_to_one_replica_and_keeps_empty_pause() {
+        let (interpreter, inputs) = interpreter(ARGO);
+        let rollout = template(&inputs, "Rollout");
+        let replicas = interpreter.replicas(rollout).ok().flatten();
+        assert_eq!(
+            replicas.map(|r| (r.desired, r.requirements)),
+            Some((1, None))
+        );
+        let mut value = rollout.value.clone();
+        assert_eq!(
+            interpreter.revise_replicas(&rollout.key, &mut value, 3),
+            Ok(())
+        );
+        assert_eq!(
+            text(&value["spec"]),
+            r#"{"strategy":{"canary":{"steps":[{"setWeight":20},{"pause":{}}]}},"template":{"spec":{"containers":[{"name":"app","image":"app:1"}]}},"replicas":3}"#
+        );
+    }
+
+    #[test]
+    fn a_kind_without_customization_uses_the_built_in() {
+        let (interpreter, _) = interpreter(ARGO);
+        let (inputs, _) = inputs("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d, namespace: ns}\nspec: {replicas: 3}\n");
+        let deployment = template(&inputs, "Deployment");
+        assert_eq!(
+            interpreter
+                .replicas(deployment)
+                .ok()
+                .flatten()
+                .map(|r| r.desired),
+            Some(3)
+        );
+    }
+
+    const SEED: &str = r#"
+apiVersion: config.karmada.io/v1alpha1
+kind: ResourceInterpreterCustomization
+metadata:
+  name: b-kruise-rollout
+  annotations:
+    garrison.dev/revise-object: |
+      function ReviseObject(desiredObj, cluster, replicas, fort)
+        local forts = 0
+        for _, step in ipairs(desiredObj.spec.strategy.canary.steps) do
+          if step.type == "Fort" then
+            forts = forts + 1
+            if fort.isFort then
+              step.properties.pull = tostring(forts > 1)
+            else
+              step.properties.pull = nil
+            end
+          end
+        end
+        desiredObj.metadata.annotations = {cluster = cluster.name, replicas = tostring(replicas),
+          fortLabel = cluster.labels["garrison.dev/fort"], fortCluster = fort.cluster}
+        return desiredObj
+      end
+spec:
+  target:
+    apiVersion: rollouts.kruise.io/v1alpha1
+    kind: Rollout
+  customizations:
+    replicaResource:
+      luaScript: |
+        function GetReplicas(obj)
+          return obj.spec.replicas
+        end
+---
+# Loses to b-kruise-rollout for the hook (name order), adds nothing else.
+apiVersion: config.karmada.io/v1alpha1
+kind: ResourceInterpreterCustomization
+metadata:
+  name: c-kruise-rollout
+spec:
+  target:
+    apiVersion: rollouts.kruise.io/v1alpha1
+    kind: Rollout
+  customizations:
+    replicaResource:
+      luaScript: |
+        function GetReplicas(obj) return 99 end
+    garrisonReviseObject:
+      luaScript: |
+        function ReviseObject(desiredObj) error("never runs") end
+---
+apiVersion: rollouts.kruise.io/v1alpha1
+kind: Rollout
+metadata:
+  name: checkout
+  namespace: shop
+spec:
+  replicas: 4
+  strategy:
+    canary:
+      steps:
+      - properties: {delay: "-1"}
+        type: Fort
+      - properties: {delay: "-1"}
+        type: Fort
+      - properties: {delay: "-1", replicas: 50%}
+        type: Batch
+"#;
+
+    fn revise_seed(cluster: &str, fort: Option<&str>, replicas: u64) -> Value {
+        let (interpreter, inputs) = interpreter(SEED);
+        let rollout = template(&inputs, "Rollout");
+        let mut value = rollout.value.clone();
+        let labels = Labels::from([(
+            "garrison.dev/fort".to_string(),
+            (fort == Some(cluster)).to_string(),
+        )]);
+        let result = interpreter.revise_object(
+            &rollout.key,
+            &mut value,
+            &HookCluster {
+                name: cluster,
+                labels: &labels,
+            },
+            replicas,
+            &HookFort {
+                enabled: true,
+                cluster: fort,
+            },
+        );
+        assert_eq!(result, Ok(()));
+        value
+    }
+
+    #[test]
+    fn seed_rollout_first_customization_by_name_wins() {
+        let (interpreter, inputs) = interpreter(SEED);
+        let replicas = interpreter
+            .replicas(template(&inputs, "Rollout"))
+            .ok()
+            .flatten();
+        assert_eq!(replicas.map(|r| r.desired), Some(4));
+    }
+
+    #[test]
+    fn seed_hook_writes_pull_on_the_fort_cluster_only() {
+        let fort = revise_seed("cluster-x", Some("cluster-x"), 3);
+        assert_eq!(
+            text(&fort["spec"]["strategy"]),
+            r#"{"canary":{"steps":[{"properties":{"delay":"-1","pull":"false"},"type":"Fort"},{"properties":{"delay":"-1","pull":"true"},"type":"Fort"},{"properties":{"delay":"-1","replicas":"50%"},"type":"Batch"}]}}"#
+        );
+        assert_eq!(
+            text(&fort["metadata"]["annotations"]),
+            r#"{"cluster":"cluster-x","fortCluster":"cluster-x","fortLabel":"true","replicas":"3"}"#
+        );
+        let other = revise_seed("cluster-z", Some("cluster-x"), 0);
+        assert_eq!(
+            text(&other["spec"]["strategy"]),
+            r#"{"canary":{"steps":[{"properties":{"delay":"-1"},"type":"Fort"},{"properties":{"delay":"-1"},"type":"Fort"},{"properties":{"delay":"-1","replicas":"50%"},"type":"Batch"}]}}"#
+        );
+        assert_eq!(other["metadata"]["annotations"]["replicas"], json!("0"));
+    }
+
+    #[test]
+    fn dependencies_union_across_customizations_with_selectors() {
+        let text = r#"
+apiVersion: config.karmada.io/v1alpha1
+kind: ResourceInterpreterCustomization
+metadata: {name: a}
+spec:
+  target: {apiVersion: example.io/v1, kind: Widget}
+  customizations:
+    dependencyInterpretation:
+      luaScript: |
+        function GetDependencies(obj)
+          return {{apiVersion = "v1", kind = "ConfigMap", namespace = obj.metadata.namespace, name = obj.spec.config},
+                  {apiVersion = "rbac.authorization.k8s.io/v1", kind = "ClusterRole", name = "viewer"}}
+        end
+---
+apiVersion: config.karmada.io/v1alpha1
+kind: ResourceInterpreterCustomization
+metadata: {name: b}
+spec:
+  target: {apiVersion: example.io/v1, kind: Widget}
+  customizations:
+    dependencyInterpretation:
+      luaScript: |
+        function GetDependencies(obj)
+          return {{apiVersion = "v1", kind = "Secret", namespace = "ns",
+                   labelSelector = {matchExpressions = {{key = "team", operator = "In", values = {"a"}}}}},
+                  {apiVersion = "v1", kind = "ConfigMap", namespace = "ns", name = "cfg"}}
+        end
+---
+apiVersion: example.io/v1
+kind: Widget
+metadata: {name: w, namespace: ns}
+spec: {config: cfg}
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: s1, namespace: ns, labels: {team: a}}
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: s2, namespace: ns, labels: {team: b}}
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: s3, namespace: other, labels: {team: a}}
+"#;
+        let (interpreter, inputs) = interpreter(text);
+        let keys: Vec<String> = interpreter
+            .dependencies(template(&inputs, "Widget"), &inputs.templates)
+            .unwrap_or_default()
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(
+            keys,
+            ["ClusterRole/viewer", "ConfigMap/ns/cfg", "Secret/ns/s1"]
+        );
+    }
+
+    fn failing(
+        script: &str,
+        rule_field: &str,
+    ) -> (Result<Option<Replicas>, InterpretError>, Inputs) {
+        let text = format!(
+            "apiVersion: config.karmada.io/v1alpha1\nkind: ResourceInterpreterCustomization\nmetadata: {{name: broken}}\nspec:\n  target: {{apiVersion: example.io/v1, kind: Widget}}\n  customizations:\n    {rule_field}:\n      luaScript: |\n{}\n---\napiVersion: example.io/v1\nkind: Widget\nmetadata: {{name: w, namespace: ns}}\nspec: {{replicas: 2}}\n",
+            script.lines().map(|l| format!("        {l}")).collect::<Vec<_>>().join("\n")
+        );
+        let (interpreter, inputs) = interpreter(&text);
+        let result = interpreter.replicas(template(&inputs, "Widget"));
+        (result, inputs)
+    }
+
+    #[test]
+    fn wrong_return_types_fail_with_the_customization_named() {
+        for (script, message) in [
+            (
+                "function GetReplicas(obj) return nil end",
+                "expected the first result (replicas) to be a number, got nil",
+            ),
+            (
+                "function GetReplicas(obj) return 'two' end",
+                "expected the first result (replicas) to be a number, got string",
+            ),
+            (
+                "function GetReplicas(obj) return 2, 'x' end",
+                "expected the second result (requirements) to be a table or nil, got string",
+            ),
+            (
+                "function GetReplicas(obj) return -1 end",
+                "the replica count -1 is negative or not finite",
+            ),
+        ] {
+            let (result, _) = failing(script, "replicaResource");
+            match result {
+                Err(error) => {
+                    assert_eq!(error.fault, Fault::Call(message.to_string()), "{script}");
+                    let diagnostic = error.diagnostic(
+                        &ObjectKey {
+                            api_version: "example.io/v1".into(),
+                            kind: "Widget".into(),
+                            namespace: Some("ns".into()),
+                            name: "w".into(),
+                        },
+                        None,
+                    );
+                    assert_eq!(diagnostic.code, Code::LuaCallFailed);
+                    assert_eq!(
+                        diagnostic.message,
+                        format!("ResourceInterpreterCustomization/broken `GetReplicas` (replicaResource) failed on `Widget/ns/w`: {message}")
+                    );
+                    assert_eq!(diagnostic.origin.map(|o| o.pos.line), Some(9));
+                }
+                other => panic!("{script}: {other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn runaway_and_memory_bomb_are_limit_errors() {
+        for script in [
+            "function GetReplicas(obj) while true do end end",
+            "function GetReplicas(obj) for i = 1, 1000 do pcall(function() while true do end end) end return 1 end",
+            "function GetReplicas(obj) local s = 'x' while true do s = s .. s end end",
+        ] {
+            let (result, _) = failing(script, "replicaResource");
+            match result {
+                Err(error) => assert_eq!(error.code(), Code::LuaLimitExceeded, "{script}"),
+                other => panic!("{script}: {other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn scripts_that_do_not_load_are_input_errors() {
+        let (inputs, mut diagnostics) = inputs(
+            "apiVersion: config.karmada.io/v1alpha1\nkind: ResourceInterpreterCustomization\nmetadata: {name: broken}\nspec:\n  target: {apiVersion: example.io/v1, kind: Widget}\n  customizations:\n    replicaResource:\n      luaScript: 'function Replicas(obj) return 1 end'\n    replicaRevision:\n      luaScript: 'function ReviseReplica(obj'\n",
+        );
+        let _ = Interpreter::new(&inputs.customizations, &mut diagnostics);
+        let found: Vec<(Code, u32, &str)> = diagnostics
+            .0
+            .iter()
+            .map(|d| {
+                (
+                    d.code,
+                    d.origin.map_or(0, |o| o.pos.line),
+                    d.message.as_str(),
+                )
+            })
+            .collect();
+        assert_eq!(found.len(), 2, "{found:?}");
+        assert_eq!(found[0].0, Code::LuaLoadFailed);
+        assert_eq!(found[0].1, 8);
+        assert!(
+            found[0]
+                .2
+                .ends_with("the script does not define function `GetReplicas`"),
+            "{}",
+            found[0].2
+        );
+        assert_eq!((found[1].0, found[1].1), (Code::LuaLoadFailed, 10));
+        assert!(
+            found[1].2.contains("broken.replicaRevision:1:"),
+            "{}",
+            found[1].2
+        );
+    }
+
+    #[test]
+    fn a_script_may_not_change_identity() {
+        let text = "apiVersion: config.karmada.io/v1alpha1\nkind: ResourceInterpreterCustomization\nmetadata: {name: rename}\nspec:\n  target: {apiVersion: example.io/v1, kind: Widget}\n  customizations:\n    replicaRevision:\n      luaScript: 'function ReviseReplica(obj, n) obj.metadata.name = \"other\" return obj end'\n---\napiVersion: example.io/v1\nkind: Widget\nmetadata: {name: w, namespace: ns}\n";
+        let (interpreter, inputs) = interpreter(text);
+        let widget = template(&inputs, "Widget");
+        let mut value = widget.value.clone();
+        let result = interpreter.revise_replicas(&widget.key, &mut value, 1);
+        assert!(
+            matches!(&result, Err(InterpretError { fault: Fault::Call(m), .. }) if m.contains("metadata.name")),
+            "{result:?}"
+        );
+    }
+}

@@ -1,0 +1,932 @@
+//! The Lua sandbox customizations run in, and the conversion of objects into
+//! and out of it (karmada-semantics §f). The only code (with `kube`) that
+//! imports mlua.
+//!
+//! Every call gets a fresh Lua 5.1 state, so the interpreter holds only
+//! script text and is `Sync`; no state leaks between calls or threads.
+//!
+//! The sandbox follows Karmada's `luavm`: the base library with `dofile`,
+//! `loadfile`, `load`, `loadstring`, `getfenv`, `setfenv`, `getmetatable`,
+//! `setmetatable`, `rawget`, `rawset`, `rawequal`, `collectgarbage`, `module`
+//! and `newproxy` replaced by functions that raise an error; `table`,
+//! `string` (without `dump`), `math`; `require("kube")`; and an `os` with
+//! only `time` and `date`. Unlike Karmada, those two never read the clock:
+//! `os.time()` and `os.date()` without an explicit time raise an error, and
+//! given one they work in UTC, so a render never depends on when or where it
+//! runs. There is no `io`, `debug`, `package`, `coroutine`, and `print`
+//! does nothing. Binary chunks are refused.
+//!
+//! Limits: 64 MiB of memory per state, and per call a budget of
+//! instructions plus a wall-clock limit (1 s, Karmada's timeout), enforced
+//! by a hook. Once either is spent the hook fails on every later check and
+//! the call is failed when it returns even if the script caught the error
+//! with `pcall`; `pcall` and `xpcall` themselves pass the error on once a
+//! limit is spent, so a loop around a protected call ends too. A long-running C function (one huge `string.rep`) is
+//! bounded by the memory limit instead.
+//!
+//! Lua tables have no key order and cannot tell `{}` from `[]`. Results are
+//! converted as Karmada converts them: an empty table becomes `{}` or `[]`
+//! when the input object had an empty object or array at the same path
+//! (array indices ignored), and is dropped otherwise; garrison also puts
+//! the keys back in the input object's order, new keys after them in sorted
+//! order, so output stays deterministic.
+
+use mlua::chunk::ChunkMode;
+use mlua::{HookTriggers, Lua, LuaOptions, StdLib, Table, Value as LuaValue, VmState};
+use serde_json::{Map, Number, Value};
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// How much one state may use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    pub memory_bytes: usize,
+    /// Lua VM instructions per call (counted in steps of [`HOOK_STEP`]).
+    pub instructions: u64,
+    pub wall_clock: Duration,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            memory_bytes: 64 << 20,
+            instructions: 50_000_000,
+            wall_clock: Duration::from_secs(1),
+        }
+    }
+}
+
+const HOOK_STEP: u32 = 1000;
+/// Nesting deeper than this (or a table that contains itself) is refused.
+const MAX_DEPTH: usize = 512;
+
+/// Base functions Karmada replaces with ones that raise an error.
+const FORBIDDEN: &[&str] = &[
+    "collectgarbage",
+    "dofile",
+    "getfenv",
+    "getmetatable",
+    "load",
+    "loadfile",
+    "loadstring",
+    "rawequal",
+    "rawget",
+    "rawset",
+    "setfenv",
+    "setmetatable",
+    "module",
+    "newproxy",
+];
+
+/// What went wrong in Lua.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Fault {
+    /// The script does not compile, fails while defining its functions, or
+    /// does not define the function.
+    Load(String),
+    /// The function raised an error or returned something unusable.
+    Call(String),
+    /// The memory, instruction or time limit was hit.
+    Limit(String),
+}
+
+impl Fault {
+    pub fn message(&self) -> &str {
+        match self {
+            Fault::Load(m) | Fault::Call(m) | Fault::Limit(m) => m,
+        }
+    }
+}
+
+/// An argument passed to a Lua function.
+#[derive(Clone, Copy, Debug)]
+pub enum Arg<'a> {
+    Json(&'a Value),
+    Number(f64),
+}
+
+/// A value returned by Lua, before it is given a JSON shape.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Returned {
+    Nil,
+    Bool(bool),
+    Number(f64),
+    String(String),
+    Table(Returns),
+}
+
+/// A Lua table: its string keys and its positive integer keys.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Returns {
+    pub fields: BTreeMap<String, Returned>,
+    pub items: BTreeMap<u64, Returned>,
+}
+
+impl Returned {
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Returned::Nil => "nil",
+            Returned::Bool(_) => "boolean",
+            Returned::Number(_) => "number",
+            Returned::String(_) => "string",
+            Returned::Table(_) => "table",
+        }
+    }
+}
+
+/// Which limit the hook found spent (0 = none).
+struct Spent(AtomicU8);
+
+const SPENT_INSTRUCTIONS: u8 = 1;
+const SPENT_TIME: u8 = 2;
+
+impl Spent {
+    fn fault(&self, limits: &Limits) -> Option<Fault> {
+        match self.0.load(Ordering::SeqCst) {
+            SPENT_INSTRUCTIONS => Some(Fault::Limit(format!(
+                "the script ran more than {} instructions (runaway loop?)",
+                limits.instructions
+            ))),
+            SPENT_TIME => Some(Fault::Limit(format!(
+                "the script ran longer than {} ms",
+                limits.wall_clock.as_millis()
+            ))),
+            _ => None,
+        }
+    }
+}
+
+/// Load `script` (named `chunk` in messages) into a fresh sandbox and call
+/// its global `function` with `args`; `returns` values come back.
+pub fn call(
+    chunk: &str,
+    script: &str,
+    function: &str,
+    args: &[Arg<'_>],
+    returns: usize,
+    limits: &Limits,
+) -> Result<Vec<Returned>, Fault> {
+    let lua = sandbox(limits).map_err(|e| Fault::Load(describe(&e)))?;
+    let spent = Arc::new(Spent(AtomicU8::new(0)));
+    arm(&lua, limits, &spent).map_err(|e| Fault::Load(describe(&e)))?;
+    guard_pcall(&lua, &spent).map_err(|e| Fault::Load(describe(&e)))?;
+    let result = load(&lua, chunk, script, function).and_then(|f| {
+        let values = args
+            .iter()
+            .map(|arg| match arg {
+                Arg::Json(value) => to_lua(&lua, value, 0),
+                Arg::Number(n) => Ok(LuaValue::Number(*n)),
+            })
+            .collect::<mlua::Result<Vec<_>>>()
+            .map_err(|e| Fault::Call(describe(&e)))?;
+        let results: mlua::MultiValue = f
+            .call(mlua::MultiValue::from(values))
+            .map_err(|e| classify(&e))?;
+        let mut results = results.into_vec();
+        results.resize(returns, LuaValue::Nil);
+        results
+            .iter()
+            .map(|v| from_lua(v, 0))
+            .collect::<Result<Vec<_>, String>>()
+            .map_err(Fault::Call)
+    });
+    lua.remove_hook();
+    if let Some(fault) = spent.fault(limits) {
+        return Err(fault);
+    }
+    result
+}
+
+/// Compile and run the script's top level, and check that it defines the
+/// function; used to validate customizations before any render.
+pub fn check(chunk: &str, script: &str, function: &str, limits: &Limits) -> Result<(), Fault> {
+    let lua = sandbox(limits).map_err(|e| Fault::Load(describe(&e)))?;
+    let spent = Arc::new(Spent(AtomicU8::new(0)));
+    arm(&lua, limits, &spent).map_err(|e| Fault::Load(describe(&e)))?;
+    guard_pcall(&lua, &spent).map_err(|e| Fault::Load(describe(&e)))?;
+    let result = load(&lua, chunk, script, function).map(|_| ());
+    lua.remove_hook();
+    if let Some(fault) = spent.fault(limits) {
+        return Err(fault);
+    }
+    result
+}
+
+fn load(lua: &Lua, chunk: &str, script: &str, function: &str) -> Result<mlua::Function, Fault> {
+    lua.load(script)
+        .set_name(format!("={chunk}"))
+        .set_mode(ChunkMode::Text)
+        .exec()
+        .map_err(|e| match classify(&e) {
+            Fault::Call(m) => Fault::Load(m),
+            other => other,
+        })?;
+    match lua.globals().raw_get::<LuaValue>(function) {
+        Ok(LuaValue::Function(f)) => Ok(f),
+        Ok(LuaValue::Nil) => Err(Fault::Load(format!(
+            "the script does not define function `{function}`"
+        ))),
+        Ok(other) => Err(Fault::Load(format!(
+            "`{function}` is a {}, not a function",
+            other.type_name()
+        ))),
+        Err(e) => Err(Fault::Load(describe(&e))),
+    }
+}
+
+/// The instruction and time budget, checked every [`HOOK_STEP`] instructions.
+fn arm(lua: &Lua, limits: &Limits, spent: &Arc<Spent>) -> mlua::Result<()> {
+    let started = Instant::now();
+    let steps = std::sync::atomic::AtomicU64::new(0);
+    let budget = limits.instructions / u64::from(HOOK_STEP);
+    let wall_clock = limits.wall_clock;
+    let spent = Arc::clone(spent);
+    lua.set_hook(
+        HookTriggers::new().every_nth_instruction(HOOK_STEP),
+        move |_, _| {
+            let step = steps.fetch_add(1, Ordering::SeqCst) + 1;
+            if spent.0.load(Ordering::SeqCst) == 0 {
+                if step > budget {
+                    spent.0.store(SPENT_INSTRUCTIONS, Ordering::SeqCst);
+                } else if started.elapsed() > wall_clock {
+                    spent.0.store(SPENT_TIME, Ordering::SeqCst);
+                }
+            }
+            if spent.0.load(Ordering::SeqCst) != 0 {
+                return Err(mlua::Error::runtime("garrison: Lua limit exceeded"));
+            }
+            Ok(VmState::Continue)
+        },
+    )
+}
+
+/// `pcall` and `xpcall` that pass an error on once a limit is spent, so a
+/// script cannot catch the hook's error and loop on forever (the hook
+/// always fires inside the innermost protected call of a tight loop).
+fn guard_pcall(lua: &Lua, spent: &Arc<Spent>) -> mlua::Result<()> {
+    let spent = Arc::clone(spent);
+    let is_spent = lua.create_function(move |_, ()| Ok(spent.0.load(Ordering::SeqCst) != 0))?;
+    let wrap: mlua::Function = lua
+        .load(
+            r#"
+            local spent, raw_pcall, raw_xpcall, error = ...
+            local function finish(ok, ...)
+              if not ok and spent() then error((...), 0) end
+              return ok, ...
+            end
+            return function(...) return finish(raw_pcall(...)) end,
+                   function(...) return finish(raw_xpcall(...)) end
+            "#,
+        )
+        .set_name("=garrison")
+        .set_mode(ChunkMode::Text)
+        .into_function()?;
+    let globals = lua.globals();
+    let (pcall, xpcall): (mlua::Function, mlua::Function) = wrap.call((
+        is_spent,
+        globals.raw_get::<mlua::Function>("pcall")?,
+        globals.raw_get::<mlua::Function>("xpcall")?,
+        globals.raw_get::<mlua::Function>("error")?,
+    ))?;
+    globals.raw_set("pcall", pcall)?;
+    globals.raw_set("xpcall", xpcall)
+}
+
+/// A fresh Lua 5.1 state with only what customizations may use.
+fn sandbox(limits: &Limits) -> mlua::Result<Lua> {
+    let lua = Lua::new_with(
+        StdLib::TABLE | StdLib::STRING | StdLib::MATH,
+        LuaOptions::new(),
+    )?;
+    lua.set_memory_limit(limits.memory_bytes)?;
+    let globals = lua.globals();
+    for name in FORBIDDEN {
+        let message = format!(
+            "call function {name} is not supported in karmada customized resourceinterpreter."
+        );
+        let stub = lua.create_function(move |_, ()| -> mlua::Result<()> {
+            Err(mlua::Error::runtime(message.clone()))
+        })?;
+        globals.raw_set(*name, stub)?;
+    }
+    for name in ["coroutine", "gcinfo", "package", "io", "debug"] {
+        globals.raw_set(name, LuaValue::Nil)?;
+    }
+    globals.raw_set(
+        "print",
+        lua.create_function(|_, _: mlua::MultiValue| Ok(()))?,
+    )?;
+    if let Ok(string) = globals.raw_get::<Table>("string") {
+        string.raw_set("dump", LuaValue::Nil)?;
+    }
+    globals.raw_set("os", safe_os(&lua)?)?;
+    let kube = super::kube::library(&lua)?;
+    globals.raw_set(
+        "require",
+        lua.create_function(move |_, name: String| {
+            if name == "kube" {
+                Ok(kube.clone())
+            } else {
+                Err(mlua::Error::runtime(format!(
+                    "module '{name}' not found: only \"kube\" can be required"
+                )))
+            }
+        })?,
+    )?;
+    Ok(lua)
+}
+
+/// `os.time` and `os.date` that never read the clock and work in UTC.
+fn safe_os(lua: &Lua) -> mlua::Result<Table> {
+    let os = lua.create_table()?;
+    os.raw_set(
+        "time",
+        lua.create_function(|_, fields: Option<Table>| {
+            let Some(fields) = fields else {
+                return Err(mlua::Error::runtime(
+                    "os.time() reads the clock, which would make renders differ; pass a date table",
+                ));
+            };
+            let get = |key: &str, default: Option<i64>| -> mlua::Result<i64> {
+                match fields.raw_get::<Option<f64>>(key)? {
+                    Some(v) => Ok(v.floor() as i64),
+                    None => default.ok_or_else(|| {
+                        mlua::Error::runtime(format!("field '{key}' missing in date table"))
+                    }),
+                }
+            };
+            let days = days_from_civil(get("year", None)?, get("month", None)?, get("day", None)?);
+            Ok(days * 86_400
+                + get("hour", Some(12))? * 3600
+                + get("min", Some(0))? * 60
+                + get("sec", Some(0))?)
+        })?,
+    )?;
+    os.raw_set(
+        "date",
+        lua.create_function(|lua, (format, time): (Option<String>, Option<f64>)| {
+            let Some(time) = time else {
+                return Err(mlua::Error::runtime(
+                    "os.date() without a time reads the clock, which would make renders differ; pass a time",
+                ));
+            };
+            let format = format.unwrap_or_else(|| "%c".to_string());
+            let format = format.strip_prefix('!').unwrap_or(&format);
+            let time = time.floor() as i64;
+            let (year, month, day) = civil_from_days(time.div_euclid(86_400));
+            let seconds = time.rem_euclid(86_400);
+            let (hour, min, sec) = (seconds / 3600, seconds / 60 % 60, seconds % 60);
+            if format == "*t" {
+                let t = lua.create_table()?;
+                for (key, value) in [
+                    ("year", year),
+                    ("month", month),
+                    ("day", day),
+                    ("hour", hour),
+                    ("min", min),
+                    ("sec", sec),
+                    ("wday", (time.div_euclid(86_400) + 4).rem_euclid(7) + 1),
+                    ("yday", time.div_euclid(86_400) - days_from_civil(year, 1, 1) + 1),
+                ] {
+                    t.raw_set(key, value)?;
+                }
+                t.raw_set("isdst", false)?;
+                return Ok(LuaValue::Table(t));
+            }
+            let mut out = String::new();
+            let mut chars = format.chars();
+            while let Some(c) = chars.next() {
+                if c != '%' {
+                    out.push(c);
+                    continue;
+                }
+                match chars.next() {
+                    Some('Y') => out.push_str(&format!("{year:04}")),
+                    Some('y') => out.push_str(&format!("{:02}", year.rem_euclid(100))),
+                    Some('m') => out.push_str(&format!("{month:02}")),
+                    Some('d') => out.push_str(&format!("{day:02}")),
+                    Some('H') => out.push_str(&format!("{hour:02}")),
+                    Some('M') => out.push_str(&format!("{min:02}")),
+                    Some('S') => out.push_str(&format!("{sec:02}")),
+                    Some('c') => out.push_str(&format!(
+                        "{year:04}-{month:02}-{day:02} {hour:02}:{min:02}:{sec:02}"
+                    )),
+                    Some('%') => out.push('%'),
+                    other => {
+                        return Err(mlua::Error::runtime(format!(
+                            "os.date: conversion `%{}` is not supported (use %Y %y %m %d %H %M %S %c %%)",
+                            other.map(String::from).unwrap_or_default()
+                        )))
+                    }
+                }
+            }
+            Ok(LuaValue::String(lua.create_string(out)?))
+        })?,
+    )?;
+    Ok(os)
+}
+
+/// Days since 1970-01-01 of a proleptic Gregorian date (months may overflow).
+fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
+    let year = year + (month - 1).div_euclid(12);
+    let month = (month - 1).rem_euclid(12) + 1;
+    let y = if month <= 2 { year - 1 } else { year };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (month + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+fn civil_from_days(days: i64) -> (i64, i64, i64) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
+/// A limit error, a load error or a runtime error, from mlua's error.
+fn classify(error: &mlua::Error) -> Fault {
+    match error {
+        mlua::Error::MemoryError(_) => {
+            Fault::Limit("the script used more than the memory limit".into())
+        }
+        mlua::Error::CallbackError { cause, .. } => classify(cause),
+        mlua::Error::WithContext { cause, .. } => classify(cause),
+        _ => Fault::Call(describe(error)),
+    }
+}
+
+/// The message of an error without mlua's traceback.
+pub fn describe(error: &mlua::Error) -> String {
+    let text = match error {
+        mlua::Error::CallbackError { cause, .. } => return describe(cause),
+        mlua::Error::SyntaxError { message, .. } => message.clone(),
+        mlua::Error::RuntimeError(message) | mlua::Error::MemoryError(message) => message.clone(),
+        other => other.to_string(),
+    };
+    text.split("\nstack traceback:")
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .to_string()
+}
+
+/// JSON into Lua: objects and arrays become tables, null becomes nil (as
+/// in Karmada, so `obj.spec.x == nil` tests work).
+pub fn to_lua(lua: &Lua, value: &Value, depth: usize) -> mlua::Result<LuaValue> {
+    if depth > MAX_DEPTH {
+        return Err(mlua::Error::runtime("object is nested too deeply"));
+    }
+    Ok(match value {
+        Value::Null => LuaValue::Nil,
+        Value::Bool(b) => LuaValue::Boolean(*b),
+        Value::Number(n) => LuaValue::Number(n.as_f64().unwrap_or(0.0)),
+        Value::String(s) => LuaValue::String(lua.create_string(s)?),
+        Value::Array(items) => {
+            let table = lua.create_table()?;
+            for (i, item) in items.iter().enumerate() {
+                table.raw_set(i + 1, to_lua(lua, item, depth + 1)?)?;
+            }
+            LuaValue::Table(table)
+        }
+        Value::Object(map) => {
+            let table = lua.create_table()?;
+            for (key, item) in map {
+                table.raw_set(key.as_str(), to_lua(lua, item, depth + 1)?)?;
+            }
+            LuaValue::Table(table)
+        }
+    })
+}
+
+/// Lua into [`Returned`], refusing functions, userdata and cycles.
+pub fn from_lua(value: &LuaValue, depth: usize) -> Result<Returned, String> {
+    if depth > MAX_DEPTH {
+        return Err("a returned table is nested too deeply or contains itself".into());
+    }
+    Ok(match value {
+        LuaValue::Nil => Returned::Nil,
+        LuaValue::Boolean(b) => Returned::Bool(*b),
+        LuaValue::Integer(i) => Returned::Number(*i as f64),
+        LuaValue::Number(n) => Returned::Number(*n),
+        LuaValue::String(s) => {
+            Returned::String(String::from_utf8_lossy(&s.as_bytes()).into_owned())
+        }
+        LuaValue::Table(table) => {
+            let mut result = Returns::default();
+            for pair in table.pairs::<LuaValue, LuaValue>() {
+                let (key, item) = pair.map_err(|e| describe(&e))?;
+                let item = from_lua(&item, depth + 1)?;
+                match key {
+                    LuaValue::String(s) => {
+                        result
+                            .fields
+                            .insert(String::from_utf8_lossy(&s.as_bytes()).into_owned(), item);
+                    }
+                    LuaValue::Integer(i) if i >= 1 => {
+                        result.items.insert(i as u64, item);
+                    }
+                    LuaValue::Number(n) if n >= 1.0 && n.fract() == 0.0 && n < 9.0e15 => {
+                        result.items.insert(n as u64, item);
+                    }
+                    other => {
+                        return Err(format!(
+                            "a returned table has a key of type {} that JSON cannot hold",
+                            other.type_name()
+                        ))
+                    }
+                }
+            }
+            Returned::Table(result)
+        }
+        other => {
+            return Err(format!(
+                "a {} cannot be converted to JSON",
+                other.type_name()
+            ))
+        }
+    })
+}
+
+/// Paths (array indices left out, as Karmada records them) of the empty
+/// arrays and empty objects in the reference objects.
+#[derive(Debug, Default)]
+pub struct Empties {
+    arrays: BTreeSet<String>,
+    objects: BTreeSet<String>,
+}
+
+impl Empties {
+    pub fn of(references: &[&Value]) -> Empties {
+        let mut empties = Empties::default();
+        for reference in references {
+            empties.walk(reference, "");
+        }
+        empties
+    }
+    fn walk(&mut self, value: &Value, path: &str) {
+        match value {
+            Value::Object(map) => {
+                for (key, item) in map {
+                    let child = join(path, key);
+                    match item {
+                        Value::Array(a) if a.is_empty() => {
+                            self.arrays.insert(child);
+                        }
+                        Value::Object(o) if o.is_empty() => {
+                            self.objects.insert(child);
+                        }
+                        _ => self.walk(item, &child),
+                    }
+                }
+            }
+            Value::Array(items) => {
+                for item in items {
+                    match item {
+                        Value::Array(a) if a.is_empty() => {
+                            self.arrays.insert(path.to_string());
+                        }
+                        Value::Object(o) if o.is_empty() => {
+                            self.objects.insert(path.to_string());
+                        }
+                        _ => self.walk(item, path),
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+fn join(path: &str, key: &str) -> String {
+    if path.is_empty() {
+        key.to_string()
+    } else {
+        format!("{path}.{key}")
+    }
+}
+
+/// Give a returned table a JSON shape: `order` is the input object at the
+/// same place (for key order), `empties` says what an empty table was.
+pub fn to_json(
+    returned: &Returned,
+    order: Option<&Value>,
+    empties: &Empties,
+) -> Result<Value, String> {
+    match returned {
+        Returned::Table(t) if t.fields.is_empty() && t.items.is_empty() => Ok(match order {
+            Some(Value::Array(_)) => Value::Array(Vec::new()),
+            _ => Value::Object(Map::new()),
+        }),
+        _ => shape(returned, order, empties, "").map(|v| v.unwrap_or(Value::Null)),
+    }
+}
+
+/// `None` when the value is an empty table Karmada would drop.
+fn shape(
+    returned: &Returned,
+    order: Option<&Value>,
+    empties: &Empties,
+    path: &str,
+) -> Result<Option<Value>, String> {
+    Ok(Some(match returned {
+        Returned::Nil => Value::Null,
+        Returned::Bool(b) => Value::Bool(*b),
+        Returned::String(s) => Value::String(s.clone()),
+        Returned::Number(n) => number(*n)?,
+        Returned::Table(t) if t.fields.is_empty() && t.items.is_empty() => {
+            if empties.objects.contains(path) {
+                Value::Object(Map::new())
+            } else if empties.arrays.contains(path) {
+                Value::Array(Vec::new())
+            } else {
+                return Ok(None);
+            }
+        }
+        Returned::Table(t) if !t.items.is_empty() && !t.fields.is_empty() => {
+            return Err(format!(
+                "the table at `{}` mixes array items and named fields",
+                if path.is_empty() { "." } else { path }
+            ))
+        }
+        Returned::Table(t) if !t.items.is_empty() => {
+            let count = t.items.len() as u64;
+            if t.items.keys().next_back() != Some(&count) {
+                return Err(format!(
+                    "the array at `{}` has holes (nil items)",
+                    if path.is_empty() { "." } else { path }
+                ));
+            }
+            let reference = order.and_then(Value::as_array);
+            let mut items = Vec::new();
+            for (i, item) in t.items.values().enumerate() {
+                let child_order = reference.and_then(|r| r.get(i));
+                if let Some(v) = shape(item, child_order, empties, path)? {
+                    items.push(v);
+                }
+            }
+            Value::Array(items)
+        }
+        Returned::Table(t) => {
+            let reference = order.and_then(Value::as_object);
+            let mut map = Map::new();
+            let put = |key: &str, map: &mut Map<String, Value>| -> Result<(), String> {
+                if let Some(item) = t.fields.get(key) {
+                    let child_order = reference.and_then(|r| r.get(key));
+                    if let Some(v) = shape(item, child_order, empties, &join(path, key))? {
+                        map.insert(key.to_string(), v);
+                    }
+                }
+                Ok(())
+            };
+            if let Some(reference) = reference {
+                for key in reference.keys() {
+                    put(key, &mut map)?;
+                }
+            }
+            for key in t.fields.keys() {
+                if !reference.is_some_and(|r| r.contains_key(key)) {
+                    put(key, &mut map)?;
+                }
+            }
+            Value::Object(map)
+        }
+    }))
+}
+
+/// A Lua number as JSON: whole numbers become integers, as Karmada's
+/// round trip through float64 and `unstructured` does.
+fn number(n: f64) -> Result<Value, String> {
+    if !n.is_finite() {
+        return Err(format!("{n} is not a number JSON can hold"));
+    }
+    if n.fract() == 0.0 && n.abs() < 9.007_199_254_740_992e15 {
+        return Ok(Value::from(n as i64));
+    }
+    Number::from_f64(n)
+        .map(Value::Number)
+        .ok_or_else(|| format!("{n} is not a number JSON can hold"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn run(script: &str, function: &str, args: &[Arg<'_>]) -> Result<Vec<Returned>, Fault> {
+        call("test", script, function, args, 1, &Limits::default())
+    }
+
+    fn text(value: &Value) -> String {
+        serde_json::to_string(value).unwrap_or_default()
+    }
+
+    #[test]
+    fn runaway_loop_is_stopped() {
+        let fault = run("function F() while true do end end", "F", &[]);
+        assert!(matches!(fault, Err(Fault::Limit(_))), "{fault:?}");
+    }
+
+    #[test]
+    fn loop_inside_pcall_cannot_swallow_the_limit() {
+        for script in [
+            "function F() for i = 1, 100 do pcall(function() while true do end end) end return 'survived' end",
+            "function F() while true do pcall(function() while true do end end) end end",
+            "function F() while true do xpcall(function() while true do end end, function(e) return e end) end end",
+            "function F() while true do pcall(pcall, function() while true do end end) end end",
+        ] {
+            let fault = run(script, "F", &[]);
+            assert!(matches!(fault, Err(Fault::Limit(_))), "{script}: {fault:?}");
+        }
+        let caught = "function F() local ok, e = pcall(error, 'x', 0) return tostring(ok) .. e end";
+        assert_eq!(
+            run(caught, "F", &[]),
+            Ok(vec![Returned::String("falsex".into())])
+        );
+    }
+
+    #[test]
+    fn wall_clock_limit_stops_a_slow_script() {
+        let limits = Limits {
+            instructions: u64::MAX,
+            wall_clock: Duration::from_millis(50),
+            ..Limits::default()
+        };
+        let fault = call(
+            "test",
+            "function F() while true do end end",
+            "F",
+            &[],
+            1,
+            &limits,
+        );
+        assert!(
+            matches!(&fault, Err(Fault::Limit(m)) if m.contains("longer than 50 ms")),
+            "{fault:?}"
+        );
+    }
+
+    #[test]
+    fn memory_bomb_is_stopped() {
+        let script = "function F() local s = 'xxxxxxxx' while true do s = string.rep(s, 2) end end";
+        let fault = run(script, "F", &[]);
+        assert!(matches!(fault, Err(Fault::Limit(_))), "{fault:?}");
+        let script = "function F() return string.rep('x', 1e9) end";
+        assert!(matches!(run(script, "F", &[]), Err(Fault::Limit(_))));
+    }
+
+    #[test]
+    fn top_level_runaway_is_a_limit_not_a_hang() {
+        let fault = check("test", "while true do end", "F", &Limits::default());
+        assert!(matches!(fault, Err(Fault::Limit(_))), "{fault:?}");
+    }
+
+    #[test]
+    fn dangerous_functions_are_unavailable() {
+        for (script, needle) in [
+            (
+                "function F() return dofile('/etc/passwd') end",
+                "dofile is not supported",
+            ),
+            (
+                "function F() return loadstring('return 1')() end",
+                "loadstring is not supported",
+            ),
+            (
+                "function F() return setmetatable({}, {}) end",
+                "setmetatable is not supported",
+            ),
+            ("function F() return io.open('/etc/passwd') end", "io"),
+            ("function F() return os.execute('true') end", "execute"),
+            ("function F() return os.getenv('HOME') end", "getenv"),
+            ("function F() return require('os') end", "only \"kube\""),
+            ("function F() return debug.getinfo(1) end", "debug"),
+            ("function F() return string.dump(F) end", "dump"),
+            ("function F() return coroutine.create(F) end", "coroutine"),
+            ("function F() return os.time() end", "reads the clock"),
+            ("function F() return os.date('%Y') end", "reads the clock"),
+        ] {
+            match run(script, "F", &[]) {
+                Err(Fault::Call(message)) => {
+                    assert!(message.contains(needle), "{script}: {message}")
+                }
+                other => panic!("{script}: {other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn os_time_and_date_are_utc_and_explicit() {
+        let script = "function F() local t = os.time({year=2024, month=3, day=1, hour=10}) return os.date('!%Y-%m-%dT%H:%M:%SZ', t) .. ' ' .. t end";
+        assert_eq!(
+            run(script, "F", &[]),
+            Ok(vec![Returned::String(
+                "2024-03-01T10:00:00Z 1709287200".into()
+            )])
+        );
+    }
+
+    #[test]
+    fn syntax_errors_and_missing_functions_are_load_faults() {
+        assert!(matches!(
+            check("t", "function F(", "F", &Limits::default()),
+            Err(Fault::Load(_))
+        ));
+        let missing = check("t", "function G() end", "F", &Limits::default());
+        assert_eq!(
+            missing,
+            Err(Fault::Load(
+                "the script does not define function `F`".into()
+            ))
+        );
+    }
+
+    #[test]
+    fn errors_name_the_chunk_and_line() {
+        let fault = run(
+            "function F(obj)\n  return obj.spec.missing.field\nend",
+            "F",
+            &[Arg::Json(&json!({"spec": {}}))],
+        );
+        match fault {
+            Err(Fault::Call(message)) => assert!(message.starts_with("test:2:"), "{message}"),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn key_order_is_kept_and_new_keys_sorted() {
+        let input = json!({"spec": {"zeta": 1, "replicas": 3, "alpha": [1, 2]}, "metadata": {"name": "x"}, "apiVersion": "v1"});
+        let script = "function F(obj) obj.spec.replicas = 5 obj.spec.new2 = true obj.spec.new1 = 'a' return obj end";
+        let returned = run(script, "F", &[Arg::Json(&input)]).unwrap_or_default();
+        let value = to_json(&returned[0], Some(&input), &Empties::of(&[&input]));
+        assert_eq!(
+            value.map(|v| text(&v)),
+            Ok(r#"{"spec":{"zeta":1,"replicas":5,"alpha":[1,2],"new1":"a","new2":true},"metadata":{"name":"x"},"apiVersion":"v1"}"#.to_string())
+        );
+    }
+
+    #[test]
+    fn empty_tables_follow_the_input_or_are_dropped() {
+        let input = json!({"spec": {"selector": {}, "ports": [], "rules": [{"hosts": []}]}});
+        let script =
+            "function F(obj) obj.spec.extra = {} obj.spec.rules[2] = {hosts = {}} return obj end";
+        let returned = run(script, "F", &[Arg::Json(&input)]).unwrap_or_default();
+        let value = to_json(&returned[0], Some(&input), &Empties::of(&[&input]));
+        assert_eq!(
+            value.map(|v| text(&v)),
+            Ok(
+                r#"{"spec":{"selector":{},"ports":[],"rules":[{"hosts":[]},{"hosts":[]}]}}"#
+                    .to_string()
+            )
+        );
+    }
+
+    #[test]
+    fn null_is_nil_and_numbers_stay_integers() {
+        let input = json!({"a": null, "n": 2, "f": 1.5});
+        let script = "function F(obj) return {isnil = obj.a == nil, n = obj.n * 2, f = obj.f} end";
+        let returned = run(script, "F", &[Arg::Json(&input)]).unwrap_or_default();
+        let value = to_json(&returned[0], None, &Empties::default());
+        assert_eq!(
+            value.map(|v| text(&v)),
+            Ok(r#"{"f":1.5,"isnil":true,"n":4}"#.to_string())
+        );
+    }
+
+    #[test]
+    fn unconvertible_results_are_call_faults() {
+        assert!(matches!(
+            run("function F() return {f = F} end", "F", &[]),
+            Err(Fault::Call(_))
+        ));
+        assert!(matches!(
+            run(
+                "function F() local t = {} t.self = t return t end",
+                "F",
+                &[]
+            ),
+            Err(Fault::Call(_))
+        ));
+        let returned = run("function F() return {1, nil, 3} end", "F", &[]).unwrap_or_default();
+        assert!(to_json(&returned[0], None, &Empties::default()).is_err());
+    }
+
+    #[test]
+    fn civil_dates_round_trip() {
+        for days in [-800_000, -1, 0, 59, 11_016, 19_783, 2_932_896] {
+            let (y, m, d) = civil_from_days(days);
+            assert_eq!(days_from_civil(y, m, d), days);
+        }
+    }
+}

@@ -1,0 +1,166 @@
+//! ResourceInterpreterCustomization (`config.karmada.io/v1alpha1`): Lua
+//! scripts that teach Karmada a kind's replicas, revision and dependencies
+//! (karmada-semantics §f), plus garrison's own revise-object hook (SPEC §4).
+//!
+//! The hook is declared either in the spec, as
+//! `spec.customizations.garrisonReviseObject.luaScript`, or, so that the file
+//! stays valid for a real Karmada API server (which rejects unknown spec
+//! fields), in the annotation [`REVISE_OBJECT_ANNOTATION`]. Only typing here:
+//! compiling and running scripts is `interpret`'s job.
+
+use super::inputs::Document;
+use super::meta::ObjectMeta;
+use crate::diag::Origin;
+use serde::Deserialize;
+
+/// The annotation form of the revise-object hook: its value is the Lua script.
+pub const REVISE_OBJECT_ANNOTATION: &str = "garrison.dev/revise-object";
+
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+pub struct CustomizationManifest {
+    pub metadata: ObjectMeta,
+    pub spec: CustomizationSpec,
+}
+
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+pub struct CustomizationSpec {
+    pub target: CustomizationTarget,
+    #[serde(default)]
+    pub customizations: Customizations,
+}
+
+/// The kind a customization interprets: apiVersion and kind, matched exactly.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CustomizationTarget {
+    pub api_version: String,
+    pub kind: String,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Customizations {
+    pub replica_resource: Option<LuaScript>,
+    pub replica_revision: Option<LuaScript>,
+    pub dependency_interpretation: Option<LuaScript>,
+    pub retention: Option<LuaScript>,
+    pub status_reflection: Option<LuaScript>,
+    pub status_aggregation: Option<LuaScript>,
+    pub health_interpretation: Option<LuaScript>,
+    pub component_resource: Option<LuaScript>,
+    /// garrison's extension: `ReviseObject(desiredObj, cluster, replicas, fort)`.
+    pub garrison_revise_object: Option<LuaScript>,
+}
+
+impl Customizations {
+    /// Rules Karmada runs against live clusters; they have no effect in a render.
+    pub fn runtime_only(&self) -> Vec<&'static str> {
+        [
+            ("retention", &self.retention),
+            ("statusReflection", &self.status_reflection),
+            ("statusAggregation", &self.status_aggregation),
+            ("healthInterpretation", &self.health_interpretation),
+            ("componentResource", &self.component_resource),
+        ]
+        .into_iter()
+        .filter(|(_, script)| script.is_some())
+        .map(|(name, _)| name)
+        .collect()
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LuaScript {
+    pub lua_script: String,
+}
+
+/// Where a script was written: the spec field of one rule, or the annotation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScriptSource {
+    pub text: String,
+    pub origin: Origin,
+}
+
+/// One ResourceInterpreterCustomization, typed and positioned.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CustomizationDoc {
+    pub name: String,
+    pub target: CustomizationTarget,
+    pub customizations: Customizations,
+    /// The revise-object hook from the annotation form, if any.
+    pub revise_object_annotation: Option<String>,
+    pub doc: Document,
+}
+
+/// The rules garrison runs, by their Karmada field name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Rule {
+    ReplicaResource,
+    ReplicaRevision,
+    DependencyInterpretation,
+    ReviseObject,
+}
+
+impl Rule {
+    /// The field under `spec.customizations`.
+    pub fn field(self) -> &'static str {
+        match self {
+            Rule::ReplicaResource => "replicaResource",
+            Rule::ReplicaRevision => "replicaRevision",
+            Rule::DependencyInterpretation => "dependencyInterpretation",
+            Rule::ReviseObject => "garrisonReviseObject",
+        }
+    }
+    /// The global function the script must define.
+    pub fn function(self) -> &'static str {
+        match self {
+            Rule::ReplicaResource => "GetReplicas",
+            Rule::ReplicaRevision => "ReviseReplica",
+            Rule::DependencyInterpretation => "GetDependencies",
+            Rule::ReviseObject => "ReviseObject",
+        }
+    }
+}
+
+impl CustomizationDoc {
+    /// `ResourceInterpreterCustomization/<name>`.
+    pub fn display(&self) -> String {
+        format!("ResourceInterpreterCustomization/{}", self.name)
+    }
+
+    /// The script for a rule, with the position of its text. The spec field
+    /// of the revise-object hook wins over the annotation (the loader warns
+    /// when both are written).
+    pub fn script(&self, rule: Rule) -> Option<ScriptSource> {
+        let from_spec = |script: &Option<LuaScript>| {
+            script.as_ref().map(|s| ScriptSource {
+                text: s.lua_script.clone(),
+                origin: self
+                    .doc
+                    .at(&["spec", "customizations", rule.field(), "luaScript"]),
+            })
+        };
+        match rule {
+            Rule::ReplicaResource => from_spec(&self.customizations.replica_resource),
+            Rule::ReplicaRevision => from_spec(&self.customizations.replica_revision),
+            Rule::DependencyInterpretation => {
+                from_spec(&self.customizations.dependency_interpretation)
+            }
+            Rule::ReviseObject => {
+                from_spec(&self.customizations.garrison_revise_object).or_else(|| {
+                    self.revise_object_annotation
+                        .as_ref()
+                        .map(|text| ScriptSource {
+                            text: text.clone(),
+                            origin: self.doc.at(&[
+                                "metadata",
+                                "annotations",
+                                REVISE_OBJECT_ANNOTATION,
+                            ]),
+                        })
+                })
+            }
+        }
+    }
+}

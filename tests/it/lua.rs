@@ -1,0 +1,64 @@
+//! ResourceInterpreterCustomizations through the real binary: the
+//! revise-object hook on every cluster (zero replicas included), and a
+//! runaway script failing the render with nothing written (SPEC §4, §8).
+
+use crate::fleet::{clusters, deployment, policy, weighted, Fleet};
+use crate::support::stderr;
+
+const FORT: &[(&str, &str)] = &[("garrison.dev/fort", "enabled")];
+
+fn customization(hook: &str) -> String {
+    let body: String = hook.lines().map(|l| format!("        {l}\n")).collect();
+    format!("apiVersion: config.karmada.io/v1alpha1\nkind: ResourceInterpreterCustomization\nmetadata:\n  name: deployment-hook\nspec:\n  target:\n    apiVersion: apps/v1\n    kind: Deployment\n  customizations:\n    garrisonReviseObject:\n      luaScript: |\n{body}")
+}
+
+#[test]
+fn the_hook_runs_for_every_cluster_including_zero_replicas() {
+    let fleet = Fleet::new();
+    fleet.write("clusters.yaml", &clusters(&["x", "v", "z"]));
+    fleet.write("app.yaml", &deployment("web", 1, "v1"));
+    fleet.write(
+        "policy.yaml",
+        &policy("web", &weighted(&[("x", 1), ("v", 3), ("z", 1)]), FORT, ""),
+    );
+    fleet.write(
+        "hook.yaml",
+        &customization(
+            "function ReviseObject(obj, cluster, replicas, fort)\n  obj.metadata.labels = {seen = cluster.name .. \"-\" .. replicas .. \"-\" .. tostring(fort.isFort) .. \"-\" .. cluster.labels[\"garrison.dev/fort\"]}\n  return obj\nend",
+        ),
+    );
+    let render = fleet.render();
+    for (cluster, seen) in [
+        ("x", "x-0-false-false"),
+        ("v", "v-1-true-true"),
+        ("z", "z-0-false-false"),
+    ] {
+        let file = render.file(&format!("clusters/{cluster}/apps/deployment.apps_web.yaml"));
+        assert!(
+            file.contains(&format!("seen: {seen}")),
+            "{cluster}:\n{file}"
+        );
+    }
+}
+
+#[test]
+fn a_runaway_hook_fails_the_render_naming_application_and_cluster() {
+    let fleet = Fleet::new();
+    fleet.write("clusters.yaml", &clusters(&["x"]));
+    fleet.write("app.yaml", &deployment("web", 2, "v1"));
+    fleet.write(
+        "policy.yaml",
+        &policy("web", &weighted(&[("x", 1)]), &[], ""),
+    );
+    fleet.write(
+        "hook.yaml",
+        &customization("function ReviseObject(obj)\n  while true do pcall(function() while true do end end) end\nend"),
+    );
+    let output = fleet.try_render(&[]);
+    assert!(!output.status.success());
+    assert_eq!(
+        stderr(&output),
+        "hook.yaml:12:9: error[G0703]: ResourceInterpreterCustomization/deployment-hook `ReviseObject` (garrisonReviseObject) failed on `Deployment/apps/web` for cluster `x`: the script ran more than 50000000 instructions (runaway loop?) (help: scripts are limited to 64 MiB of memory and, per call, 50 million instructions and 1 s; look for a loop that never ends)\ngarrison: 1 error(s), 0 warning(s); nothing was written\n"
+    );
+    assert!(!fleet.out().join("clusters").exists(), "nothing is written");
+}
