@@ -5,6 +5,7 @@
 mod branch;
 mod cli;
 mod crash;
+mod docs;
 mod fleet;
 mod fort;
 mod memory;
