@@ -72,8 +72,7 @@ fn blocks(text: &str) -> Vec<Block> {
             let indent = line.len() - trimmed.len();
             let mut body = String::new();
             for (_, inner) in lines.by_ref() {
-                if inner.trim_start().starts_with("```") && inner.trim().chars().all(|c| c == '`')
-                {
+                if inner.trim_start().starts_with("```") && inner.trim().chars().all(|c| c == '`') {
                     break;
                 }
                 body.push_str(inner.get(indent..).unwrap_or(inner.trim_start()));
@@ -101,9 +100,13 @@ fn command_lines(body: &str) -> Vec<String> {
     let mut lines = Vec::new();
     let mut current = String::new();
     for line in body.lines() {
-        let line = line.trim_end();
+        let line = if current.is_empty() {
+            line.trim_end()
+        } else {
+            line.trim()
+        };
         if let Some(head) = line.strip_suffix('\\') {
-            current.push_str(head);
+            current.push_str(head.trim_end());
             current.push(' ');
             continue;
         }
@@ -131,7 +134,7 @@ fn expected_exit(line: &str) -> (String, i32) {
 }
 
 const ALLOWED: &[&str] = &[
-    "garrison", "git", "mkdir", "cat", "ls", "find", "sort", "echo", "printf", "sed", "head",
+    "cd", "garrison", "git", "mkdir", "cat", "ls", "find", "sort", "echo", "printf", "sed", "head",
     "tail", "grep", "touch", "kubectl",
 ];
 const NETWORK_GIT: &[&str] = &["push", "fetch", "pull", "clone", "remote", "submodule"];
@@ -359,10 +362,10 @@ fn blocks_and_directives_are_read_as_documented() {
     assert_eq!(found[1].directive, Some(Directive::Skip));
     assert_eq!(found[2].directive, None);
     let lines = command_lines(&found[2].body);
-    assert_eq!(lines, vec!["garrison check   --out out # exit 1".to_string()]);
+    assert_eq!(lines, vec!["garrison check --out out # exit 1".to_string()]);
     assert_eq!(
         expected_exit(&lines[0]),
-        ("garrison check   --out out".to_string(), 1)
+        ("garrison check --out out".to_string(), 1)
     );
     assert!(skip_reason("garrison man | man -l -").is_some());
     assert!(skip_reason("kubectl apply -k out").is_some());
