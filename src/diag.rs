@@ -66,7 +66,7 @@ pub enum Severity {
 
 macro_rules! codes {
     ($( $(#[$doc:meta])* $variant:ident = ($code:literal, $name:literal), )*) => {
-        /// Every fault garrison reports, with a stable code. `docs/errors.md` lists them.
+        /// Every fault garrison reports, with a stable code. `docs/reference.md` lists them.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
         pub enum Code { $( $(#[$doc])* $variant, )* }
 

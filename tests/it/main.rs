@@ -7,6 +7,7 @@ mod bad_input;
 mod branch;
 mod cli;
 mod crash;
+mod docs;
 mod fleet;
 mod fort;
 mod lua;

@@ -1,0 +1,376 @@
+//! The documentation cannot rot: every fenced ```sh block of `README.md` and
+//! `docs/*.md` is run, in order, against the real binary.
+//!
+//! Each Markdown file gets its own temporary directory holding a copy of
+//! `testdata/` (so `--repo testdata/fleet/repo` means what it says in the
+//! README) and an empty git repository. Walking the file from top to bottom:
+//!
+//! - a fenced block right after `<!-- file: PATH -->` is written to PATH
+//!   (relative to the current directory), whatever its language, so a
+//!   tutorial's YAML is the YAML the test renders;
+//! - a ```sh block is run line by line (`\` continues a line, `&&` chains):
+//!   `garrison …` and `cargo run --release -- …` run the built binary;
+//!   `cd DIR` changes the current directory; `git` (but not push, fetch,
+//!   pull, clone or remote), `mkdir`, `kubectl kustomize`, `cat`, `ls`,
+//!   `find`, `sort`, `echo`, `printf`, `sed`, `head`, `tail`, `grep` and
+//!   `touch` run with bash in the temporary directory; anything else (and
+//!   any line with a `<placeholder>` or a `$VARIABLE`) is skipped and listed;
+//! - a block right after `<!-- docs-test: skip -->` is not run (listed);
+//! - a block right after `<!-- stdout -->` must equal what the last command
+//!   printed on stdout.
+//!
+//! A command must exit 0 unless its line ends with `# exit N`.
+
+use crate::support::testdata;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+/// One fenced block and the directive in front of it.
+#[derive(Debug)]
+struct Block {
+    /// 1-based line of the opening fence.
+    line: usize,
+    lang: String,
+    body: String,
+    directive: Option<Directive>,
+}
+
+#[derive(Debug, PartialEq)]
+enum Directive {
+    File(String),
+    Skip,
+    Stdout,
+}
+
+fn parse_directive(line: &str) -> Option<Directive> {
+    let inner = line
+        .trim()
+        .strip_prefix("<!--")?
+        .strip_suffix("-->")?
+        .trim();
+    if let Some(path) = inner.strip_prefix("file:") {
+        return Some(Directive::File(path.trim().to_string()));
+    }
+    match inner {
+        "docs-test: skip" => Some(Directive::Skip),
+        "stdout" => Some(Directive::Stdout),
+        _ => None,
+    }
+}
+
+/// The fenced blocks of a Markdown text, with the directive on the line
+/// before each (blank lines in between are allowed).
+fn blocks(text: &str) -> Vec<Block> {
+    let mut out = Vec::new();
+    let mut directive = None;
+    let mut lines = text.lines().enumerate();
+    while let Some((index, line)) = lines.next() {
+        let trimmed = line.trim_start();
+        if let Some(info) = trimmed.strip_prefix("```") {
+            let indent = line.len() - trimmed.len();
+            let mut body = String::new();
+            for (_, inner) in lines.by_ref() {
+                if inner.trim_start().starts_with("```") && inner.trim().chars().all(|c| c == '`') {
+                    break;
+                }
+                body.push_str(inner.get(indent..).unwrap_or(inner.trim_start()));
+                body.push('\n');
+            }
+            out.push(Block {
+                line: index + 1,
+                lang: info.trim().to_string(),
+                body,
+                directive: directive.take(),
+            });
+            continue;
+        }
+        if let Some(d) = parse_directive(line) {
+            directive = Some(d);
+        } else if !line.trim().is_empty() {
+            directive = None;
+        }
+    }
+    out
+}
+
+/// Shell lines of a block: continuations joined, blank and comment lines dropped.
+fn command_lines(body: &str) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut current = String::new();
+    for line in body.lines() {
+        let line = if current.is_empty() {
+            line.trim_end()
+        } else {
+            line.trim()
+        };
+        if let Some(head) = line.strip_suffix('\\') {
+            current.push_str(head.trim_end());
+            current.push(' ');
+            continue;
+        }
+        current.push_str(line);
+        let full = std::mem::take(&mut current);
+        let full = full.trim().trim_start_matches("$ ").to_string();
+        if !full.is_empty() && !full.starts_with('#') {
+            lines.push(full);
+        }
+    }
+    lines
+}
+
+/// The command without its trailing comment, and the exit code that comment expects.
+fn expected_exit(line: &str) -> (String, i32) {
+    if let Some((command, comment)) = line.rsplit_once(" # ") {
+        let code = comment
+            .trim()
+            .strip_prefix("exit ")
+            .and_then(|c| c.trim().parse().ok())
+            .unwrap_or(0);
+        return (command.trim().to_string(), code);
+    }
+    (line.to_string(), 0)
+}
+
+const ALLOWED: &[&str] = &[
+    "cd", "garrison", "git", "mkdir", "cat", "ls", "find", "sort", "echo", "printf", "sed", "head",
+    "tail", "grep", "touch", "kubectl",
+];
+const NETWORK_GIT: &[&str] = &["push", "fetch", "pull", "clone", "remote", "submodule"];
+
+/// Why a command line is not run, or `None` when it is safe to run here.
+fn skip_reason(command: &str) -> Option<String> {
+    let placeholder = command
+        .split('<')
+        .skip(1)
+        .any(|rest| rest.starts_with(|c: char| c.is_ascii_alphabetic()) && rest.contains('>'));
+    if placeholder {
+        return Some("has a placeholder".into());
+    }
+    if command.contains('$') {
+        return Some("uses a shell variable".into());
+    }
+    for segment in command.split(['|', ';']).flat_map(|s| s.split("&&")) {
+        let words: Vec<&str> = segment.split_whitespace().collect();
+        let Some(first) = words.first() else {
+            continue;
+        };
+        if !ALLOWED.contains(first) {
+            return Some(format!("`{first}` is not run by the docs test"));
+        }
+        if *first == "kubectl" && words.get(1) != Some(&"kustomize") {
+            return Some("only `kubectl kustomize` is run".into());
+        }
+        if *first == "git" && words.get(1).is_some_and(|w| NETWORK_GIT.contains(w)) {
+            return Some("needs a remote".into());
+        }
+    }
+    None
+}
+
+/// One Markdown file's session: its directory, current directory and environment.
+struct Session {
+    root: PathBuf,
+    cwd: PathBuf,
+    bin: PathBuf,
+    last_stdout: String,
+}
+
+impl Session {
+    fn new(root: &Path) -> Session {
+        crate::support::copy_dir(&testdata(), &root.join("testdata"));
+        let bin = root.join(".bin");
+        let home = root.join(".home");
+        for dir in [&bin, &home] {
+            if let Err(e) = std::fs::create_dir_all(dir) {
+                panic!("cannot create {}: {e}", dir.display());
+            }
+        }
+        #[cfg(unix)]
+        if let Err(e) =
+            std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_garrison"), bin.join("garrison"))
+        {
+            panic!("cannot link the binary: {e}");
+        }
+        let gitconfig = "[user]\n\tname = Docs Test\n\temail = docs@example.com\n[init]\n\tdefaultBranch = main\n";
+        if let Err(e) = std::fs::write(home.join(".gitconfig"), gitconfig) {
+            panic!("cannot write .gitconfig: {e}");
+        }
+        let mut session = Session {
+            root: root.to_path_buf(),
+            cwd: root.to_path_buf(),
+            bin,
+            last_stdout: String::new(),
+        };
+        // An empty repository, so `--branch` commands have somewhere to commit.
+        let _ = session.bash("git init -q");
+        session
+    }
+
+    fn bash(&mut self, command: &str) -> std::process::Output {
+        let path = format!(
+            "{}:{}",
+            self.bin.display(),
+            std::env::var("PATH").unwrap_or_default()
+        );
+        let output = Command::new("bash")
+            .arg("-c")
+            .arg(command)
+            .current_dir(&self.cwd)
+            .env("PATH", path)
+            .env("HOME", self.root.join(".home"))
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("NO_COLOR", "1")
+            .env("CI", "1")
+            .env_remove("GITHUB_ACTIONS")
+            .env_remove("GIT_DIR")
+            .env_remove("GIT_WORK_TREE")
+            .output();
+        match output {
+            Ok(output) => {
+                self.last_stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+                output
+            }
+            Err(e) => panic!("cannot run bash: {e}"),
+        }
+    }
+}
+
+/// Run one Markdown file; failures and skipped lines are appended to the reports.
+fn run_doc(doc: &Path, failures: &mut String, skipped: &mut String) {
+    let name = doc
+        .strip_prefix(env!("CARGO_MANIFEST_DIR"))
+        .unwrap_or(doc)
+        .display()
+        .to_string();
+    let text = match std::fs::read_to_string(doc) {
+        Ok(text) => text,
+        Err(e) => panic!("cannot read {name}: {e}"),
+    };
+    let dir = match tempfile::tempdir() {
+        Ok(dir) => dir,
+        Err(e) => panic!("{e}"),
+    };
+    let mut session = Session::new(dir.path());
+    for block in blocks(&text) {
+        match &block.directive {
+            Some(Directive::File(path)) => {
+                let target = session.cwd.join(path);
+                if let Some(parent) = target.parent() {
+                    let _ = std::fs::create_dir_all(parent);
+                }
+                if let Err(e) = std::fs::write(&target, &block.body) {
+                    panic!("{name}:{}: cannot write {path}: {e}", block.line);
+                }
+                continue;
+            }
+            Some(Directive::Skip) => {
+                let _ = writeln!(
+                    skipped,
+                    "{name}:{}: block skipped by `docs-test: skip`",
+                    block.line
+                );
+                continue;
+            }
+            Some(Directive::Stdout) => {
+                if session.last_stdout != block.body {
+                    let _ = writeln!(
+                        failures,
+                        "{name}:{}: the output shown differs from what the command printed:\n--- shown\n{}--- printed\n{}",
+                        block.line, block.body, session.last_stdout
+                    );
+                    return;
+                }
+                continue;
+            }
+            None => {}
+        }
+        if block.lang != "sh" {
+            continue;
+        }
+        for line in command_lines(&block.body) {
+            let line = line.replace("cargo run --release --", "garrison");
+            let (command, expected) = expected_exit(&line);
+            if let Some(why) = skip_reason(&command) {
+                let _ = writeln!(skipped, "{name}:{}: `{command}`: {why}", block.line);
+                continue;
+            }
+            let parts: Vec<&str> = command.split(" && ").map(str::trim).collect();
+            for (i, part) in parts.iter().enumerate() {
+                let last = i + 1 == parts.len();
+                if let Some(dir) = part.strip_prefix("cd ") {
+                    session.cwd = session.cwd.join(dir.trim());
+                    continue;
+                }
+                let output = session.bash(part);
+                let want = if last { expected } else { 0 };
+                if output.status.code() != Some(want) {
+                    let _ = writeln!(
+                        failures,
+                        "{name}:{}: `{part}` exited {:?}, the doc expects {want}\nstdout:\n{}\nstderr:\n{}",
+                        block.line,
+                        output.status.code(),
+                        String::from_utf8_lossy(&output.stdout),
+                        String::from_utf8_lossy(&output.stderr)
+                    );
+                    return;
+                }
+            }
+        }
+    }
+}
+
+/// The Markdown files whose examples are run: the README and every `docs/*.md`.
+fn documents() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut docs = vec![root.join("README.md")];
+    if let Ok(entries) = std::fs::read_dir(root.join("docs")) {
+        let mut more: Vec<PathBuf> = entries
+            .filter_map(Result::ok)
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|e| e == "md"))
+            .collect();
+        more.sort();
+        docs.extend(more);
+    }
+    docs
+}
+
+#[test]
+fn every_shell_example_in_the_docs_runs() {
+    let started = Instant::now();
+    let mut failures = String::new();
+    let mut skipped = String::new();
+    for doc in documents() {
+        run_doc(&doc, &mut failures, &mut skipped);
+    }
+    println!(
+        "lines not run by the docs test:\n{skipped}(took {:?})",
+        started.elapsed()
+    );
+    assert!(failures.is_empty(), "{failures}");
+}
+
+#[test]
+fn blocks_and_directives_are_read_as_documented() {
+    let text = "intro\n<!-- file: a/b.yaml -->\n```yaml\nkind: X\n```\n\n<!-- docs-test: skip -->\n\n```sh\nkubectl apply -k out\n```\n```sh\ngarrison check \\\n  --out out # exit 1\n```\n";
+    let found = blocks(text);
+    assert_eq!(found.len(), 3);
+    assert_eq!(found[0].directive, Some(Directive::File("a/b.yaml".into())));
+    assert_eq!(found[0].body, "kind: X\n");
+    assert_eq!(found[1].directive, Some(Directive::Skip));
+    assert_eq!(found[2].directive, None);
+    let lines = command_lines(&found[2].body);
+    assert_eq!(lines, vec!["garrison check --out out # exit 1".to_string()]);
+    assert_eq!(
+        expected_exit(&lines[0]),
+        ("garrison check --out out".to_string(), 1)
+    );
+    assert!(skip_reason("garrison man | man -l -").is_some());
+    assert!(skip_reason("kubectl apply -k out").is_some());
+    assert!(skip_reason("git push origin rendered").is_some());
+    assert!(skip_reason("kubectl kustomize out/clusters/<cluster>").is_some());
+    assert!(skip_reason("kubectl kustomize out/clusters/eu-1 | head").is_none());
+    assert!(skip_reason("echo out/ > .gitignore").is_none());
+}
