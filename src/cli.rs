@@ -67,7 +67,9 @@ impl From<OutputFormat> for Format {
 pub enum Command {
     /// Render every cluster's manifests into a directory (--out) or commit them to a branch (--branch).
     ///
+    ///
     /// Example: garrison render --repo testdata/fleet/repo --out out
+    ///
     /// Example: garrison render --branch rendered
     Render(RenderArgs),
     /// Show what a render would change: a per-cluster summary, then a unified diff.

@@ -68,6 +68,16 @@ pub struct App {
 pub struct Rendered {
     pub key: ObjectKey,
     pub value: Value,
+    /// What the propagating policy asks of a Karmada `Work` (`--format work`).
+    pub work: WorkOptions,
+}
+
+/// A policy's `conflictResolution` and `preserveResourcesOnDeletion`, which
+/// Karmada copies onto each Work.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WorkOptions {
+    pub overwrite: bool,
+    pub preserve_on_deletion: bool,
 }
 
 /// What one cluster receives.
@@ -1043,6 +1053,7 @@ fn add_namespaces(per_cluster: &mut BTreeMap<String, Vec<Rendered>>) {
                     name: namespace,
                 },
                 value: Value::Object(value),
+                work: WorkOptions::default(),
             });
         }
     }
@@ -1118,29 +1129,42 @@ fn render_one(
         Rendered {
             key: key.clone(),
             value,
+            work: work_options(inputs, app),
         },
         applied,
     ))
 }
 
-/// Whether the application's policy opts into fort placement.
-fn fort_enabled(inputs: &Inputs, app: &App) -> bool {
+/// The propagating policy of `app`, if any.
+fn policy_of<'a>(inputs: &'a Inputs, app: &App) -> Option<&'a PropagationPolicy> {
     let policy = match &app.source {
         Source::Policy { policy, .. }
         | Source::Pinned {
             policy: Some(policy),
         } => policy,
-        _ => return false,
+        _ => return None,
     };
     inputs
         .propagation_policies
         .iter()
         .find(|p| p.name == policy.name && p.namespace == policy.namespace)
-        .is_some_and(|p| {
-            p.annotations
-                .get(FORT_ANNOTATION)
-                .is_some_and(|v| v == FORT_ENABLED)
-        })
+}
+
+fn work_options(inputs: &Inputs, app: &App) -> WorkOptions {
+    policy_of(inputs, app).map_or_else(WorkOptions::default, |p| WorkOptions {
+        overwrite: p.spec.conflict_resolution
+            == Some(crate::model::policy::ConflictResolution::Overwrite),
+        preserve_on_deletion: p.spec.preserve_resources_on_deletion.unwrap_or(false),
+    })
+}
+
+/// Whether the application's policy opts into fort placement.
+fn fort_enabled(inputs: &Inputs, app: &App) -> bool {
+    policy_of(inputs, app).is_some_and(|p| {
+        p.annotations
+            .get(FORT_ANNOTATION)
+            .is_some_and(|v| v == FORT_ENABLED)
+    })
 }
 
 /// Karmada's bookkeeping, where Karmada puts it: the claiming policy, the

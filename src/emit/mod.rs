@@ -166,15 +166,22 @@ fn object_files(
         let value = match format {
             Format::Manifests => object.value.clone(),
             Format::Work => {
-                let conflict = conflict_resolution(&object.value);
+                let conflict = conflict_resolution(&object.value, object.work.overwrite);
                 let binding = binding_name(&object.key.name, &object.key.kind);
-                work::wrap(
+                let mut work = work::wrap(
                     &object.key,
                     object.value.clone(),
                     cluster,
                     &binding,
                     conflict,
-                )
+                );
+                if let Some(spec) = work.get_mut("spec").and_then(Value::as_object_mut) {
+                    spec.insert(
+                        "preserveResourcesOnDeletion".into(),
+                        Value::Bool(object.work.preserve_on_deletion),
+                    );
+                }
+                work
             }
         };
         let relative = file_of(&object.key, cluster, format);
@@ -206,13 +213,16 @@ pub fn shadow_tree(plan: &Plan, format: Format) -> Tree {
     tree
 }
 
-/// The template's own conflict-resolution annotation, else Karmada's default.
-fn conflict_resolution(value: &Value) -> &'static str {
+/// The template's own conflict-resolution annotation, else the policy's
+/// `conflictResolution`, else Karmada's default `abort`.
+fn conflict_resolution(value: &Value, policy_overwrite: bool) -> &'static str {
     match value
         .pointer("/metadata/annotations/work.karmada.io~1conflict-resolution")
         .and_then(Value::as_str)
     {
         Some("overwrite") => "overwrite",
+        Some("abort") => "abort",
+        _ if policy_overwrite => "overwrite",
         _ => "abort",
     }
 }

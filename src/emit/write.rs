@@ -28,7 +28,8 @@ pub enum Error {
 }
 
 /// An exclusive lock on an output directory, held from reading the previous
-/// render to the swap. It is an advisory `flock` on a sibling file, so the
+/// render to the swap. It is an advisory `flock` on a file in the temporary
+/// directory named after the output's absolute path, so the
 /// kernel releases it when the process ends, even by SIGKILL.
 pub struct Lock {
     _file: fs::File,
@@ -50,8 +51,19 @@ fn sibling(out: &Path, suffix: &str) -> (PathBuf, PathBuf) {
 /// Take the lock for `out`, failing at once if another render holds it.
 /// Staging directories left by an interrupted render are removed.
 pub fn lock(out: &Path) -> Result<Lock, Error> {
-    let (parent, path) = sibling(out, "lock");
+    let (parent, _) = sibling(out, "lock");
     fs::create_dir_all(&parent).map_err(io_error(&parent))?;
+    // The lock file lives in the temporary directory, keyed by the output's
+    // absolute path, so nothing is left beside the output for `git add` to find.
+    let absolute = parent
+        .canonicalize()
+        .map_err(io_error(&parent))?
+        .join(out.file_name().unwrap_or_default());
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in absolute.to_string_lossy().bytes() {
+        hash = (hash ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    let path = std::env::temp_dir().join(format!("garrison-{hash:016x}.lock"));
     let file = fs::OpenOptions::new()
         .create(true)
         .truncate(false)

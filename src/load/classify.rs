@@ -348,7 +348,7 @@ fn classify_one(
                 for field in parsed.spec.runtime_only_fields() {
                     diagnostics.push(
                         Diagnostic::warning(Code::IgnoredField, format!("`spec.{field}` needs a live control plane; it has no effect in a render"))
-                            .at(doc.at(&["spec", field]))
+                            .at(doc.at(&std::iter::once("spec").chain(field.split('.')).collect::<Vec<_>>()))
                             .help("keep it for Karmada, or remove it; garrison renders as if it were not set"),
                     );
                 }

@@ -160,9 +160,14 @@ fn walk(
         .sort_by_file_name(|a, b| a.cmp(b))
         .filter_entry(move |entry| {
             let path = entry.path();
-            !skip
-                .iter()
-                .any(|s| path.canonicalize().is_ok_and(|c| &c == s))
+            // A garrison render inside the repository (it holds the marker
+            // file) is output, never input.
+            let is_render = entry.file_type().is_some_and(|t| t.is_dir())
+                && path.join(crate::emit::MARKER_FILE).is_file();
+            !is_render
+                && !skip
+                    .iter()
+                    .any(|s| path.canonicalize().is_ok_and(|c| &c == s))
         })
         .build();
     for entry in walker {
