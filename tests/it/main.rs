@@ -2,6 +2,7 @@
 //! `testdata/`, multi-render behaviour, and CLI transcripts, all through the
 //! real binary.
 
+mod bench_fleet;
 mod branch;
 mod cli;
 mod fleet;
