@@ -349,7 +349,12 @@ fn plot(points: &[(usize, f64, f64, f64)], clusters: usize) -> String {
         h / 2.0,
         h / 2.0
     );
-    let series: [(&str, &str, fn(&(usize, f64, f64, f64)) -> f64); 3] = [
+    type Series = (
+        &'static str,
+        &'static str,
+        fn(&(usize, f64, f64, f64)) -> f64,
+    );
+    let series: [Series; 3] = [
         ("first render", "#1f77b4", |p| p.1),
         ("re-render, no change", "#ff7f0e", |p| p.2),
         ("one template changed", "#2ca02c", |p| p.3),
