@@ -4,6 +4,7 @@
 
 mod action;
 mod bad_input;
+mod bench_fleet;
 mod branch;
 mod cli;
 mod crash;

@@ -1,0 +1,386 @@
+//! Whole-process benchmark: garrison against `kubectl kustomize`.
+//!
+//! ```sh
+//! cargo bench --bench compare -- [--templates 200] [--clusters 10] [--runs 3]
+//!     [--jobs 2] [--dir target/bench-fleet] [--no-kustomize] [--no-check]
+//! ```
+//!
+//! Generates a fleet (`benches/fleet/mod.rs`), then times, with the release
+//! binary: a first render into an empty directory, a re-render into the
+//! same directory with nothing changed, an incremental render after one
+//! template changed, and `kubectl kustomize` of every overlay, one after the
+//! other as a CI job would (and with `--jobs` in parallel). Before timing
+//! the incremental render it checks that both sides give the same objects.
+//! Times are medians of `--runs`; the peak RSS of garrison comes from
+//! `/usr/bin/time -f %M` when present, else `getrusage(RUSAGE_CHILDREN)`.
+
+mod fleet;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+const GARRISON: &str = env!("CARGO_BIN_EXE_garrison");
+const TIME: &str = "/usr/bin/time";
+
+struct Run {
+    wall: Duration,
+    /// Peak resident set size in KiB.
+    rss_kib: u64,
+}
+
+fn render(repo: &Path, out: &Path) -> Run {
+    let rss_file = out.with_extension("rss");
+    let use_time = Path::new(TIME).exists();
+    let mut command = if use_time {
+        let mut c = Command::new(TIME);
+        c.arg("-f").arg("%M").arg("-o").arg(&rss_file).arg(GARRISON);
+        c
+    } else {
+        Command::new(GARRISON)
+    };
+    command
+        .arg("render")
+        .arg("--repo")
+        .arg(repo)
+        .arg("--out")
+        .arg(out)
+        .stdout(Stdio::null());
+    let start = Instant::now();
+    let status = command.status().expect("run garrison");
+    let wall = start.elapsed();
+    assert!(status.success(), "garrison render failed: {status}");
+    let rss_kib = if use_time {
+        std::fs::read_to_string(&rss_file)
+            .ok()
+            .and_then(|t| t.trim().lines().last().and_then(|l| l.trim().parse().ok()))
+            .unwrap_or(0)
+    } else {
+        children_max_rss_kib()
+    };
+    Run { wall, rss_kib }
+}
+
+fn children_max_rss_kib() -> u64 {
+    // SAFETY: getrusage only writes into the struct we pass.
+    unsafe {
+        let mut usage: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage);
+        u64::try_from(usage.ru_maxrss).unwrap_or(0)
+    }
+}
+
+fn kustomize_all(overlays: &[PathBuf], jobs: usize) -> Duration {
+    let next = AtomicUsize::new(0);
+    let start = Instant::now();
+    std::thread::scope(|scope| {
+        for _ in 0..jobs {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(overlay) = overlays.get(i) else {
+                    break;
+                };
+                let status = Command::new("kubectl")
+                    .arg("kustomize")
+                    .arg(overlay)
+                    .stdout(Stdio::null())
+                    .status()
+                    .expect("run kubectl");
+                assert!(status.success(), "kubectl kustomize {}", overlay.display());
+            });
+        }
+    });
+    start.elapsed()
+}
+
+fn median(mut runs: Vec<Run>) -> Run {
+    runs.sort_by_key(|r| r.wall);
+    let rss_kib = runs.iter().map(|r| r.rss_kib).max().unwrap_or(0);
+    let mid = runs.swap_remove(runs.len() / 2);
+    Run {
+        wall: mid.wall,
+        rss_kib,
+    }
+}
+
+fn secs(d: Duration) -> f64 {
+    d.as_secs_f64()
+}
+
+fn main() {
+    let args = fleet::args();
+    if let Some(sizes) = args.get("curve") {
+        curve(&args, sizes);
+        return;
+    }
+    let templates = fleet::arg(&args, "templates", 200usize);
+    let clusters = fleet::arg(&args, "clusters", 10usize);
+    let runs = fleet::arg(&args, "runs", 3usize).max(1);
+    let jobs = fleet::arg(&args, "jobs", 2usize);
+    let kustomize = !args.contains_key("no-kustomize");
+    let check = kustomize && !args.contains_key("no-check");
+    let dir = PathBuf::from(fleet::arg(
+        &args,
+        "dir",
+        format!("target/bench-fleet/{templates}x{clusters}"),
+    ));
+    let dir = std::path::absolute(&dir).expect("absolute path");
+
+    let fleet = fleet::fleet(fleet::Spec::new(templates, clusters));
+    let start = Instant::now();
+    let summary = fleet.write(&dir).expect("write the fleet");
+    println!(
+        "fleet {templates}x{clusters}: {} apps, {} objects rendered, generated in {:.2}s under {}",
+        summary.apps,
+        summary.rendered_objects,
+        secs(start.elapsed()),
+        dir.display()
+    );
+    let repo = dir.join("garrison");
+    let out = dir.join("out");
+
+    let first = median(
+        (0..runs)
+            .map(|_| {
+                let _ = std::fs::remove_dir_all(&out);
+                render(&repo, &out)
+            })
+            .collect(),
+    );
+    let again = median((0..runs).map(|_| render(&repo, &out)).collect());
+
+    if check {
+        let start = Instant::now();
+        let compared = fleet::check_all(&fleet, &dir, &out).unwrap_or_else(|e| panic!("{e}"));
+        println!(
+            "check: kubectl kustomize and garrison agree on {compared} objects ({:.1}s)",
+            secs(start.elapsed())
+        );
+    }
+
+    let incremental = median(
+        (0..runs)
+            .map(|generation| {
+                fleet
+                    .touch_one(&dir, generation as u64 + 1)
+                    .expect("change one template");
+                render(&repo, &out)
+            })
+            .collect(),
+    );
+
+    println!();
+    println!("{:<40} {:>10} {:>12}", "step", "wall (s)", "peak RSS");
+    let row = |name: &str, run: &Run| {
+        println!(
+            "{:<40} {:>10.3} {:>9} MiB",
+            name,
+            secs(run.wall),
+            run.rss_kib / 1024
+        );
+    };
+    row("garrison render, first (empty dir)", &first);
+    row("garrison render, again (no change)", &again);
+    row("garrison render, one template changed", &incremental);
+    println!(
+        "incremental / first render: {:.1} %",
+        100.0 * secs(incremental.wall) / secs(first.wall)
+    );
+    let mut result = format!(
+        "RESULT templates={templates} clusters={clusters} objects={} first={:.3} again={:.3} incremental={:.3} rss_mib={}",
+        summary.rendered_objects,
+        secs(first.wall),
+        secs(again.wall),
+        secs(incremental.wall),
+        first.rss_kib.max(again.rss_kib).max(incremental.rss_kib) / 1024
+    );
+
+    if kustomize {
+        let overlays: Vec<PathBuf> = fleet
+            .clusters
+            .iter()
+            .map(|c| dir.join("kustomize/overlays").join(&c.name))
+            .collect();
+        let sequential = kustomize_all(&overlays, 1);
+        println!(
+            "{:<40} {:>10.3}   ratio kustomize/garrison first: {:.1}x",
+            format!("kubectl kustomize x{}, sequential", overlays.len()),
+            secs(sequential),
+            secs(sequential) / secs(first.wall)
+        );
+        result += &format!(" kustomize_seq={:.3}", secs(sequential));
+        if jobs > 1 {
+            let parallel = kustomize_all(&overlays, jobs);
+            println!(
+                "{:<40} {:>10.3}   ratio kustomize/garrison first: {:.1}x",
+                format!("kubectl kustomize x{}, {jobs} jobs", overlays.len()),
+                secs(parallel),
+                secs(parallel) / secs(first.wall)
+            );
+            result += &format!(" kustomize_par{jobs}={:.3}", secs(parallel));
+        }
+    }
+    println!("{result}");
+}
+
+/// `--curve 250,500,1000,2000 [--clusters 20] [--svg docs/performance.svg]`:
+/// first render and re-render time against objects rendered, garrison only.
+fn curve(args: &std::collections::BTreeMap<String, String>, sizes: &str) {
+    let clusters = fleet::arg(args, "clusters", 20usize);
+    let runs = fleet::arg(args, "runs", 3usize).max(1);
+    let svg = args.get("svg").cloned();
+    let mut points = Vec::new();
+    println!(
+        "{:>9} {:>8} {:>9} {:>10} {:>10} {:>12} {:>9}",
+        "templates", "clusters", "objects", "first (s)", "again (s)", "one change", "RSS MiB"
+    );
+    for size in sizes
+        .split(',')
+        .map(|s| s.trim().parse::<usize>().expect("--curve: sizes"))
+    {
+        let dir =
+            std::path::absolute(format!("target/bench-fleet/{size}x{clusters}")).expect("absolute");
+        let fleet = fleet::fleet(fleet::Spec::new(size, clusters));
+        let summary = fleet.write(&dir).expect("write the fleet");
+        let repo = dir.join("garrison");
+        let out = dir.join("out");
+        let first = median(
+            (0..runs)
+                .map(|_| {
+                    let _ = std::fs::remove_dir_all(&out);
+                    render(&repo, &out)
+                })
+                .collect(),
+        );
+        let again = median((0..runs).map(|_| render(&repo, &out)).collect());
+        let one = median(
+            (0..runs)
+                .map(|g| {
+                    fleet
+                        .touch_one(&dir, g as u64 + 1)
+                        .expect("change one template");
+                    render(&repo, &out)
+                })
+                .collect(),
+        );
+        let rss = first.rss_kib.max(again.rss_kib).max(one.rss_kib) / 1024;
+        println!(
+            "{:>9} {:>8} {:>9} {:>10.3} {:>10.3} {:>12.3} {:>9}",
+            size,
+            clusters,
+            summary.rendered_objects,
+            secs(first.wall),
+            secs(again.wall),
+            secs(one.wall),
+            rss
+        );
+        points.push((
+            summary.rendered_objects,
+            secs(first.wall),
+            secs(again.wall),
+            secs(one.wall),
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    if let Some(path) = svg {
+        std::fs::write(&path, plot(&points, clusters)).expect("write the SVG");
+        println!("wrote {path}");
+    }
+}
+
+/// A small line chart: objects on x, seconds on y, one polyline per series.
+fn plot(points: &[(usize, f64, f64, f64)], clusters: usize) -> String {
+    let (w, h, left, right, top, bottom) = (640.0, 400.0, 70.0, 20.0, 40.0, 50.0);
+    let max_x = points.iter().map(|p| p.0).max().unwrap_or(1) as f64;
+    let max_y = points
+        .iter()
+        .map(|p| p.1.max(p.2).max(p.3))
+        .fold(0.0f64, f64::max)
+        .max(1e-3);
+    // A round upper bound for the y axis.
+    let step = {
+        let raw = max_y / 5.0;
+        let mag = 10f64.powf(raw.log10().floor());
+        [1.0, 2.0, 5.0, 10.0]
+            .iter()
+            .map(|m| m * mag)
+            .find(|s| *s >= raw)
+            .unwrap_or(raw)
+    };
+    let top_y = step * (max_y / step).ceil();
+    let x = |v: f64| left + (w - left - right) * v / max_x;
+    let y = |v: f64| h - bottom - (h - top - bottom) * v / top_y;
+    let mut svg = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" font-family=\"sans-serif\" font-size=\"12\">\n\
+         <rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n\
+         <text x=\"{}\" y=\"22\" text-anchor=\"middle\" font-size=\"14\">garrison render time vs objects rendered ({clusters} clusters, 2 cores)</text>\n",
+        w / 2.0
+    );
+    svg += &format!(
+        "<line x1=\"{left}\" y1=\"{0}\" x2=\"{1}\" y2=\"{0}\" stroke=\"black\"/>\n<line x1=\"{left}\" y1=\"{top}\" x2=\"{left}\" y2=\"{0}\" stroke=\"black\"/>\n",
+        h - bottom,
+        w - right
+    );
+    let mut tick = 0.0;
+    while tick <= top_y + 1e-9 {
+        svg += &format!(
+            "<line x1=\"{left}\" y1=\"{0:.1}\" x2=\"{1}\" y2=\"{0:.1}\" stroke=\"#ddd\"/><text x=\"{2}\" y=\"{3:.1}\" text-anchor=\"end\">{tick:.2}</text>\n",
+            y(tick),
+            w - right,
+            left - 6.0,
+            y(tick) + 4.0
+        );
+        tick += step;
+    }
+    for p in points {
+        svg += &format!(
+            "<text x=\"{:.1}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n",
+            x(p.0 as f64),
+            h - bottom + 16.0,
+            p.0
+        );
+    }
+    svg += &format!(
+        "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">objects rendered (templates x clusters)</text>\n\
+         <text x=\"16\" y=\"{}\" text-anchor=\"middle\" transform=\"rotate(-90 16 {})\">wall time (s)</text>\n",
+        (left + w - right) / 2.0,
+        h - 12.0,
+        h / 2.0,
+        h / 2.0
+    );
+    type Series = (
+        &'static str,
+        &'static str,
+        fn(&(usize, f64, f64, f64)) -> f64,
+    );
+    let series: [Series; 3] = [
+        ("first render", "#1f77b4", |p| p.1),
+        ("re-render, no change", "#ff7f0e", |p| p.2),
+        ("one template changed", "#2ca02c", |p| p.3),
+    ];
+    for (i, (name, color, get)) in series.iter().enumerate() {
+        let coords: Vec<String> = points
+            .iter()
+            .map(|p| format!("{:.1},{:.1}", x(p.0 as f64), y(get(p))))
+            .collect();
+        svg += &format!(
+            "<polyline fill=\"none\" stroke=\"{color}\" stroke-width=\"2\" points=\"{}\"/>\n",
+            coords.join(" ")
+        );
+        for c in &coords {
+            let (cx, cy) = c.split_once(',').unwrap_or(("0", "0"));
+            svg += &format!("<circle cx=\"{cx}\" cy=\"{cy}\" r=\"3\" fill=\"{color}\"/>\n");
+        }
+        let ly = top + 10.0 + 18.0 * i as f64;
+        svg += &format!(
+            "<line x1=\"{0}\" y1=\"{ly}\" x2=\"{1}\" y2=\"{ly}\" stroke=\"{color}\" stroke-width=\"2\"/><text x=\"{2}\" y=\"{3}\">{name}</text>\n",
+            left + 12.0,
+            left + 36.0,
+            left + 42.0,
+            ly + 4.0
+        );
+    }
+    svg += "</svg>\n";
+    svg
+}

@@ -1,0 +1,112 @@
+//! Micro-benchmarks of the render stages on a generated fleet.
+//!
+//! ```sh
+//! FLEET_TEMPLATES=200 FLEET_CLUSTERS=10 cargo bench --bench stages
+//! ```
+//!
+//! Stages: loading (`load::load_repository`), planning (`plan::plan`, first
+//! render and against the previous render), division
+//! (`schedule::divide::{webster, divide_static}`), overrides
+//! (`overrides::apply` of one Deployment for every cluster) and emission
+//! (`emit::build_tree`).
+
+mod fleet;
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use garrison::emit::{self, Format};
+use garrison::load::{self, LoadOptions};
+use garrison::model::previous::PreviousRender;
+use garrison::overrides::{self, OverridePolicyRef};
+use garrison::schedule::divide::{self, Party};
+use std::hint::black_box;
+use std::path::PathBuf;
+use std::time::Duration;
+
+fn env(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+fn stages(c: &mut Criterion) {
+    let templates = env("FLEET_TEMPLATES", 200);
+    let clusters = env("FLEET_CLUSTERS", 10);
+    let dir = PathBuf::from(format!("target/bench-fleet/stages-{templates}x{clusters}"));
+    fleet::fleet(fleet::Spec::new(templates, clusters))
+        .write(&dir)
+        .expect("write the fleet");
+    let repo = dir.join("garrison");
+    let options = LoadOptions::default();
+    let (inputs, diagnostics) = load::load_repository(&repo, &options);
+    assert!(!diagnostics.has_errors(), "the generated fleet loads");
+    let empty = PreviousRender::default();
+    let plan = garrison::plan::plan(&inputs, &empty).expect("the generated fleet plans");
+    let tree = emit::build_tree(&plan, &empty, Format::Manifests).expect("the plan emits");
+    let previous = load::previous::from_tree(tree);
+
+    let mut group = c.benchmark_group(format!("{templates}x{clusters}"));
+    group.sample_size(10);
+    group.measurement_time(Duration::from_secs(5));
+    group.warm_up_time(Duration::from_secs(1));
+
+    group.bench_function("load", |b| {
+        b.iter(|| load::load_repository(black_box(&repo), &options))
+    });
+    group.bench_function("plan/first", |b| {
+        b.iter(|| garrison::plan::plan(black_box(&inputs), &empty).map(|p| p.apps.len()))
+    });
+    group.bench_function("plan/against-previous", |b| {
+        b.iter(|| garrison::plan::plan(black_box(&inputs), &previous).map(|p| p.apps.len()))
+    });
+    group.bench_function("emit/build_tree", |b| {
+        b.iter(|| emit::build_tree(black_box(&plan), &empty, Format::Manifests).map(|t| t.len()))
+    });
+
+    // Division: equal weights, as the Divided policy of the fleet.
+    let names: Vec<String> = inputs.clusters.iter().map(|c| c.name.clone()).collect();
+    let parties: Vec<Party<'_>> = names.iter().map(|n| Party { name: n, weight: 1 }).collect();
+    group.bench_function("divide/webster-1000", |b| {
+        b.iter(|| divide::webster(black_box(1000), &parties))
+    });
+    let labels: Vec<_> = inputs.clusters.iter().map(|c| c.labels.clone()).collect();
+    let views: Vec<_> = inputs
+        .clusters
+        .iter()
+        .zip(&labels)
+        .map(|(c, l)| c.view(l))
+        .collect();
+    group.bench_function("divide/divide_static-1000", |b| {
+        b.iter(|| divide::divide_static(black_box(1000), &views, &[]))
+    });
+
+    // Overrides: one Deployment, every cluster.
+    let refs: Vec<OverridePolicyRef<'_>> = inputs
+        .override_policies
+        .iter()
+        .map(|p| OverridePolicyRef {
+            name: &p.name,
+            namespace: p.namespace.as_deref(),
+            spec: &p.spec,
+        })
+        .collect();
+    let deployment = inputs
+        .templates
+        .iter()
+        .find(|t| t.key.kind == "Deployment")
+        .expect("a Deployment");
+    let applicable = overrides::applicable(&refs, &deployment.view());
+    group.bench_function("overrides/apply-deployment-all-clusters", |b| {
+        b.iter(|| {
+            for view in &views {
+                let mut value = deployment.value.clone();
+                let applied = overrides::apply(&mut value, &applicable, view).expect("applies");
+                black_box((value, applied));
+            }
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, stages);
+criterion_main!(benches);
