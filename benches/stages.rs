@@ -84,11 +84,7 @@ fn stages(c: &mut Criterion) {
     let refs: Vec<OverridePolicyRef<'_>> = inputs
         .override_policies
         .iter()
-        .map(|p| OverridePolicyRef {
-            name: &p.name,
-            namespace: p.namespace.as_deref(),
-            spec: &p.spec,
-        })
+        .map(garrison::model::inputs::OverridePolicy::as_ref)
         .collect();
     let deployment = inputs
         .templates

@@ -921,11 +921,7 @@ fn render_clusters(
     let override_refs: Vec<OverridePolicyRef<'_>> = inputs
         .override_policies
         .iter()
-        .map(|p| OverridePolicyRef {
-            name: &p.name,
-            namespace: p.namespace.as_deref(),
-            spec: &p.spec,
-        })
+        .map(crate::model::inputs::OverridePolicy::as_ref)
         .collect();
     let by_name: BTreeMap<&str, &Cluster> = fleet.iter().map(|c| (c.name.as_str(), c)).collect();
     // (application, cluster, replicas, shadow): shadow jobs render what a

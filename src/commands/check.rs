@@ -5,7 +5,6 @@ use super::stored::Stored;
 use super::{pipeline, ExitStatus, Printer};
 use crate::cli::StoredArgs;
 use crate::emit::Tree;
-use crate::report;
 
 /// Files that record provenance, not rendered objects; they never make a render stale.
 pub fn without_provenance(tree: &Tree) -> Tree {
@@ -30,13 +29,7 @@ pub fn run(args: &StoredArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
         Err(status) => return Ok(status),
     };
     let current = without_provenance(&outcome.previous.files) == without_provenance(&outcome.tree);
-    let summary = report::Summary::new(
-        &outcome.plan,
-        &outcome.previous.files,
-        &outcome.tree,
-        &outcome.shadow,
-        outcome.format,
-    );
+    let summary = outcome.summary();
     if printer.json {
         let value = serde_json::json!({ "current": current, "summary": summary });
         println!("{}", serde_json::to_string_pretty(&value)?);

@@ -21,13 +21,7 @@ pub fn run(args: &DiffArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
         Ok(outcome) => outcome,
         Err(status) => return Ok(status),
     };
-    let summary = report::Summary::new(
-        &outcome.plan,
-        &outcome.previous.files,
-        &outcome.tree,
-        &outcome.shadow,
-        outcome.format,
-    );
+    let summary = outcome.summary();
     let diff = report::unified_diff(&outcome.previous.files, &outcome.tree, printer.color);
     let held = report::unified_diff(&outcome.previous.files, &held_view(&outcome), printer.color);
     if printer.json {

@@ -84,3 +84,16 @@ pub fn run(
         format,
     })
 }
+
+impl Outcome {
+    /// The per-cluster summary of this render against the stored one.
+    pub fn summary(&self) -> crate::report::Summary {
+        crate::report::Summary::new(
+            &self.plan,
+            &self.previous.files,
+            &self.tree,
+            &self.shadow,
+            self.format,
+        )
+    }
+}

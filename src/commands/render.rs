@@ -40,13 +40,7 @@ fn to_directory(args: &RenderArgs, out: &Path, printer: &Printer) -> anyhow::Res
         Ok(outcome) => outcome,
         Err(status) => return Ok(status),
     };
-    let summary = report::Summary::new(
-        &outcome.plan,
-        &outcome.previous.files,
-        &outcome.tree,
-        &outcome.shadow,
-        outcome.format,
-    );
+    let summary = outcome.summary();
     if summary.changed() || !out.exists() {
         write::write_tree(out, &outcome.tree, &outcome.previous.files)
             .with_context(|| format!("cannot write the render to `{}`", out.display()))?;
@@ -131,13 +125,7 @@ fn to_branch(args: &RenderArgs, branch: &str, printer: &Printer) -> anyhow::Resu
             Ok(outcome) => outcome,
             Err(status) => return Ok(status),
         };
-        let summary = report::Summary::new(
-            &outcome.plan,
-            &outcome.previous.files,
-            &outcome.tree,
-            &outcome.shadow,
-            outcome.format,
-        );
+        let summary = outcome.summary();
         let attempt = Attempt {
             branch,
             parent,

@@ -98,6 +98,15 @@ pub struct OverridePolicy {
 }
 
 impl OverridePolicy {
+    /// The policy as the overrides engine takes it.
+    pub fn as_ref(&self) -> crate::overrides::OverridePolicyRef<'_> {
+        crate::overrides::OverridePolicyRef {
+            name: &self.name,
+            namespace: self.namespace.as_deref(),
+            spec: &self.spec,
+        }
+    }
+
     pub fn display(&self) -> String {
         match &self.namespace {
             Some(ns) => format!("OverridePolicy/{ns}/{}", self.name),
