@@ -121,8 +121,11 @@ pub struct RenderArgs {
     #[arg(long, value_enum, default_value_t = OutputFormat::Manifests)]
     pub format: OutputFormat,
     /// Print nothing but errors.
-    #[arg(long, short)]
+    #[arg(long, short, conflicts_with = "verbose")]
     pub quiet: bool,
+    /// Also print where every application goes: clusters, replicas, fort, holds.
+    #[arg(long, short)]
+    pub verbose: bool,
     /// Render only shard K of N (1-based) of the fleet's clusters into --shard-dir, for a CI
     /// matrix; combine the shards with --merge-shards.
     #[arg(long, value_name = "K/N", value_parser = parse_shard, requires = "shard_dir")]

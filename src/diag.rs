@@ -432,3 +432,26 @@ mod tests {
         assert_eq!(before, codes.len());
     }
 }
+
+#[cfg(test)]
+mod color_tests {
+    use super::*;
+
+    #[test]
+    fn terminal_rendering_colours_the_level_and_the_caret() {
+        let mut sources = Sources::default();
+        let file = sources.add("clusters.yaml".into(), "metadata:\n  name: y\n".into());
+        let diagnostics = Diagnostics(vec![Diagnostic::error(
+            Code::InvalidName,
+            "`metadata.name` must be a string, but this reads as true",
+        )
+        .at(Origin {
+            file,
+            pos: Pos { line: 2, column: 9 },
+        })
+        .help("quote it")]);
+        let text = render(&diagnostics, &sources, Style::Color);
+        assert!(text.contains("\u{1b}["), "ANSI colour codes on a terminal");
+        insta::assert_snapshot!(text.replace('\u{1b}', "<ESC>"));
+    }
+}

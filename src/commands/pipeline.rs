@@ -55,7 +55,7 @@ pub fn run(
         .or_else(|| recorded_format(&previous_tree))
         .unwrap_or_default();
     let previous = previous::from_tree(previous_tree);
-    let plan = match crate::plan::plan_scoped(&inputs, &previous, scope) {
+    let mut plan = match crate::plan::plan_scoped(&inputs, &previous, scope) {
         Ok(plan) => plan,
         Err(errors) => {
             diagnostics.extend(errors);
@@ -64,6 +64,8 @@ pub fn run(
         }
     };
     diagnostics.extend(plan.warnings.clone());
+    // Every warning of the run, loading included, is counted in the summary.
+    plan.warnings = diagnostics.clone();
     spinner.set_message("building the output tree");
     let tree = match emit::build_tree(&plan, &previous, format) {
         Ok(tree) => tree,

@@ -60,6 +60,9 @@ pub(super) fn finish(
     branch: Option<&str>,
 ) -> anyhow::Result<()> {
     printer.summary(summary, args.quiet);
+    if args.verbose && !printer.json {
+        print!("{}", summary.placements);
+    }
     let append = |path: &Path, text: &str| -> anyhow::Result<()> {
         use std::io::Write as _;
         let mut file = std::fs::OpenOptions::new()

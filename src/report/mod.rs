@@ -47,6 +47,9 @@ pub struct Summary {
     pub fort_moves: Vec<FortMove>,
     pub warnings: usize,
     pub unclaimed: usize,
+    /// Where every application goes, one line each (`render --verbose`).
+    #[serde(skip)]
+    pub placements: String,
 }
 
 /// Which cluster a path belongs to, and whether it is an object file.
@@ -84,6 +87,7 @@ impl Summary {
                 .collect(),
             warnings: plan.warnings.warnings(),
             unclaimed: plan.unclaimed.len(),
+            placements: placements(plan),
             ..Summary::default()
         };
         for cluster in &plan.clusters {
@@ -290,4 +294,38 @@ impl Summary {
         );
         out
     }
+}
+
+/// One line per application: where it goes and with how many replicas,
+/// its fort and its held clusters (`render --verbose`).
+pub fn placements(plan: &Plan) -> String {
+    let mut out = String::new();
+    for app in &plan.apps {
+        let clusters: Vec<String> = app
+            .binding
+            .clusters
+            .iter()
+            .map(|a| {
+                let replicas = if app.binding.workload {
+                    format!("×{}", a.replicas)
+                } else {
+                    String::new()
+                };
+                let held = if a.held { " (held)" } else { "" };
+                format!("{}{replicas}{held}", a.cluster)
+            })
+            .collect();
+        let fort = app
+            .fort
+            .as_ref()
+            .map(|f| format!("; fort {}", f.cluster))
+            .unwrap_or_default();
+        let targets = if clusters.is_empty() {
+            "no cluster".to_string()
+        } else {
+            clusters.join(", ")
+        };
+        let _ = writeln!(out, "{} → {targets}{fort}", app.key);
+    }
+    out
 }

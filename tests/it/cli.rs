@@ -39,3 +39,46 @@ fn validate_reports_counts() {
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     insta::assert_snapshot!(stdout(&output));
 }
+
+#[test]
+fn verbose_render_lists_where_every_application_goes() {
+    let dir = match tempfile::tempdir() {
+        Ok(d) => d,
+        Err(e) => panic!("{e}"),
+    };
+    let repo = testdata().join("fort-seed/repo");
+    let out = dir.path().join("out");
+    let output = run(&[
+        "render",
+        "--repo",
+        &repo.to_string_lossy(),
+        "--out",
+        &out.to_string_lossy(),
+        "--verbose",
+    ]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    insta::assert_snapshot!(stdout(&output));
+}
+
+#[test]
+fn warnings_from_loading_are_counted_in_the_summary() {
+    let dir = match tempfile::tempdir() {
+        Ok(d) => d,
+        Err(e) => panic!("{e}"),
+    };
+    let repo = testdata().join("bad-input/ok-unknown-field/repo");
+    let out = dir.path().join("out");
+    let output = run(&[
+        "render",
+        "--repo",
+        &repo.to_string_lossy(),
+        "--out",
+        &out.to_string_lossy(),
+    ]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(
+        stdout(&output).contains(" 2 warning(s)"),
+        "{}",
+        stdout(&output)
+    );
+}
