@@ -1166,6 +1166,11 @@ fn fort_enabled(inputs: &Inputs, app: &App) -> bool {
 /// Karmada's bookkeeping, where Karmada puts it: the claiming policy, the
 /// applied overrides; and garrison's fort record.
 fn annotate(value: &mut Value, app: &App, applied: &overrides::Applied) {
+    // SOPS signs every value of the document (its MAC), so a SOPS-encrypted
+    // object passes through without a single added annotation.
+    if value.get("sops").is_some_and(Value::is_object) {
+        return;
+    }
     let mut entries: Vec<(String, String)> = Vec::new();
     match &app.source {
         Source::Policy { policy, .. }

@@ -90,3 +90,94 @@ fn a_second_render_into_a_locked_directory_is_refused_and_changes_nothing() {
         "the lock is released with its holder"
     );
 }
+
+fn git(repo: &std::path::Path, args: &[&str]) -> String {
+    let output = match std::process::Command::new("git")
+        .arg("-C")
+        .arg(repo)
+        .args(args)
+        .output()
+    {
+        Ok(o) => o,
+        Err(e) => panic!("the git CLI is required for this test: {e}"),
+    };
+    assert!(
+        output.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout)
+        .trim_end()
+        .to_string()
+}
+
+#[test]
+fn a_commit_killed_at_any_moment_leaves_the_branch_at_a_complete_commit() {
+    let fleet = Fleet::new();
+    let names: Vec<String> = (0..12).map(|i| format!("member{i:02}")).collect();
+    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    fleet.write("clusters.yaml", &clusters(&refs));
+    fleet.write("policy.yaml", ALL_DEPLOYMENTS);
+    write_version(&fleet, "v0");
+    let repo = fleet.repo.clone();
+    git(&repo, &["init", "-q", "-b", "main"]);
+    let commit = |message: &str| {
+        git(&repo, &["add", "-A"]);
+        git(
+            &repo,
+            &[
+                "-c",
+                "user.name=Dev",
+                "-c",
+                "user.email=dev@example.com",
+                "commit",
+                "-q",
+                "-m",
+                message,
+            ],
+        );
+    };
+    commit("v0");
+    let started = Instant::now();
+    let first = match garrison()
+        .current_dir(&repo)
+        .args(["render", "--branch", "rendered", "-q"])
+        .output()
+    {
+        Ok(o) => o,
+        Err(e) => panic!("{e}"),
+    };
+    assert!(first.status.success(), "{}", stderr(&first));
+    let full = started.elapsed();
+    let files = git(&repo, &["ls-tree", "-r", "--name-only", "rendered"]);
+    for attempt in 1..=10u32 {
+        write_version(&fleet, &format!("v{attempt}"));
+        commit(&format!("v{attempt}"));
+        let before = git(&repo, &["rev-parse", "rendered"]);
+        let mut child = match garrison()
+            .current_dir(&repo)
+            .args(["render", "--branch", "rendered", "-q"])
+            .spawn()
+        {
+            Ok(child) => child,
+            Err(e) => panic!("{e}"),
+        };
+        std::thread::sleep(full.mul_f64(f64::from(attempt) / 8.0));
+        let _ = child.kill();
+        let _ = child.wait();
+        let tip = git(&repo, &["rev-parse", "rendered"]);
+        if tip != before {
+            assert_eq!(
+                git(&repo, &["rev-parse", "rendered^"]),
+                before,
+                "a new tip's parent is the previous render"
+            );
+        }
+        assert_eq!(
+            git(&repo, &["ls-tree", "-r", "--name-only", "rendered"]),
+            files,
+            "attempt {attempt}: the tip is a complete render"
+        );
+        git(&repo, &["fsck", "--strict", "--no-dangling"]);
+    }
+}

@@ -16,5 +16,6 @@ mod memory;
 mod pause;
 mod properties;
 mod render;
+mod secrets;
 mod shard;
 mod support;
