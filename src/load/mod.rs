@@ -162,12 +162,12 @@ fn walk(
             let path = entry.path();
             // A garrison render inside the repository (it holds the marker
             // file) is output, never input.
-            let is_render = entry.file_type().is_some_and(|t| t.is_dir())
-                && path.join(crate::emit::MARKER_FILE).is_file();
-            !is_render
-                && !skip
-                    .iter()
-                    .any(|s| path.canonicalize().is_ok_and(|c| &c == s))
+            // Only directories are skipped, so only they are resolved (once each).
+            if !entry.file_type().is_some_and(|t| t.is_dir()) {
+                return true;
+            }
+            let is_render = path.join(crate::emit::MARKER_FILE).is_file();
+            !is_render && !path.canonicalize().is_ok_and(|c| skip.contains(&c))
         })
         .build();
     for entry in walker {

@@ -208,10 +208,7 @@ exec "$REAL_GIT" "$@"
 
 impl Runner {
     fn new() -> Runner {
-        let dir = match tempfile::tempdir() {
-            Ok(d) => d,
-            Err(e) => panic!("cannot create a temporary directory: {e}"),
-        };
+        let dir = crate::support::temp();
         let source = dir.path().join("source");
         let _ = std::fs::create_dir_all(&source);
         git(&source, &["init", "-q", "-b", "main"]);
@@ -619,10 +616,7 @@ fn every_action_input_is_documented_and_used_and_every_output_is_mapped() {
     }
 
     // The outputs are exactly the keys `render --github-output` writes.
-    let dir = match tempfile::tempdir() {
-        Ok(d) => d,
-        Err(e) => panic!("{e}"),
-    };
+    let dir = crate::support::temp();
     let outputs_file = dir.path().join("outputs");
     let repo = testdata().join("duplicated");
     let output = run(&[
@@ -795,10 +789,7 @@ fn the_delivery_docs_point_argo_cd_and_flux_at_cluster_directories_that_build() 
     // What they point at: every cluster directory of a render of the example
     // fleet (the generator's clusters/*) builds with kustomize, and the Flux
     // paths are among them.
-    let dir = match tempfile::tempdir() {
-        Ok(d) => d,
-        Err(e) => panic!("{e}"),
-    };
+    let dir = crate::support::temp();
     let out = dir.path().join("out");
     let repo = testdata().join("fleet/repo");
     let output = run(&[
@@ -887,10 +878,7 @@ fn a_release_is_downloaded_from_the_actions_own_repository_and_verified() {
         let found = Command::new(tool).arg("--version").output();
         assert!(found.is_ok(), "{tool} is required for this test");
     }
-    let dir = match tempfile::tempdir() {
-        Ok(d) => d,
-        Err(e) => panic!("{e}"),
-    };
+    let dir = crate::support::temp();
     let top = dir.path();
     // A fake release server (file://) and the action checked out where the
     // runner puts it: _actions/<owner>/<repo>/<ref>.

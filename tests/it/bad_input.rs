@@ -12,13 +12,6 @@ fn render(repo: &Path, out: &Path) -> std::process::Output {
     run(&["render", "--repo", &repo, "--out", &out, "--color", "never"])
 }
 
-fn temp() -> tempfile::TempDir {
-    match tempfile::tempdir() {
-        Ok(dir) => dir,
-        Err(e) => panic!("cannot create a temporary directory: {e}"),
-    }
-}
-
 /// The repository to render for `case`: the fixture itself, or a copy with
 /// what git does not hold well (symbolic links) added at run time.
 fn prepare(case: &str, repo: &Path, dir: &Path) -> PathBuf {
@@ -77,7 +70,7 @@ fn bad_input_is_refused_and_nothing_is_written() {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let dir = temp();
+        let dir = crate::support::temp();
         let out = dir.path().join("out");
 
         // A known-good previous render.

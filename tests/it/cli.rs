@@ -11,10 +11,7 @@ fn help_lists_the_commands() {
 
 #[test]
 fn a_missing_repository_is_an_error_with_exit_2() {
-    let dir = match tempfile::tempdir() {
-        Ok(d) => d,
-        Err(e) => panic!("{e}"),
-    };
+    let dir = crate::support::temp();
     let missing = dir.path().join("nope");
     let out = dir.path().join("out");
     let output = run(&[
@@ -42,10 +39,7 @@ fn validate_reports_counts() {
 
 #[test]
 fn verbose_render_lists_where_every_application_goes() {
-    let dir = match tempfile::tempdir() {
-        Ok(d) => d,
-        Err(e) => panic!("{e}"),
-    };
+    let dir = crate::support::temp();
     let repo = testdata().join("fort-seed/repo");
     let out = dir.path().join("out");
     let output = run(&[
@@ -62,10 +56,7 @@ fn verbose_render_lists_where_every_application_goes() {
 
 #[test]
 fn warnings_from_loading_are_counted_in_the_summary() {
-    let dir = match tempfile::tempdir() {
-        Ok(d) => d,
-        Err(e) => panic!("{e}"),
-    };
+    let dir = crate::support::temp();
     let repo = testdata().join("bad-input/ok-unknown-field/repo");
     let out = dir.path().join("out");
     let output = run(&[
@@ -80,5 +71,23 @@ fn warnings_from_loading_are_counted_in_the_summary() {
         stdout(&output).contains(" 2 warning(s)"),
         "{}",
         stdout(&output)
+    );
+}
+
+#[test]
+fn completions_and_man_page_come_from_the_command_line_definitions() {
+    let bash = run(&["completions", "bash"]);
+    assert!(bash.status.success());
+    let script = stdout(&bash);
+    assert!(
+        script.contains("_garrison()") && script.contains("--merge-shards"),
+        "{script}"
+    );
+    let man = run(&["man"]);
+    assert!(man.status.success());
+    let page = stdout(&man);
+    assert!(
+        page.starts_with(".ie") && page.contains(".TH garrison 1"),
+        "{page}"
     );
 }

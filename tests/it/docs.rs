@@ -248,10 +248,7 @@ fn run_doc(doc: &Path, failures: &mut String, skipped: &mut String) {
         Ok(text) => text,
         Err(e) => panic!("cannot read {name}: {e}"),
     };
-    let dir = match tempfile::tempdir() {
-        Ok(dir) => dir,
-        Err(e) => panic!("{e}"),
-    };
+    let dir = crate::support::temp();
     let mut session = Session::new(dir.path());
     for block in blocks(&text) {
         match &block.directive {

@@ -56,10 +56,7 @@ impl Render {
 
 impl Fleet {
     pub fn new() -> Fleet {
-        let dir = match tempfile::tempdir() {
-            Ok(d) => d,
-            Err(e) => panic!("cannot create a temporary directory: {e}"),
-        };
+        let dir = crate::support::temp();
         let repo = dir.path().join("repo");
         let out = dir.path().join("out");
         if let Err(e) = std::fs::create_dir_all(&repo) {

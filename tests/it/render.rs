@@ -29,13 +29,6 @@ fn render(repo: &Path, out: &Path, extra: &[String]) -> std::process::Output {
     run(&args)
 }
 
-fn temp() -> tempfile::TempDir {
-    match tempfile::tempdir() {
-        Ok(dir) => dir,
-        Err(e) => panic!("cannot create a temporary directory: {e}"),
-    }
-}
-
 /// Objects parsed from YAML text, by identity.
 fn objects(text: &str) -> BTreeMap<String, Value> {
     let docs = match parse_stream(text, &Default::default()) {
@@ -116,7 +109,7 @@ fn fixtures_render_as_snapshotted() {
             return;
         }
         let args = case_args(case);
-        let dir = temp();
+        let dir = crate::support::temp();
         let out = dir.path().join("out");
         if case.join("previous").is_dir() {
             copy_dir(&case.join("previous"), &out);

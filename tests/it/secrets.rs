@@ -24,10 +24,7 @@ fn parse(text: &str) -> Value {
 
 #[test]
 fn sops_and_sealed_secrets_pass_through_unchanged() {
-    let dir = match tempfile::tempdir() {
-        Ok(d) => d,
-        Err(e) => panic!("{e}"),
-    };
+    let dir = crate::support::temp();
     let repo = testdata().join("encrypted-secrets/repo");
     let out = dir.path().join("out");
     let output = run(&[

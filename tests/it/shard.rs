@@ -3,16 +3,9 @@
 
 use crate::support::{copy_dir, read_tree, run, stderr, testdata};
 
-fn temp() -> tempfile::TempDir {
-    match tempfile::tempdir() {
-        Ok(d) => d,
-        Err(e) => panic!("{e}"),
-    }
-}
-
 #[test]
 fn merged_shards_equal_the_whole_render_and_are_disjoint() {
-    let dir = temp();
+    let dir = crate::support::temp();
     let repo = dir.path().join("repo");
     copy_dir(&testdata().join("fleet/repo"), &repo);
     let repo_arg = repo.to_string_lossy().into_owned();

@@ -98,3 +98,11 @@ pub fn kustomize(dir: &Path) -> String {
     );
     String::from_utf8_lossy(&output.stdout).into_owned()
 }
+
+/// A fresh temporary directory; the test fails with the reason if none can be made.
+pub fn temp() -> tempfile::TempDir {
+    match tempfile::tempdir() {
+        Ok(dir) => dir,
+        Err(e) => panic!("cannot create a temporary directory: {e}"),
+    }
+}
