@@ -5,6 +5,11 @@ use garrison::cli::Cli;
 use garrison::commands::{self, ExitStatus};
 use std::process::ExitCode;
 
+/// mimalloc: the render allocates and frees millions of small JSON nodes
+/// across rayon threads, where it is markedly faster than the system allocator.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     restore_sigpipe();
     let cli = Cli::parse();
