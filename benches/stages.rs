@@ -42,7 +42,9 @@ fn stages(c: &mut Criterion) {
     assert!(!diagnostics.has_errors(), "the generated fleet loads");
     let empty = PreviousRender::default();
     let plan = garrison::plan::plan(&inputs, &empty).expect("the generated fleet plans");
-    let tree = emit::build_tree(&plan, &empty, Format::Manifests).expect("the plan emits");
+    let tree = emit::build_tree(&plan, &empty, Format::Manifests)
+        .expect("the plan emits")
+        .tree;
     let previous = load::previous::from_tree(tree);
 
     let mut group = c.benchmark_group(format!("{templates}x{clusters}"));
@@ -60,7 +62,9 @@ fn stages(c: &mut Criterion) {
         b.iter(|| garrison::plan::plan(black_box(&inputs), &previous).map(|p| p.apps.len()))
     });
     group.bench_function("emit/build_tree", |b| {
-        b.iter(|| emit::build_tree(black_box(&plan), &empty, Format::Manifests).map(|t| t.len()))
+        b.iter(|| {
+            emit::build_tree(black_box(&plan), &empty, Format::Manifests).map(|t| t.tree.len())
+        })
     });
 
     // Division: equal weights, as the Divided policy of the fleet.

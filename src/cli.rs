@@ -117,6 +117,10 @@ pub struct RenderArgs {
     /// Render a working tree whose tracked files have uncommitted changes (branch mode).
     #[arg(long, requires = "branch")]
     pub allow_dirty: bool,
+    /// Render every object again instead of keeping the previous files of
+    /// applications whose inputs did not change; repairs hand-edited output.
+    #[arg(long)]
+    pub rebuild: bool,
     /// What to write for each object.
     #[arg(long, value_enum, default_value_t = OutputFormat::Manifests)]
     pub format: OutputFormat,

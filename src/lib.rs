@@ -20,4 +20,5 @@ pub mod overrides;
 pub mod pause;
 pub mod plan;
 pub mod report;
+pub mod reuse;
 pub mod schedule;

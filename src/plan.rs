@@ -7,6 +7,7 @@
 //! `render`, `diff`, `check` and `explain` all read this one value.
 
 use crate::diag::{Code, Diagnostic, Diagnostics, Origin};
+use crate::emit::{self, Format};
 use crate::fort::{self, Fort, FortError, FORT_CLUSTER_ANNOTATION, FORT_ENABLED, FORT_LABEL};
 use crate::interpret;
 use crate::model::cluster::Cluster;
@@ -17,6 +18,7 @@ use crate::model::previous::PreviousRender;
 use crate::model::selector::Labels;
 use crate::overrides::{self, OverridePolicyRef};
 use crate::pause;
+use crate::reuse;
 use crate::schedule::{self, policy_match, Assignment, Binding, Decision};
 use rayon::prelude::*;
 use serde_json::{Map, Value};
@@ -61,15 +63,20 @@ pub struct App {
     /// What held clusters would receive without the hold (for held-back
     /// counts); `None` when that is what they hold now.
     pub would_be: Option<Vec<Assignment>>,
+    /// The render digest ([`crate::reuse`]); `None` when nothing was rendered.
+    pub digest: Option<String>,
 }
 
-/// One object for one cluster.
+/// One object for one cluster, as the file that holds it. Objects are
+/// serialised as soon as they are rendered, so a render of hundreds of
+/// thousands of objects never holds them all as JSON trees at once.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Rendered {
     pub key: ObjectKey,
-    pub value: Value,
-    /// What the propagating policy asks of a Karmada `Work` (`--format work`).
-    pub work: WorkOptions,
+    /// Path in the cluster directory.
+    pub path: String,
+    /// `None`: the previous render's file, kept in place without being read.
+    pub bytes: Option<Vec<u8>>,
 }
 
 /// A policy's `conflictResolution` and `preserveResourcesOnDeletion`, which
@@ -117,20 +124,27 @@ const RESERVED_NAMESPACES: &[&str] = &["default", "kube-system", "kube-public", 
 
 /// Make every decision of a render. Errors (and warnings) come back as diagnostics.
 pub fn plan(inputs: &Inputs, previous: &PreviousRender) -> Result<Plan, Diagnostics> {
-    plan_scoped(inputs, previous, &Scope::All)
+    plan_with(inputs, previous, &Options::default())
+}
+
+/// How a plan renders: which clusters, in which format, and whether files
+/// of the previous render may be kept ([`crate::reuse`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Options {
+    pub scope: Scope,
+    pub format: Format,
+    pub reuse: bool,
 }
 
 /// Which clusters a plan renders objects for. Scheduling always sees the
 /// whole fleet; a shard only renders its own clusters.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub enum Scope {
+    #[default]
     All,
     /// Shard `index` (1-based) of `count`: the clusters whose position in
     /// name order is `index - 1` modulo `count`.
-    Shard {
-        index: usize,
-        count: usize,
-    },
+    Shard { index: usize, count: usize },
     /// Schedule only; render no cluster (for summaries of merged shards).
     ScheduleOnly,
 }
@@ -149,12 +163,13 @@ impl Scope {
     }
 }
 
-/// [`plan`] for only the clusters in `scope`.
-pub fn plan_scoped(
+/// [`plan`] with explicit [`Options`].
+pub fn plan_with(
     inputs: &Inputs,
     previous: &PreviousRender,
-    scope: &Scope,
+    options: &Options,
 ) -> Result<Plan, Diagnostics> {
+    let scope = &options.scope;
     let mut diagnostics = Diagnostics::default();
     validate_references(inputs, &mut diagnostics);
     if diagnostics.has_errors() {
@@ -291,6 +306,7 @@ pub fn plan_scoped(
             held,
             overrides: BTreeMap::new(),
             would_be,
+            digest: None,
         };
         if policy.is_some_and(|p| {
             p.annotations
@@ -357,15 +373,14 @@ pub fn plan_scoped(
         .filter(|c| scope.contains_in(fleet, &c.name))
         .cloned()
         .collect();
-    let clusters = render_clusters(
+    let context = RenderContext {
         inputs,
-        &interpreter,
-        &mut apps,
-        &templates_by_key,
-        &in_scope,
-        &paused,
-        &mut diagnostics,
-    );
+        interpreter: &interpreter,
+        templates: &templates_by_key,
+        previous,
+        options,
+    };
+    let clusters = render_clusters(&context, &mut apps, &in_scope, &paused, &mut diagnostics);
     if diagnostics.has_errors() {
         return Err(diagnostics);
     }
@@ -891,6 +906,7 @@ fn propagate_dependencies(
             held,
             overrides: BTreeMap::new(),
             would_be: None,
+            digest: None,
         });
     }
 }
@@ -909,24 +925,53 @@ pub fn cluster_labels(cluster: &Cluster, app: &App) -> Labels {
     labels
 }
 
+/// What rendering reads besides the applications it renders.
+struct RenderContext<'a> {
+    inputs: &'a Inputs,
+    interpreter: &'a interpret::Interpreter,
+    templates: &'a BTreeMap<&'a ObjectKey, &'a Template>,
+    previous: &'a PreviousRender,
+    options: &'a Options,
+}
+
+/// One object to produce: application (by index), cluster, replicas, and
+/// whether it is a shadow job (what a held cluster would receive, rendered
+/// only to count what the hold keeps back).
+struct Job<'a> {
+    app: usize,
+    cluster: &'a Cluster,
+    replicas: u64,
+    shadow: bool,
+}
+
 fn render_clusters(
-    inputs: &Inputs,
-    interpreter: &interpret::Interpreter,
+    context: &RenderContext<'_>,
     apps: &mut [App],
-    templates: &BTreeMap<&ObjectKey, &Template>,
     fleet: &[Cluster],
     paused: &BTreeSet<String>,
     diagnostics: &mut Diagnostics,
 ) -> Vec<ClusterPlan> {
+    let inputs = context.inputs;
     let override_refs: Vec<OverridePolicyRef<'_>> = inputs
         .override_policies
         .iter()
         .map(crate::model::inputs::OverridePolicy::as_ref)
         .collect();
+    let digests = reuse::Digests::new(inputs, context.options.format);
+    let applicable: Vec<Vec<&OverridePolicyRef<'_>>> = apps
+        .iter()
+        .map(|app| match context.templates.get(&app.key) {
+            Some(template) => overrides::applicable(&override_refs, &template.view()),
+            None => Vec::new(),
+        })
+        .collect();
+    for (app, applicable) in apps.iter_mut().zip(&applicable) {
+        if let Some(template) = context.templates.get(&app.key) {
+            let policy = policy_of(inputs, app);
+            app.digest = Some(digests.app(app, template, policy, applicable));
+        }
+    }
     let by_name: BTreeMap<&str, &Cluster> = fleet.iter().map(|c| (c.name.as_str(), c)).collect();
-    // (application, cluster, replicas, shadow): shadow jobs render what a
-    // held cluster would receive, only to count what the hold keeps back.
-    type Job<'a> = (usize, &'a str, u64, bool);
     let jobs: Vec<Job<'_>> = apps
         .iter()
         .enumerate()
@@ -936,44 +981,41 @@ fn render_clusters(
                 .clusters
                 .iter()
                 .filter(|a| !a.held)
-                .map(move |a| (i, a.cluster.as_str(), a.replicas, false));
+                .map(move |a| (i, a, false));
             let shadow: Vec<&Assignment> = match &app.would_be {
                 Some(would_be) => would_be.iter().collect(),
                 None => app.binding.clusters.iter().filter(|a| a.held).collect(),
             };
-            let shadow = shadow
-                .into_iter()
-                .map(move |a| (i, a.cluster.as_str(), a.replicas, true));
-            live.chain(shadow)
+            live.chain(shadow.into_iter().map(move |a| (i, a, true)))
         })
-        .filter(|(_, cluster, _, _)| by_name.contains_key(cluster))
+        .filter_map(|(i, a, shadow)| {
+            by_name.get(a.cluster.as_str()).map(|cluster| Job {
+                app: i,
+                cluster,
+                replicas: a.replicas,
+                shadow,
+            })
+        })
         .collect();
-    type Outcome = (
-        usize,
-        String,
-        bool,
-        Result<(Rendered, overrides::Applied), Diagnostic>,
-    );
+    type Outcome = (usize, String, bool, Result<Made, Diagnostic>);
+    let apps_ref: &[App] = apps;
     let results: Vec<Outcome> = jobs
         .par_iter()
-        .map(|(index, cluster_name, replicas, shadow)| {
-            let app = &apps[*index];
-            let result = match (templates.get(&app.key), by_name.get(cluster_name)) {
-                (Some(template), Some(cluster)) => render_one(
-                    inputs,
-                    interpreter,
-                    template,
-                    app,
-                    cluster,
-                    *replicas,
-                    &override_refs,
-                ),
-                _ => Err(Diagnostic::error(
+        .map(|job| {
+            let app = &apps_ref[job.app];
+            let result = match context.templates.get(&app.key) {
+                Some(template) => kept(context, app, job)
+                    .map(|file| Ok(Made::Kept(file)))
+                    .unwrap_or_else(|| {
+                        render_one(context, template, app, job, &applicable[job.app])
+                            .map(|(file, applied)| Made::Rendered(file, applied))
+                    }),
+                None => Err(Diagnostic::error(
                     Code::UnknownCluster,
-                    format!("cluster `{cluster_name}` is not in the fleet"),
+                    format!("`{}` has no template", app.key),
                 )),
             };
-            (*index, cluster_name.to_string(), *shadow, result)
+            (job.app, job.cluster.name.clone(), job.shadow, result)
         })
         .collect();
     let mut per_cluster: BTreeMap<String, Vec<Rendered>> =
@@ -981,19 +1023,24 @@ fn render_clusters(
     let mut shadows: BTreeMap<String, Vec<Rendered>> = BTreeMap::new();
     for (index, cluster, shadow, result) in results {
         match (result, shadow) {
-            (Ok((rendered, _)), true) => shadows.entry(cluster).or_default().push(rendered),
-            (Ok((rendered, applied)), false) => {
+            (Ok(made), true) => shadows.entry(cluster).or_default().push(made.into_file()),
+            (Ok(Made::Rendered(file, applied)), false) => {
                 apps[index].overrides.insert(cluster.clone(), applied);
-                per_cluster.entry(cluster).or_default().push(rendered);
+                per_cluster.entry(cluster).or_default().push(file);
             }
+            (Ok(Made::Kept(file)), false) => per_cluster.entry(cluster).or_default().push(file),
             // A held cluster's would-be object is only counted; its fault
             // surfaces when the cluster is unpaused.
             (Err(_), true) => {}
             (Err(d), false) => diagnostics.push(d),
         }
     }
-    add_namespaces(&mut per_cluster);
-    add_namespaces(&mut shadows);
+    let format = context.options.format;
+    for (name, objects) in per_cluster.iter_mut().chain(shadows.iter_mut()) {
+        if let Err(d) = add_namespaces(objects, name, format) {
+            diagnostics.push(d);
+        }
+    }
     let mut frozen: BTreeMap<String, Vec<ObjectKey>> = BTreeMap::new();
     for app in apps.iter() {
         for a in app.binding.clusters.iter().filter(|a| a.held) {
@@ -1020,52 +1067,107 @@ fn render_clusters(
         .collect()
 }
 
-/// Every namespace a cluster's objects live in is created on it, unless the
-/// source already sends that Namespace or Kubernetes provides it.
-fn add_namespaces(per_cluster: &mut BTreeMap<String, Vec<Rendered>>) {
-    for objects in per_cluster.values_mut() {
-        let present: BTreeSet<String> = objects
-            .iter()
-            .filter(|o| o.key.kind == "Namespace" && o.key.api_version == "v1")
-            .map(|o| o.key.name.clone())
-            .collect();
-        let needed: BTreeSet<String> = objects
-            .iter()
-            .filter_map(|o| o.key.namespace.clone())
-            .filter(|ns| !present.contains(ns) && !RESERVED_NAMESPACES.contains(&ns.as_str()))
-            .collect();
-        for namespace in needed {
-            let mut metadata = Map::new();
-            metadata.insert("name".into(), Value::String(namespace.clone()));
-            let mut value = Map::new();
-            value.insert("apiVersion".into(), Value::String("v1".into()));
-            value.insert("kind".into(), Value::String("Namespace".into()));
-            value.insert("metadata".into(), Value::Object(metadata));
-            objects.push(Rendered {
-                key: ObjectKey {
-                    api_version: "v1".into(),
-                    kind: "Namespace".into(),
-                    namespace: None,
-                    name: namespace,
-                },
-                value: Value::Object(value),
-                work: WorkOptions::default(),
-            });
+/// A job's outcome: a freshly rendered file (with the overrides applied),
+/// or the previous render's file, kept because the digest did not change.
+enum Made {
+    Rendered(Rendered, overrides::Applied),
+    Kept(Rendered),
+}
+
+impl Made {
+    fn into_file(self) -> Rendered {
+        match self {
+            Made::Rendered(file, _) | Made::Kept(file) => file,
         }
     }
 }
 
+/// The previous file of a live job, when reuse is on and the application's
+/// render digest is the one recorded with that file.
+fn kept(context: &RenderContext<'_>, app: &App, job: &Job<'_>) -> Option<Rendered> {
+    if !context.options.reuse || job.shadow {
+        return None;
+    }
+    let recorded = context.previous.bindings.get(&app.key)?.digest.as_ref()?;
+    if app.digest.as_ref() != Some(recorded) {
+        return None;
+    }
+    let path = emit::file_of(&app.key, &job.cluster.name, context.options.format);
+    let full = format!("clusters/{}/{path}", job.cluster.name);
+    let bytes = match context.previous.files.get(&full) {
+        Some(bytes) => Some(bytes.clone()),
+        None if context.previous.unread.contains(&full) => None,
+        None => return None,
+    };
+    Some(Rendered {
+        key: app.key.clone(),
+        path,
+        bytes,
+    })
+}
+
+/// Every namespace a cluster's objects live in is created on it, unless the
+/// source already sends that Namespace or Kubernetes provides it.
+fn add_namespaces(
+    objects: &mut Vec<Rendered>,
+    cluster: &str,
+    format: Format,
+) -> Result<(), Diagnostic> {
+    let present: BTreeSet<&str> = objects
+        .iter()
+        .filter(|o| o.key.kind == "Namespace" && o.key.api_version == "v1")
+        .map(|o| o.key.name.as_str())
+        .collect();
+    let needed: BTreeSet<String> = objects
+        .iter()
+        .filter_map(|o| o.key.namespace.as_deref())
+        .filter(|ns| !present.contains(ns) && !RESERVED_NAMESPACES.contains(ns))
+        .map(str::to_string)
+        .collect();
+    for namespace in needed {
+        let mut metadata = Map::new();
+        metadata.insert("name".into(), Value::String(namespace.clone()));
+        let mut value = Map::new();
+        value.insert("apiVersion".into(), Value::String("v1".into()));
+        value.insert("kind".into(), Value::String("Namespace".into()));
+        value.insert("metadata".into(), Value::Object(metadata));
+        let key = ObjectKey {
+            api_version: "v1".into(),
+            kind: "Namespace".into(),
+            namespace: None,
+            name: namespace,
+        };
+        let (path, bytes) = emit::object_file(
+            &key,
+            Value::Object(value),
+            WorkOptions::default(),
+            cluster,
+            format,
+        )?;
+        objects.push(Rendered {
+            key,
+            path,
+            bytes: Some(bytes),
+        });
+    }
+    Ok(())
+}
+
 /// One application for one cluster: prune, revise replicas, override, run
-/// the revise-object hook, annotate.
+/// the revise-object hook, annotate, serialise.
 fn render_one(
-    inputs: &Inputs,
-    interpreter: &interpret::Interpreter,
+    context: &RenderContext<'_>,
     template: &Template,
     app: &App,
-    cluster: &Cluster,
-    replicas: u64,
-    override_refs: &[OverridePolicyRef<'_>],
+    job: &Job<'_>,
+    applicable: &[&OverridePolicyRef<'_>],
 ) -> Result<(Rendered, overrides::Applied), Diagnostic> {
+    let (inputs, interpreter, cluster, replicas) = (
+        context.inputs,
+        context.interpreter,
+        job.cluster,
+        job.replicas,
+    );
     let key = &template.key;
     let mut value = template.value.clone();
     interpret::prune(&key.api_version, &key.kind, &mut value);
@@ -1088,8 +1190,7 @@ fn render_one(
     }
     let labels = cluster_labels(cluster, app);
     let view = cluster.view(&labels);
-    let applicable = overrides::applicable(override_refs, &template.view());
-    let applied = overrides::apply(&mut value, &applicable, &view).map_err(|error| {
+    let applied = overrides::apply(&mut value, applicable, &view).map_err(|error| {
         let policy = inputs
             .override_policies
             .iter()
@@ -1121,11 +1222,18 @@ fn render_one(
         .revise_object(key, &mut value, &hook_cluster, replicas, &hook_fort)
         .map_err(|error| error.diagnostic(key, Some(&cluster.name)))?;
     annotate(&mut value, app, &applied);
+    let (path, bytes) = emit::object_file(
+        key,
+        value,
+        work_options(inputs, app),
+        &cluster.name,
+        context.options.format,
+    )?;
     Ok((
         Rendered {
             key: key.clone(),
-            value,
-            work: work_options(inputs, app),
+            path,
+            bytes: Some(bytes),
         },
         applied,
     ))

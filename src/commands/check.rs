@@ -20,9 +20,10 @@ pub fn run(args: &StoredArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     let outcome = match pipeline::run(
         &args.repo.repo,
         stored.skip(),
-        old,
+        old.into(),
         args.format.map(Into::into),
         &crate::plan::Scope::All,
+        false,
         printer,
     ) {
         Ok(outcome) => outcome,

@@ -13,9 +13,10 @@ pub fn run(args: &DiffArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     let outcome = match pipeline::run(
         repo,
         stored.skip(),
-        old,
+        old.into(),
         args.stored.format.map(Into::into),
         &crate::plan::Scope::All,
+        true,
         printer,
     ) {
         Ok(outcome) => outcome,

@@ -19,9 +19,10 @@ pub fn run(args: &ExplainArgs, printer: &Printer) -> anyhow::Result<ExitStatus> 
     let outcome = match pipeline::run(
         &args.repo.repo,
         skip,
-        old,
+        old.into(),
         None,
         &crate::plan::Scope::All,
+        false,
         printer,
     ) {
         Ok(outcome) => outcome,

@@ -7,6 +7,7 @@ use crate::emit::{self, Format, Tree};
 use crate::load::{self, previous, LoadOptions};
 use crate::model::previous::PreviousRender;
 use crate::plan::Plan;
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 /// Everything a render decided, before anything is written.
@@ -14,8 +15,32 @@ pub struct Outcome {
     pub plan: Plan,
     pub previous: PreviousRender,
     pub tree: Tree,
+    /// Files kept from the previous render without being read.
+    pub kept: BTreeSet<String>,
     pub shadow: Tree,
     pub format: Format,
+}
+
+/// The previous render as handed to [`run`]: every file read, or (for a
+/// reusing render into a directory) only the bindings and the marker, the
+/// other files listed in `unread` and read on demand by `fetch`.
+pub struct Previous<'a> {
+    pub files: Tree,
+    pub unread: BTreeSet<String>,
+    pub fetch: Option<&'a Fetch<'a>>,
+}
+
+/// Reads the named files of the previous render.
+pub type Fetch<'a> = dyn Fn(&[String]) -> anyhow::Result<Tree> + Sync + 'a;
+
+impl From<Tree> for Previous<'_> {
+    fn from(files: Tree) -> Self {
+        Previous {
+            files,
+            unread: BTreeSet::new(),
+            fetch: None,
+        }
+    }
 }
 
 /// The output format recorded in a previous render's marker, if any.
@@ -29,14 +54,17 @@ pub fn recorded_format(tree: &Tree) -> Option<Format> {
     }
 }
 
-/// Load `repo`, plan against `previous_tree`, build the new tree. Input
-/// faults are printed and become `Err(ExitStatus::Error)`.
+/// Load `repo`, plan against the previous render, build the new tree. Input
+/// faults are printed and become `Err(ExitStatus::Error)`. With `reuse`,
+/// files of unchanged applications are kept from the previous render
+/// instead of rendered again ([`crate::reuse`]).
 pub fn run(
     repo: &Path,
     skip: Vec<PathBuf>,
-    previous_tree: Tree,
+    stored: Previous<'_>,
     format: Option<Format>,
     scope: &crate::plan::Scope,
+    reuse: bool,
     printer: &Printer,
 ) -> Result<Outcome, ExitStatus> {
     let spinner = printer.spinner();
@@ -52,10 +80,15 @@ pub fn run(
         return Err(ExitStatus::Error);
     }
     let format = format
-        .or_else(|| recorded_format(&previous_tree))
+        .or_else(|| recorded_format(&stored.files))
         .unwrap_or_default();
-    let previous = previous::from_tree(previous_tree);
-    let mut plan = match crate::plan::plan_scoped(&inputs, &previous, scope) {
+    let mut previous = previous::from_partial(stored.files, stored.unread);
+    let options = crate::plan::Options {
+        scope: scope.clone(),
+        format,
+        reuse,
+    };
+    let mut plan = match crate::plan::plan_with(&inputs, &previous, &options) {
         Ok(plan) => plan,
         Err(errors) => {
             diagnostics.extend(errors);
@@ -66,9 +99,25 @@ pub fn run(
     diagnostics.extend(plan.warnings.clone());
     // Every warning of the run, loading included, is counted in the summary.
     plan.warnings = diagnostics.clone();
+    if let Some(fetch) = stored.fetch {
+        let wanted = compared_files(&plan, &previous, format);
+        match fetch(&wanted) {
+            Ok(files) => {
+                for (path, bytes) in files {
+                    previous.unread.remove(&path);
+                    previous.files.insert(path, bytes);
+                }
+            }
+            Err(error) => {
+                spinner.finish_and_clear();
+                eprintln!("garrison: error: cannot read the previous render: {error:#}");
+                return Err(ExitStatus::Error);
+            }
+        }
+    }
     spinner.set_message("building the output tree");
-    let tree = match emit::build_tree(&plan, &previous, format) {
-        Ok(tree) => tree,
+    let built = match emit::build_tree(&plan, &previous, format) {
+        Ok(built) => built,
         Err(errors) => {
             diagnostics.extend(errors);
             printer.diagnostics(&diagnostics, &inputs.sources);
@@ -77,14 +126,55 @@ pub fn run(
     };
     spinner.finish_and_clear();
     printer.diagnostics(&diagnostics, &inputs.sources);
-    let shadow = emit::shadow_tree(&plan, format);
+    let shadow = emit::shadow_tree(&plan);
     Ok(Outcome {
         plan,
         previous,
-        tree,
+        tree: built.tree,
+        kept: built.kept,
         shadow,
         format,
     })
+}
+
+/// The unread previous files a render compares or copies: those of paused
+/// clusters and held applications, and every file it writes anew.
+fn compared_files(plan: &Plan, previous: &PreviousRender, format: Format) -> Vec<String> {
+    let mut wanted = Vec::new();
+    for cluster in &plan.clusters {
+        let root = format!("clusters/{}/", cluster.name);
+        if cluster.paused {
+            wanted.extend(
+                previous
+                    .unread
+                    .range(root.clone()..)
+                    .take_while(|p| p.starts_with(&root))
+                    .cloned(),
+            );
+            continue;
+        }
+        let written = cluster
+            .objects
+            .iter()
+            .chain(&cluster.shadow)
+            .filter(|o| o.bytes.is_some())
+            .map(|o| o.path.clone());
+        let frozen = cluster
+            .frozen
+            .iter()
+            .map(|key| emit::file_of(key, &cluster.name, format));
+        let kustomization = std::iter::once(emit::KUSTOMIZATION.to_string());
+        wanted.extend(
+            written
+                .chain(frozen)
+                .chain(kustomization)
+                .map(|p| format!("{root}{p}"))
+                .filter(|p| previous.unread.contains(p)),
+        );
+    }
+    wanted.sort();
+    wanted.dedup();
+    wanted
 }
 
 impl Outcome {
@@ -92,8 +182,9 @@ impl Outcome {
     pub fn summary(&self) -> crate::report::Summary {
         crate::report::Summary::new(
             &self.plan,
-            &self.previous.files,
+            &self.previous,
             &self.tree,
+            &self.kept,
             &self.shadow,
             self.format,
         )

@@ -5,9 +5,10 @@
 use super::stored::Stored;
 use super::{pipeline, ExitStatus, Printer};
 use crate::cli::RenderArgs;
-use crate::emit::{write, Tree};
+use crate::emit::{write, Tree, MARKER_FILE};
 use crate::report;
 use anyhow::Context;
+use std::collections::BTreeSet;
 use std::path::Path;
 
 /// How many times a render is retried when another process moved the branch.
@@ -28,13 +29,27 @@ pub fn run(args: &RenderArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
 
 fn to_directory(args: &RenderArgs, out: &Path, printer: &Printer) -> anyhow::Result<ExitStatus> {
     let _lock = write::lock(out)?;
-    let old_tree = write::read_tree(out).context("cannot read the previous render")?;
+    // A reusing render reads the bindings and the marker now, and any other
+    // previous file only when it compares or copies it.
+    let listing = write::list_tree(out).context("cannot read the previous render")?;
+    let (eager, unread): (BTreeSet<String>, BTreeSet<String>) = listing
+        .into_iter()
+        .partition(|p| args.rebuild || p.starts_with("bindings/") || p == MARKER_FILE);
+    let eager: Vec<String> = eager.into_iter().collect();
+    let files = write::read_files(out, &eager).context("cannot read the previous render")?;
+    let fetch = |paths: &[String]| -> anyhow::Result<Tree> { Ok(write::read_files(out, paths)?) };
+    let stored = pipeline::Previous {
+        files,
+        unread,
+        fetch: Some(&fetch),
+    };
     let outcome = match pipeline::run(
         &args.repo.repo,
         vec![out.to_path_buf()],
-        old_tree,
+        stored,
         Some(args.format.into()),
         &crate::plan::Scope::All,
+        !args.rebuild,
         printer,
     ) {
         Ok(outcome) => outcome,
@@ -42,7 +57,7 @@ fn to_directory(args: &RenderArgs, out: &Path, printer: &Printer) -> anyhow::Res
     };
     let summary = outcome.summary();
     if summary.changed() || !out.exists() {
-        write::write_tree(out, &outcome.tree, &outcome.previous.files)
+        write::write_tree(out, &outcome.tree, &outcome.kept, &outcome.previous.files)
             .with_context(|| format!("cannot write the render to `{}`", out.display()))?;
     }
     finish(args, printer, &summary, None, None, None)?;
@@ -120,9 +135,10 @@ fn to_branch(args: &RenderArgs, branch: &str, printer: &Printer) -> anyhow::Resu
         let outcome = match pipeline::run(
             repo,
             Vec::new(),
-            old_tree,
+            old_tree.into(),
             Some(args.format.into()),
             &scope,
+            !args.rebuild,
             printer,
         ) {
             Ok(outcome) => outcome,

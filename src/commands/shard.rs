@@ -12,6 +12,7 @@ use crate::emit::{write, Tree, MARKER_FILE};
 use crate::plan::Scope;
 use crate::report;
 use anyhow::{bail, Context};
+use std::collections::BTreeSet;
 use std::path::Path;
 
 /// The stored render a shard or merge works against: its tree and (for a branch) its tip.
@@ -67,9 +68,10 @@ pub fn render_shard(
     let outcome = match pipeline::run(
         &args.repo.repo,
         skip,
-        old_tree,
+        old_tree.into(),
         Some(args.format.into()),
         &scope,
+        !args.rebuild,
         printer,
     ) {
         Ok(outcome) => outcome,
@@ -80,12 +82,13 @@ pub fn render_shard(
         MARKER_FILE.to_string(),
         shard_marker(index, count, base.as_deref(), outcome.format),
     );
-    write::write_tree(dir, &tree, &Tree::new())
+    write::write_tree(dir, &tree, &BTreeSet::new(), &Tree::new())
         .with_context(|| format!("cannot write shard {index}/{count} to `{}`", dir.display()))?;
     let summary = report::Summary::new(
         &outcome.plan,
-        &outcome.previous.files,
+        &outcome.previous,
         &tree,
+        &outcome.kept,
         &outcome.shadow,
         outcome.format,
     );
@@ -189,9 +192,10 @@ pub fn merge(args: &RenderArgs, printer: &Printer) -> anyhow::Result<ExitStatus>
     let outcome = match pipeline::run(
         &args.repo.repo,
         stored.skip(),
-        old_tree,
+        old_tree.into(),
         Some(args.format.into()),
         &Scope::ScheduleOnly,
+        false,
         printer,
     ) {
         Ok(outcome) => outcome,
@@ -203,15 +207,16 @@ pub fn merge(args: &RenderArgs, printer: &Printer) -> anyhow::Result<ExitStatus>
     );
     let summary = report::Summary::new(
         &outcome.plan,
-        &outcome.previous.files,
+        &outcome.previous,
         &merged,
+        &outcome.kept,
         &Tree::new(),
         outcome.format,
     );
     match stored {
         Stored::Dir(out) => {
             if summary.changed() || !out.exists() {
-                write::write_tree(&out, &merged, &outcome.previous.files)
+                write::write_tree(&out, &merged, &BTreeSet::new(), &outcome.previous.files)
                     .with_context(|| format!("cannot write the render to `{}`", out.display()))?;
             }
             super::render::finish(args, printer, &summary, None, None, None)?;

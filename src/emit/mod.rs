@@ -18,11 +18,11 @@ use crate::fort::FORT_CLUSTER_ANNOTATION;
 use crate::model::binding::binding_name;
 use crate::model::meta::ObjectKey;
 use crate::model::previous::PreviousRender;
-use crate::plan::{App, ClusterPlan, Plan, Rendered, Source};
+use crate::plan::{App, ClusterPlan, Plan, Rendered, Source, WorkOptions};
 use crate::schedule::policy_match;
 use rayon::prelude::*;
 use serde_json::{json, Map, Value};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Output files by path relative to the output root, sorted by construction.
 pub type Tree = BTreeMap<String, Vec<u8>>;
@@ -50,23 +50,42 @@ pub enum Format {
     Work,
 }
 
+/// A built output: the files with their bytes, and the files the render
+/// keeps from the previous render without having read them.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Built {
+    pub tree: Tree,
+    pub kept: BTreeSet<String>,
+}
+
 /// Build the whole output tree for `plan`.
 pub fn build_tree(
     plan: &Plan,
     previous: &PreviousRender,
     format: Format,
-) -> Result<Tree, Diagnostics> {
-    type Files = Vec<(String, Vec<u8>)>;
+) -> Result<Built, Diagnostics> {
     let results: Vec<Result<Files, Diagnostic>> = plan
         .clusters
         .par_iter()
         .map(|cluster| cluster_files(cluster, previous, format))
         .collect();
     let mut tree = Tree::new();
+    let mut kept = BTreeSet::new();
     let mut diagnostics = Diagnostics::default();
     for result in results {
         match result {
-            Ok(files) => tree.extend(files),
+            Ok(files) => {
+                for (path, bytes) in files {
+                    match bytes {
+                        Some(bytes) => {
+                            tree.insert(path, bytes);
+                        }
+                        None => {
+                            kept.insert(path);
+                        }
+                    }
+                }
+            }
             Err(d) => diagnostics.push(d),
         }
     }
@@ -87,8 +106,11 @@ pub fn build_tree(
     if diagnostics.has_errors() {
         return Err(diagnostics);
     }
-    Ok(tree)
+    Ok(Built { tree, kept })
 }
+
+/// A cluster directory's files by full path; `None` bytes: kept unread.
+type Files = Vec<(String, Option<Vec<u8>>)>;
 
 fn marker_bytes(format: Format) -> Vec<u8> {
     let format = match format {
@@ -108,21 +130,21 @@ fn cluster_files(
     cluster: &ClusterPlan,
     previous: &PreviousRender,
     format: Format,
-) -> Result<Vec<(String, Vec<u8>)>, Diagnostic> {
+) -> Result<Files, Diagnostic> {
     let root = format!("clusters/{}/", cluster.name);
     // A paused cluster's directory is the previous render's, byte for byte.
     if cluster.paused && previous.has_cluster(&cluster.name) {
         return Ok(previous
             .cluster_files(&cluster.name)
-            .map(|(p, b)| (p.clone(), b.clone()))
+            .map(|(p, b)| (p.clone(), Some(b.clone())))
             .collect());
     }
-    let mut files = object_files(&cluster.objects, &cluster.name, format)?;
+    let mut files = object_files(&cluster.objects, &cluster.name)?;
     // Held applications keep the files they had.
     for key in &cluster.frozen {
         let relative = file_of(key, &cluster.name, format);
         if let Some(bytes) = previous.files.get(&format!("{root}{relative}")) {
-            files.insert(relative, bytes.clone());
+            files.insert(relative, Some(bytes.clone()));
         }
     }
     let resources: Vec<Value> = files.keys().map(|p| Value::String(p.clone())).collect();
@@ -131,13 +153,13 @@ fn cluster_files(
         "kind": "Kustomization",
         "resources": resources,
     });
-    let mut out: Vec<(String, Vec<u8>)> = files
+    let mut out: Files = files
         .into_iter()
         .map(|(p, b)| (format!("{root}{p}"), b))
         .collect();
     out.push((
         format!("{root}{KUSTOMIZATION}"),
-        serialize(&kustomization, "kustomization.yaml")?,
+        Some(serialize(&kustomization, "kustomization.yaml")?),
     ));
     Ok(out)
 }
@@ -159,54 +181,64 @@ pub fn file_of(key: &ObjectKey, cluster: &str, format: Format) -> String {
 fn object_files(
     objects: &[Rendered],
     cluster: &str,
-    format: Format,
-) -> Result<BTreeMap<String, Vec<u8>>, Diagnostic> {
+) -> Result<BTreeMap<String, Option<Vec<u8>>>, Diagnostic> {
     let mut files = BTreeMap::new();
     for object in objects {
-        let value = match format {
-            Format::Manifests => object.value.clone(),
-            Format::Work => {
-                let conflict = conflict_resolution(&object.value, object.work.overwrite);
-                let binding = binding_name(&object.key.name, &object.key.kind);
-                let mut work = work::wrap(
-                    &object.key,
-                    object.value.clone(),
-                    cluster,
-                    &binding,
-                    conflict,
-                );
-                if let Some(spec) = work.get_mut("spec").and_then(Value::as_object_mut) {
-                    spec.insert(
-                        "preserveResourcesOnDeletion".into(),
-                        Value::Bool(object.work.preserve_on_deletion),
-                    );
-                }
-                work
-            }
-        };
-        let relative = file_of(&object.key, cluster, format);
-        let bytes = serialize(&value, &format!("`{}`", object.key))?;
-        if files.insert(relative.clone(), bytes).is_some() {
+        if files
+            .insert(object.path.clone(), object.bytes.clone())
+            .is_some()
+        {
             return Err(Diagnostic::error(
                 Code::PathCollision,
-                format!("two objects for cluster `{cluster}` would be written to `{relative}`"),
+                format!(
+                    "two objects for cluster `{cluster}` would be written to `{}`",
+                    object.path
+                ),
             ));
         }
     }
     Ok(files)
 }
 
+/// One rendered object as the file that holds it in `cluster`'s directory:
+/// its relative path and bytes (the object itself, or its Karmada `Work`).
+pub fn object_file(
+    key: &ObjectKey,
+    value: Value,
+    work_options: WorkOptions,
+    cluster: &str,
+    format: Format,
+) -> Result<(String, Vec<u8>), Diagnostic> {
+    let value = match format {
+        Format::Manifests => value,
+        Format::Work => {
+            let conflict = conflict_resolution(&value, work_options.overwrite);
+            let binding = binding_name(&key.name, &key.kind);
+            let mut work = work::wrap(key, value, cluster, &binding, conflict);
+            if let Some(spec) = work.get_mut("spec").and_then(Value::as_object_mut) {
+                spec.insert(
+                    "preserveResourcesOnDeletion".into(),
+                    Value::Bool(work_options.preserve_on_deletion),
+                );
+            }
+            work
+        }
+    };
+    let bytes = serialize(&value, &format!("`{key}`"))?;
+    Ok((file_of(key, cluster, format), bytes))
+}
+
 /// What held clusters would receive without their holds, as files under
 /// `clusters/<cluster>/`: compared with the previous render it counts the
 /// changes a hold keeps back.
-pub fn shadow_tree(plan: &Plan, format: Format) -> Tree {
+pub fn shadow_tree(plan: &Plan) -> Tree {
     let mut tree = Tree::new();
     for cluster in &plan.clusters {
-        if let Ok(files) = object_files(&cluster.shadow, &cluster.name, format) {
+        if let Ok(files) = object_files(&cluster.shadow, &cluster.name) {
             tree.extend(
                 files
                     .into_iter()
-                    .map(|(p, b)| (format!("clusters/{}/{p}", cluster.name), b)),
+                    .filter_map(|(p, b)| b.map(|b| (format!("clusters/{}/{p}", cluster.name), b))),
             );
         }
     }
@@ -246,6 +278,12 @@ fn binding_file(app: &App) -> Result<(String, Vec<u8>), Diagnostic> {
         .collect();
     if !held.is_empty() {
         annotations.insert(HELD_ANNOTATION.into(), Value::String(held.join(",")));
+    }
+    if let Some(digest) = &app.digest {
+        annotations.insert(
+            crate::reuse::DIGEST_ANNOTATION.into(),
+            Value::String(digest.clone()),
+        );
     }
     if let Some(placement) = &app.placement_json {
         annotations.insert(

@@ -109,9 +109,15 @@ fn io_error(path: &Path) -> impl FnOnce(io::Error) -> Error + '_ {
     }
 }
 
-/// Replace the directory `out` with `tree`. `previous` is what `out` holds
-/// now (as read before planning); unchanged files are linked, not rewritten.
-pub fn write_tree(out: &Path, tree: &Tree, previous: &Tree) -> Result<(), Error> {
+/// Replace the directory `out` with `tree` plus the files in `kept`, which
+/// stay as they are in `out`. `previous` is what `out` holds now, as far
+/// as it was read; unchanged files are linked, not rewritten.
+pub fn write_tree(
+    out: &Path,
+    tree: &Tree,
+    kept: &std::collections::BTreeSet<String>,
+    previous: &Tree,
+) -> Result<(), Error> {
     let (parent, staging) = sibling(out, &format!("new-{}", std::process::id()));
     fs::create_dir_all(&parent).map_err(io_error(&parent))?;
     if staging.exists() {
@@ -128,6 +134,15 @@ pub fn write_tree(out: &Path, tree: &Tree, previous: &Tree) -> Result<(), Error>
             continue;
         }
         fs::write(&target, bytes).map_err(io_error(&target))?;
+    }
+    for relative in kept {
+        let (source, target) = (out.join(relative), staging.join(relative));
+        if let Some(dir) = target.parent() {
+            fs::create_dir_all(dir).map_err(io_error(dir))?;
+        }
+        if fs::hard_link(&source, &target).is_err() {
+            fs::copy(&source, &target).map_err(io_error(&source))?;
+        }
     }
     sync_dir(&staging);
     if out.exists() {
@@ -192,37 +207,57 @@ fn swap_by_renames(a: &Path, b: &Path) -> Result<(), Error> {
 /// Every file under `dir`, by `/`-separated relative path. An absent
 /// directory is an empty tree; a non-empty one without the marker is refused.
 pub fn read_tree(dir: &Path) -> Result<Tree, Error> {
-    let mut tree = Tree::new();
-    if !dir.exists() {
-        return Ok(tree);
+    let listing = list_tree(dir)?;
+    let paths: Vec<&String> = listing.iter().collect();
+    read_files(dir, &paths)
+}
+
+/// The paths of every file under `dir`, without reading them; refused, as
+/// by [`read_tree`], when `dir` holds files but no render.
+pub fn list_tree(dir: &Path) -> Result<std::collections::BTreeSet<String>, Error> {
+    let mut files = Vec::new();
+    if dir.exists() {
+        list(dir, dir, &mut files)?;
     }
-    collect(dir, dir, &mut tree)?;
-    if !tree.is_empty() && !tree.contains_key(super::MARKER_FILE) {
+    let listing: std::collections::BTreeSet<String> = files.into_iter().map(|(r, _)| r).collect();
+    if !listing.is_empty() && !listing.contains(super::MARKER_FILE) {
         return Err(Error::NotARender {
             path: dir.to_path_buf(),
         });
     }
-    Ok(tree)
+    Ok(listing)
 }
 
-fn collect(root: &Path, dir: &Path, tree: &mut Tree) -> Result<(), Error> {
-    let mut entries: Vec<fs::DirEntry> = fs::read_dir(dir)
-        .map_err(io_error(dir))?
-        .collect::<Result<_, _>>()
-        .map_err(io_error(dir))?;
-    entries.sort_by_key(fs::DirEntry::file_name);
-    for entry in entries {
+/// The files at `paths` under `dir`, read in parallel: a fleet's render is
+/// tens of thousands of small files.
+pub fn read_files<S: AsRef<str> + Sync>(dir: &Path, paths: &[S]) -> Result<Tree, Error> {
+    use rayon::prelude::*;
+    let files: Vec<(String, Vec<u8>)> = paths
+        .par_iter()
+        .map(|relative| {
+            let path = dir.join(relative.as_ref());
+            fs::read(&path)
+                .map(|bytes| (relative.as_ref().to_string(), bytes))
+                .map_err(io_error(&path))
+        })
+        .collect::<Result<_, _>>()?;
+    Ok(files.into_iter().collect())
+}
+
+/// The regular files under `dir`: (relative path, full path).
+fn list(root: &Path, dir: &Path, files: &mut Vec<(String, PathBuf)>) -> Result<(), Error> {
+    for entry in fs::read_dir(dir).map_err(io_error(dir))? {
+        let entry = entry.map_err(io_error(dir))?;
         let path = entry.path();
         let file_type = entry.file_type().map_err(io_error(&path))?;
         if file_type.is_dir() {
-            collect(root, &path, tree)?;
+            list(root, &path, files)?;
         } else if file_type.is_file() {
-            let bytes = fs::read(&path).map_err(io_error(&path))?;
             let relative = path
                 .strip_prefix(root)
                 .map(|p| p.to_string_lossy().replace('\\', "/"))
                 .unwrap_or_default();
-            tree.insert(relative, bytes);
+            files.push((relative, path));
         }
     }
     Ok(())

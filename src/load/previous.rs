@@ -11,52 +11,73 @@ use crate::model::previous::{PreviousBinding, PreviousRender};
 /// the bytes are still kept for paused clusters, and the schedule of an
 /// application without a readable binding is simply recomputed.
 pub fn from_tree(files: Tree) -> PreviousRender {
-    let mut bindings = std::collections::BTreeMap::new();
-    for (_, bytes) in files.iter().filter(|(p, _)| p.starts_with("bindings/")) {
-        let Ok(text) = std::str::from_utf8(bytes) else {
-            continue;
-        };
-        let Ok(doc) = serde_saphyr::from_str::<BindingDoc>(text) else {
-            continue;
-        };
-        let resource = &doc.spec.resource;
-        let key = ObjectKey {
-            api_version: resource.api_version.clone(),
-            kind: resource.kind.clone(),
-            namespace: resource.namespace.clone(),
-            name: resource.name.clone(),
-        };
-        let annotations = &doc.metadata.annotations;
-        let previous = PreviousBinding {
-            clusters: doc
-                .spec
-                .clusters
-                .iter()
-                .map(|c| {
-                    (
-                        c.name.clone(),
-                        u64::try_from(c.replicas.unwrap_or(0)).unwrap_or(0),
-                    )
-                })
-                .collect(),
-            replicas: u64::try_from(doc.spec.replicas.unwrap_or(0)).unwrap_or(0),
-            placement: annotations.get(APPLIED_PLACEMENT_ANNOTATION).cloned(),
-            affinity_name: doc
-                .status
-                .as_ref()
-                .and_then(|s| s.scheduler_observing_affinity_name.clone()),
-            fort: annotations.get(FORT_CLUSTER_ANNOTATION).cloned(),
-            held: annotations
-                .get(HELD_ANNOTATION)
-                .map(|h| {
-                    h.split(',')
-                        .filter(|s| !s.is_empty())
-                        .map(str::to_string)
-                        .collect()
-                })
-                .unwrap_or_default(),
-        };
-        bindings.insert(key, previous);
+    from_partial(files, std::collections::BTreeSet::new())
+}
+
+/// [`from_tree`] for a render read in part: `files` must hold every binding;
+/// `unread` lists the other files that exist.
+pub fn from_partial(files: Tree, unread: std::collections::BTreeSet<String>) -> PreviousRender {
+    use rayon::prelude::*;
+    let texts: Vec<&[u8]> = files
+        .iter()
+        .filter(|(p, _)| p.starts_with("bindings/"))
+        .map(|(_, bytes)| bytes.as_slice())
+        .collect();
+    // YAML parsing is the slow part of reading a render back: in parallel.
+    let bindings = texts
+        .par_iter()
+        .filter_map(|bytes| binding(bytes))
+        .collect::<Vec<_>>()
+        .into_iter()
+        .collect();
+    PreviousRender {
+        files,
+        unread,
+        bindings,
     }
-    PreviousRender { files, bindings }
+}
+
+/// One binding file, or `None` when it does not parse.
+fn binding(bytes: &[u8]) -> Option<(ObjectKey, PreviousBinding)> {
+    let text = std::str::from_utf8(bytes).ok()?;
+    let doc = serde_saphyr::from_str::<BindingDoc>(text).ok()?;
+    let resource = &doc.spec.resource;
+    let key = ObjectKey {
+        api_version: resource.api_version.clone(),
+        kind: resource.kind.clone(),
+        namespace: resource.namespace.clone(),
+        name: resource.name.clone(),
+    };
+    let annotations = &doc.metadata.annotations;
+    let previous = PreviousBinding {
+        clusters: doc
+            .spec
+            .clusters
+            .iter()
+            .map(|c| {
+                (
+                    c.name.clone(),
+                    u64::try_from(c.replicas.unwrap_or(0)).unwrap_or(0),
+                )
+            })
+            .collect(),
+        replicas: u64::try_from(doc.spec.replicas.unwrap_or(0)).unwrap_or(0),
+        placement: annotations.get(APPLIED_PLACEMENT_ANNOTATION).cloned(),
+        affinity_name: doc
+            .status
+            .as_ref()
+            .and_then(|s| s.scheduler_observing_affinity_name.clone()),
+        fort: annotations.get(FORT_CLUSTER_ANNOTATION).cloned(),
+        digest: annotations.get(crate::reuse::DIGEST_ANNOTATION).cloned(),
+        held: annotations
+            .get(HELD_ANNOTATION)
+            .map(|h| {
+                h.split(',')
+                    .filter(|s| !s.is_empty())
+                    .map(str::to_string)
+                    .collect()
+            })
+            .unwrap_or_default(),
+    };
+    Some((key, previous))
 }

@@ -21,18 +21,29 @@ pub struct PreviousBinding {
     pub fort: Option<String>,
     /// Clusters that were held (paused or suspended) for this application.
     pub held: BTreeSet<String>,
+    /// The render digest its files were made with ([`crate::reuse`]).
+    pub digest: Option<String>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct PreviousRender {
-    /// Every file of the previous output, by path relative to its root.
+    /// The files of the previous output that were read, by path relative
+    /// to its root: all of them, unless the render reads lazily.
     pub files: BTreeMap<String, Vec<u8>>,
+    /// Files that exist but were not read: a reusing render reads only
+    /// what it compares or copies, and keeps the rest in place.
+    pub unread: BTreeSet<String>,
     pub bindings: BTreeMap<ObjectKey, PreviousBinding>,
 }
 
 impl PreviousRender {
     pub fn is_empty(&self) -> bool {
-        self.files.is_empty()
+        self.files.is_empty() && self.unread.is_empty()
+    }
+
+    /// Whether the previous render has a file at `path`, read or not.
+    pub fn contains(&self, path: &str) -> bool {
+        self.files.contains_key(path) || self.unread.contains(path)
     }
 
     /// The files under `clusters/<cluster>/`, by full path.

@@ -3,8 +3,9 @@
 //! the two trees; never influences output bytes.
 
 use crate::emit::Tree;
+use crate::model::previous::PreviousRender;
 use crate::plan::Plan;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
 mod diff;
@@ -59,6 +60,9 @@ fn cluster_of(path: &str) -> Option<(&str, bool)> {
     Some((cluster, file != crate::emit::KUSTOMIZATION))
 }
 
+/// Stands in for the bytes of a previous file that was never read.
+static UNREAD: Vec<u8> = Vec::new();
+
 fn count(counts: &mut Counts, old: Option<&Vec<u8>>, new: Option<&Vec<u8>>) {
     match (old, new) {
         (None, Some(_)) => counts.added += 1,
@@ -69,15 +73,18 @@ fn count(counts: &mut Counts, old: Option<&Vec<u8>>, new: Option<&Vec<u8>>) {
 }
 
 impl Summary {
-    /// `shadow` is what held clusters would receive without their holds
-    /// (`emit::shadow_tree`).
+    /// `new` and `kept` are the built output (`emit::Built`): files with
+    /// bytes, and previous files kept unread. `shadow` is what held clusters
+    /// would receive without their holds (`emit::shadow_tree`).
     pub fn new(
         plan: &Plan,
-        old: &Tree,
+        previous: &PreviousRender,
         new: &Tree,
+        kept: &BTreeSet<String>,
         shadow: &Tree,
         format: crate::emit::Format,
     ) -> Summary {
+        let old = &previous.files;
         let mut summary = Summary {
             paused: plan
                 .clusters
@@ -95,9 +102,18 @@ impl Summary {
                 .clusters
                 .insert(cluster.name.clone(), Counts::default());
         }
-        let paths: std::collections::BTreeSet<&String> = old.keys().chain(new.keys()).collect();
+        let paths: BTreeSet<&String> = old
+            .keys()
+            .chain(new.keys())
+            .chain(&previous.unread)
+            .collect();
         for path in paths {
-            let (o, n) = (old.get(path), new.get(path));
+            let (o, n) = match (old.get(path), new.get(path)) {
+                // Not read: kept as it is, or gone from the new render.
+                (None, None) if kept.contains(path) => (Some(&UNREAD), Some(&UNREAD)),
+                (None, None) => (Some(&UNREAD), None),
+                pair => pair,
+            };
             match cluster_of(path) {
                 Some((_, false)) => {}
                 Some((cluster, true)) => count(
@@ -111,7 +127,7 @@ impl Summary {
         }
         for cluster in &plan.clusters {
             let root = format!("clusters/{}/", cluster.name);
-            let mut scope: std::collections::BTreeSet<&String> =
+            let mut scope: BTreeSet<&String> =
                 shadow.keys().filter(|p| p.starts_with(&root)).collect();
             if cluster.paused {
                 scope.extend(old.keys().filter(|p| {

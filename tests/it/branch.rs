@@ -113,8 +113,10 @@ fn first_noop_and_incremental_renders_on_a_branch() {
     assert!(third.status.success(), "{}", stderr(&third));
     assert_eq!(git(repo, &["rev-parse", "rendered^"]), before);
     let changed = git(repo, &["diff", "--name-only", "rendered^", "rendered"]);
+    // The binding records the application's new render digest.
     insta::assert_snapshot!(changed, @r"
     .garrison.json
+    bindings/apps/deployment.apps_web.yaml
     clusters/a/apps/deployment.apps_web.yaml
     clusters/b/apps/deployment.apps_web.yaml
     ");

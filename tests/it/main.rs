@@ -16,6 +16,7 @@ mod memory;
 mod pause;
 mod properties;
 mod render;
+mod reuse;
 mod secrets;
 mod shard;
 mod support;

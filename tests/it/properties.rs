@@ -18,7 +18,7 @@ fn render(repo: &Path, previous_tree: &Tree) -> Tree {
         Err(d) => panic!("{d:?}"),
     };
     match emit::build_tree(&plan, &previous, Format::Manifests) {
-        Ok(tree) => tree,
+        Ok(built) => built.tree,
         Err(d) => panic!("{d:?}"),
     }
 }
