@@ -57,8 +57,14 @@ fn to_directory(args: &RenderArgs, out: &Path, printer: &Printer) -> anyhow::Res
     };
     let summary = outcome.summary();
     if summary.changed() || !out.exists() {
-        write::write_tree(out, &outcome.tree, &outcome.kept, &outcome.previous.files)
-            .with_context(|| format!("cannot write the render to `{}`", out.display()))?;
+        write::write_partial(
+            out,
+            &outcome.tree,
+            &outcome.kept,
+            &outcome.previous.files,
+            &outcome.previous.unread,
+        )
+        .with_context(|| format!("cannot write the render to `{}`", out.display()))?;
     }
     finish(args, printer, &summary, None, None, None)?;
     Ok(ExitStatus::Success)

@@ -12,7 +12,6 @@ use crate::emit::{write, Tree, MARKER_FILE};
 use crate::plan::Scope;
 use crate::report;
 use anyhow::{bail, Context};
-use std::collections::BTreeSet;
 use std::path::Path;
 
 /// The stored render a shard or merge works against: its tree and (for a branch) its tip.
@@ -82,7 +81,7 @@ pub fn render_shard(
         MARKER_FILE.to_string(),
         shard_marker(index, count, base.as_deref(), outcome.format),
     );
-    write::write_tree(dir, &tree, &BTreeSet::new(), &Tree::new())
+    write::write_tree(dir, &tree, &Tree::new())
         .with_context(|| format!("cannot write shard {index}/{count} to `{}`", dir.display()))?;
     let summary = report::Summary::new(
         &outcome.plan,
@@ -216,7 +215,7 @@ pub fn merge(args: &RenderArgs, printer: &Printer) -> anyhow::Result<ExitStatus>
     match stored {
         Stored::Dir(out) => {
             if summary.changed() || !out.exists() {
-                write::write_tree(&out, &merged, &BTreeSet::new(), &outcome.previous.files)
+                write::write_tree(&out, &merged, &outcome.previous.files)
                     .with_context(|| format!("cannot write the render to `{}`", out.display()))?;
             }
             super::render::finish(args, printer, &summary, None, None, None)?;

@@ -23,7 +23,15 @@ impl Stored {
     /// The stored tree (empty when nothing is stored yet).
     pub fn read(&self, repo: &Path) -> anyhow::Result<Tree> {
         match self {
-            Stored::Dir(dir) => write::read_tree(dir).context("cannot read the stored render"),
+            // Nothing stored yet: no lock, so reading creates no directory.
+            Stored::Dir(dir) if !dir.exists() => Ok(Tree::new()),
+            Stored::Dir(dir) => {
+                // A small render is applied in place: the lock finishes one a
+                // crash interrupted and refuses while one runs, so the tree
+                // read is one render, not a mix of two.
+                let _lock = write::lock(dir)?;
+                write::read_tree(dir).context("cannot read the stored render")
+            }
             Stored::Branch(branch) => Ok(crate::git::read_branch(repo, branch)
                 .with_context(|| format!("cannot read branch `{branch}`"))?
                 .map(|stored| stored.tree)

@@ -5,8 +5,10 @@
 //! them (even when empty, so no generator ever loses a cluster), one binding
 //! per application under `bindings/`, and a marker file. Paused clusters are
 //! copied byte for byte from the previous render; held applications keep
-//! their previous files. Writing goes to a sibling directory that is then
-//! swapped in, so an interrupted or failed render leaves the old output.
+//! their previous files. A large change is written to a sibling directory
+//! that is then swapped in; a small one is applied in place from a journal
+//! that the next lock of the directory finishes (see [`write`]), so an
+//! interrupted or failed render leaves the old output or the new one.
 
 pub mod path;
 pub mod work;

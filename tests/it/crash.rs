@@ -1,40 +1,69 @@
 //! Crash safety and concurrency of directory renders: a render killed at
-//! any moment leaves the old render or the new one, never a mix; two
-//! renders into one directory cannot interleave.
+//! any moment leaves the old render or the new one, never a mix, as the
+//! next garrison command sees it (a large change is swapped in whole, a
+//! small one is rolled forward from its journal); two renders into one
+//! directory cannot interleave.
 
 use crate::fleet::{clusters, deployment, Fleet};
 use crate::support::{garrison, read_tree, stderr};
+use std::os::unix::fs::MetadataExt as _;
 use std::time::Instant;
 
 const ALL_DEPLOYMENTS: &str = "apiVersion: policy.karmada.io/v1alpha1\nkind: ClusterPropagationPolicy\nmetadata:\n  name: all\nspec:\n  resourceSelectors:\n  - apiVersion: apps/v1\n    kind: Deployment\n  placement:\n    replicaScheduling:\n      replicaSchedulingType: Duplicated\n";
 
-fn write_version(fleet: &Fleet, tag: &str) {
-    let apps: Vec<String> = (0..30)
-        .map(|i| deployment(&format!("app{i:02}"), 2, tag))
+/// How many applications the crash fleets have.
+const APPS: usize = 30;
+
+/// The first `changing` applications get image tag `tag`, the others `v0`.
+fn write_version(fleet: &Fleet, tag: &str, changing: usize) {
+    let apps: Vec<String> = (0..APPS)
+        .map(|i| {
+            let tag = if i < changing { tag } else { "v0" };
+            deployment(&format!("app{i:02}"), 2, tag)
+        })
         .collect();
     fleet.write("apps.yaml", &apps.join("---\n"));
 }
 
-#[test]
-fn a_render_killed_at_any_moment_leaves_the_old_or_the_new_render() {
+fn inode(path: &std::path::Path) -> u64 {
+    match std::fs::metadata(path) {
+        Ok(meta) => meta.ino(),
+        Err(e) => panic!("{}: {e}", path.display()),
+    }
+}
+
+/// Kill renders alternating between two versions of a 24-cluster fleet, in
+/// which the first `changing` applications differ, at moments spread over a
+/// render's duration. After each kill, `garrison check` takes the lock (and
+/// so finishes an interrupted update); the directory must then hold one
+/// version or the other. `in_place` says which way the change is written,
+/// so each test is known to exercise the path it is about.
+fn kill_renders(changing: usize, in_place: bool) {
     let fleet = Fleet::new();
     let names: Vec<String> = (0..24).map(|i| format!("member{i:02}")).collect();
     let refs: Vec<&str> = names.iter().map(String::as_str).collect();
     fleet.write("clusters.yaml", &clusters(&refs));
     fleet.write("policy.yaml", ALL_DEPLOYMENTS);
-    write_version(&fleet, "v1");
+    write_version(&fleet, "v1", changing);
     let tree_a = fleet.render().tree;
-    write_version(&fleet, "v2");
+    let root = inode(fleet.out());
+    write_version(&fleet, "v2", changing);
     let started = Instant::now();
     let tree_b = fleet.render().tree;
     let full = started.elapsed();
     assert_ne!(tree_a, tree_b);
+    assert_eq!(
+        inode(fleet.out()) == root,
+        in_place,
+        "a small change is applied in place, a large one swapped in ({} files)",
+        tree_a.len()
+    );
 
     let repo = fleet.repo.to_string_lossy().into_owned();
     let out = fleet.out().to_string_lossy().into_owned();
     for attempt in 0..16u32 {
         let tag = if attempt % 2 == 0 { "v1" } else { "v2" };
-        write_version(&fleet, tag);
+        write_version(&fleet, tag, changing);
         let mut child = match garrison()
             .args(["render", "--repo", &repo, "--out", &out, "-q"])
             .spawn()
@@ -45,6 +74,12 @@ fn a_render_killed_at_any_moment_leaves_the_old_or_the_new_render() {
         std::thread::sleep(full.mul_f64(f64::from(attempt % 8) / 6.0));
         let _ = child.kill();
         let _ = child.wait();
+        if let Err(e) = garrison()
+            .args(["check", "--repo", &repo, "--out", &out])
+            .output()
+        {
+            panic!("{e}");
+        }
         let now = read_tree(fleet.out());
         assert!(
             now == tree_a || now == tree_b,
@@ -52,7 +87,7 @@ fn a_render_killed_at_any_moment_leaves_the_old_or_the_new_render() {
         );
     }
     // And a render after all those kills completes normally.
-    write_version(&fleet, "v1");
+    write_version(&fleet, "v1", changing);
     assert_eq!(fleet.render().tree, tree_a);
     let leftovers: Vec<String> = std::fs::read_dir(fleet.out().parent().unwrap_or(fleet.out()))
         .map(|d| {
@@ -62,9 +97,21 @@ fn a_render_killed_at_any_moment_leaves_the_old_or_the_new_render() {
         })
         .unwrap_or_default();
     assert!(
-        !leftovers.iter().any(|n| n.contains("garrison-new")),
-        "staging directories are cleaned up: {leftovers:?}"
+        !leftovers
+            .iter()
+            .any(|n| n.contains("garrison-new") || n.contains("garrison-txn")),
+        "staging and transaction directories are cleaned up: {leftovers:?}"
     );
+}
+
+#[test]
+fn a_render_killed_at_any_moment_leaves_the_old_or_the_new_render() {
+    kill_renders(APPS, false);
+}
+
+#[test]
+fn a_small_render_killed_at_any_moment_leaves_the_old_or_the_new_render() {
+    kill_renders(1, true);
 }
 
 #[test]
@@ -72,9 +119,9 @@ fn a_second_render_into_a_locked_directory_is_refused_and_changes_nothing() {
     let fleet = Fleet::new();
     fleet.write("clusters.yaml", &clusters(&["a"]));
     fleet.write("policy.yaml", ALL_DEPLOYMENTS);
-    write_version(&fleet, "v1");
+    write_version(&fleet, "v1", APPS);
     let before = fleet.render().tree;
-    write_version(&fleet, "v2");
+    write_version(&fleet, "v2", APPS);
     let lock = match garrison::emit::write::lock(fleet.out()) {
         Ok(lock) => lock,
         Err(e) => panic!("{e}"),
@@ -118,7 +165,7 @@ fn a_commit_killed_at_any_moment_leaves_the_branch_at_a_complete_commit() {
     let refs: Vec<&str> = names.iter().map(String::as_str).collect();
     fleet.write("clusters.yaml", &clusters(&refs));
     fleet.write("policy.yaml", ALL_DEPLOYMENTS);
-    write_version(&fleet, "v0");
+    write_version(&fleet, "v0", APPS);
     let repo = fleet.repo.clone();
     git(&repo, &["init", "-q", "-b", "main"]);
     let commit = |message: &str| {
@@ -151,7 +198,7 @@ fn a_commit_killed_at_any_moment_leaves_the_branch_at_a_complete_commit() {
     let full = started.elapsed();
     let files = git(&repo, &["ls-tree", "-r", "--name-only", "rendered"]);
     for attempt in 1..=10u32 {
-        write_version(&fleet, &format!("v{attempt}"));
+        write_version(&fleet, &format!("v{attempt}"), APPS);
         commit(&format!("v{attempt}"));
         let before = git(&repo, &["rev-parse", "rendered"]);
         let mut child = match garrison()
