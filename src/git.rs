@@ -122,6 +122,16 @@ pub struct Stored {
     pub tree: Tree,
 }
 
+/// A branch as listed: its tip and, for every file, the id of its blob,
+/// without reading any blob.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Listing {
+    /// Full SHA of the tip; pass it back as [`CommitRequest::expected_parent`].
+    pub commit: String,
+    /// Blob id (hex) by `/`-separated path.
+    pub blobs: BTreeMap<String, String>,
+}
+
 /// What to commit and where.
 #[derive(Clone, Copy, Debug)]
 pub struct CommitRequest<'a> {
@@ -132,6 +142,9 @@ pub struct CommitRequest<'a> {
     /// is kept as it is.
     pub prefix: Option<&'a str>,
     pub tree: &'a Tree,
+    /// Files committed as the existing blobs named here (path → blob id,
+    /// from a [`Listing`]), unread: a render keeps them unchanged.
+    pub kept: &'a BTreeMap<String, String>,
     /// The tip read before rendering ([`Stored::commit`]); `None` = the
     /// branch must not exist yet.
     pub expected_parent: Option<&'a str>,
@@ -255,12 +268,57 @@ pub fn read_branch_dir(
         }
     };
     if let Some(start) = start {
-        collect(&git, repo, branch, &start, "", &mut tree)?;
+        let mut blobs = BTreeMap::new();
+        collect(&git, repo, branch, &start, "", &mut blobs)?;
+        for (path, id) in blobs {
+            tree.insert(path.clone(), blob_bytes(&git, repo, &path, id)?);
+        }
     }
     Ok(Some(Stored {
         commit: tip.to_string(),
         tree,
     }))
+}
+
+/// The tip of `refs/heads/<branch>` and the blob id of every file, or
+/// `None` when the branch does not exist. No blob is read.
+pub fn list_branch(repo: &Path, branch: &str) -> Result<Option<Listing>, Error> {
+    let refname = branch_ref(repo, branch)?;
+    let git = open(repo)?;
+    let Some(tip) = current_tip(&git, repo, &refname)? else {
+        return Ok(None);
+    };
+    let root = git
+        .find_commit(tip)
+        .and_then(|commit| commit.tree())
+        .map_err(|source| read_error(repo, format!("the tree of commit `{tip}`"), source))?;
+    let mut blobs = BTreeMap::new();
+    collect(&git, repo, branch, &root, "", &mut blobs)?;
+    Ok(Some(Listing {
+        commit: tip.to_string(),
+        blobs: blobs
+            .into_iter()
+            .map(|(path, id)| (path, id.to_string()))
+            .collect(),
+    }))
+}
+
+/// The contents of the blobs `(path, blob id)` (ids from a [`Listing`]), by path.
+pub fn read_blobs(repo: &Path, blobs: &[(&str, &str)]) -> Result<Tree, Error> {
+    let git = open(repo)?;
+    let mut tree = Tree::new();
+    for (path, id) in blobs {
+        let oid = Oid::from_str(id)
+            .map_err(|source| read_error(repo, format!("file `{path}`"), source))?;
+        tree.insert((*path).to_string(), blob_bytes(&git, repo, path, oid)?);
+    }
+    Ok(tree)
+}
+
+fn blob_bytes(git: &Repository, repo: &Path, path: &str, id: Oid) -> Result<Vec<u8>, Error> {
+    git.find_blob(id)
+        .map(|blob| blob.content().to_vec())
+        .map_err(|source| read_error(repo, format!("file `{path}`"), source))
 }
 
 fn collect(
@@ -269,7 +327,7 @@ fn collect(
     branch: &str,
     tree: &git2::Tree<'_>,
     base: &str,
-    out: &mut Tree,
+    out: &mut BTreeMap<String, Oid>,
 ) -> Result<(), Error> {
     for entry in tree.iter() {
         let Ok(name) = entry.name() else {
@@ -288,10 +346,7 @@ fn collect(
                 collect(git, repo, branch, &sub, &format!("{path}/"), out)?;
             }
             Some(ObjectType::Blob) => {
-                let blob = git
-                    .find_blob(entry.id())
-                    .map_err(|source| read_error(repo, format!("file `{path}`"), source))?;
-                out.insert(path, blob.content().to_vec());
+                out.insert(path, entry.id());
             }
             // Submodule links and anything else are not part of a render.
             _ => {}
@@ -306,7 +361,16 @@ pub fn commit_tree(repo: &Path, request: &CommitRequest<'_>) -> Result<CommitOut
     let refname = branch_ref(repo, request.branch)?;
     let prefix = request.prefix.map(split_prefix).transpose()?;
     let expected = request.expected_parent.map(parse_commit_id).transpose()?;
-    let nested = nest(request.tree)?;
+    let kept = request
+        .kept
+        .iter()
+        .map(|(path, id)| {
+            Oid::from_str(id)
+                .map(|oid| (path.as_str(), oid))
+                .map_err(|_| invalid(path, "its blob id is not a hex object id"))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let nested = nest(request.tree, &kept)?;
     let git = open(repo)?;
     if !git.is_bare() {
         if let Ok(head) = git.find_reference("HEAD") {
@@ -417,15 +481,21 @@ pub fn commit_tree(repo: &Path, request: &CommitRequest<'_>) -> Result<CommitOut
 const LOCK_WAITS: u32 = 200;
 const LOCK_WAIT_MS: u64 = 10;
 
-/// A directory of the render: file name → blob contents or subdirectory.
+/// A directory of the render: file name → blob contents, an existing
+/// blob, or a subdirectory.
 enum Node<'a> {
     File(&'a [u8]),
+    Blob(Oid),
     Dir(BTreeMap<&'a str, Node<'a>>),
 }
 
-fn nest(tree: &Tree) -> Result<BTreeMap<&str, Node<'_>>, Error> {
+fn nest<'a>(tree: &'a Tree, kept: &[(&'a str, Oid)]) -> Result<BTreeMap<&'a str, Node<'a>>, Error> {
     let mut root: BTreeMap<&str, Node<'_>> = BTreeMap::new();
-    for (path, bytes) in tree {
+    let files = tree
+        .iter()
+        .map(|(path, bytes)| (path.as_str(), Node::File(bytes)))
+        .chain(kept.iter().map(|(path, oid)| (*path, Node::Blob(*oid))));
+    for (path, file) in files {
         let parts = split_path(path)?;
         let Some((last, dirs)) = parts.split_last() else {
             return Err(invalid(path, "the path is empty"));
@@ -437,10 +507,12 @@ fn nest(tree: &Tree) -> Result<BTreeMap<&str, Node<'_>>, Error> {
                 .or_insert_with(|| Node::Dir(BTreeMap::new()));
             dir = match node {
                 Node::Dir(children) => children,
-                Node::File(_) => return Err(invalid(path, "a parent directory is also a file")),
+                Node::File(_) | Node::Blob(_) => {
+                    return Err(invalid(path, "a parent directory is also a file"))
+                }
             };
         }
-        if dir.insert(last, Node::File(bytes)).is_some() {
+        if dir.insert(last, file).is_some() {
             return Err(invalid(path, "the path is also a directory"));
         }
     }
@@ -477,6 +549,7 @@ impl Writer<'_> {
         for (name, node) in children {
             let (oid, mode) = match node {
                 Node::File(bytes) => (self.blob(bytes)?, FileMode::Blob),
+                Node::Blob(oid) => (*oid, FileMode::Blob),
                 Node::Dir(sub) => (self.dir(sub)?, FileMode::Tree),
             };
             builder
@@ -721,6 +794,7 @@ mod tests {
             branch,
             prefix: None,
             tree,
+            kept: &NONE_KEPT,
             expected_parent: parent,
             message,
             author_name: "garrison",
@@ -856,6 +930,57 @@ mod tests {
         assert_eq!(git(repo, &["rev-parse", "out^"]).trim(), first);
         assert_eq!(git(repo, &["rev-parse", "out"]).trim(), second);
         assert_eq!(count(repo, "out"), 2);
+        fsck(repo);
+    }
+
+    static NONE_KEPT: BTreeMap<String, String> = BTreeMap::new();
+
+    #[test]
+    fn listed_files_are_committed_as_their_blobs_without_being_read() {
+        let dir = source_repo();
+        let repo = dir.path();
+        let render = first_render();
+        let (first, _) =
+            committed(commit_tree(repo, &request("out", &render, None, "one")).expect("commit"));
+        let listing = list_branch(repo, "out")
+            .expect("list")
+            .expect("the branch exists");
+        assert_eq!(listing.commit, first);
+        assert_eq!(
+            listing.blobs.keys().collect::<Vec<_>>(),
+            render.keys().collect::<Vec<_>>()
+        );
+        // Keep every file of cluster `a` as its blob; write one new file.
+        let kept: BTreeMap<String, String> = listing
+            .blobs
+            .iter()
+            .filter(|(p, _)| p.starts_with("clusters/a/"))
+            .map(|(p, id)| (p.clone(), id.clone()))
+            .collect();
+        assert!(!kept.is_empty());
+        let mut written: Tree = render
+            .iter()
+            .filter(|(p, _)| !kept.contains_key(*p))
+            .map(|(p, b)| (p.clone(), b.clone()))
+            .collect();
+        written.insert("clusters/b/new.yaml".into(), b"kind: ConfigMap\n".to_vec());
+        let mut second_request = request("out", &written, Some(&first), "two");
+        second_request.kept = &kept;
+        let (_, blobs) = committed(commit_tree(repo, &second_request).expect("commit"));
+        assert_eq!(blobs, 1, "only the new file is a new blob");
+        let read = read_branch(repo, "out")
+            .expect("read")
+            .expect("exists")
+            .tree;
+        let mut expected = render.clone();
+        expected.insert("clusters/b/new.yaml".into(), b"kind: ConfigMap\n".to_vec());
+        assert_eq!(read, expected);
+        let wanted: Vec<(&str, &str)> = listing
+            .blobs
+            .iter()
+            .map(|(p, id)| (p.as_str(), id.as_str()))
+            .collect();
+        assert_eq!(read_blobs(repo, &wanted).expect("blobs"), render);
         fsck(repo);
     }
 

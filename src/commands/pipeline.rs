@@ -178,6 +178,27 @@ fn compared_files(plan: &Plan, previous: &PreviousRender, format: Format) -> Vec
 }
 
 impl Outcome {
+    /// Whether the new render equals the previous one, provenance files
+    /// aside: every written file has its previous bytes, and every previous
+    /// file is written again or kept.
+    pub fn unchanged(&self) -> bool {
+        let provenance = |p: &str| emit::PROVENANCE_FILES.contains(&p);
+        let old = &self.previous.files;
+        self.tree
+            .iter()
+            .filter(|(p, _)| !provenance(p))
+            .all(|(p, bytes)| old.get(p) == Some(bytes))
+            && old
+                .keys()
+                .filter(|p| !provenance(p))
+                .all(|p| self.tree.contains_key(p) || self.kept.contains(p))
+            && self
+                .previous
+                .unread
+                .iter()
+                .all(|p| provenance(p) || self.kept.contains(p))
+    }
+
     /// The per-cluster summary of this render against the stored one.
     pub fn summary(&self) -> crate::report::Summary {
         crate::report::Summary::new(

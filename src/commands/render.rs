@@ -8,7 +8,7 @@ use crate::cli::RenderArgs;
 use crate::emit::{write, Tree, MARKER_FILE};
 use crate::report;
 use anyhow::Context;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 /// How many times a render is retried when another process moved the branch.
@@ -124,24 +124,50 @@ fn to_branch(args: &RenderArgs, branch: &str, printer: &Printer) -> anyhow::Resu
         Err(status) => return Ok(status),
     };
     for _ in 0..MAX_ATTEMPTS {
-        let stored = crate::git::read_branch(repo, branch)
+        // As into a directory: the bindings and the marker are read now,
+        // any other blob only when the render compares or copies it.
+        let listing = crate::git::list_branch(repo, branch)
             .with_context(|| format!("cannot read branch `{branch}`"))?;
-        let (parent, old_tree) = match stored {
-            Some(stored) => (Some(stored.commit), stored.tree),
-            None => (None, Tree::new()),
+        let (parent, blobs) = match listing {
+            Some(listing) => (Some(listing.commit), listing.blobs),
+            None => (None, BTreeMap::new()),
         };
-        if let Some(newer) = newer_source_rendered(repo, &old_tree, source.as_ref())? {
+        let read_now: Vec<(&str, &str)> = blobs
+            .iter()
+            .filter(|(p, _)| args.rebuild || p.starts_with("bindings/") || *p == MARKER_FILE)
+            .map(|(p, id)| (p.as_str(), id.as_str()))
+            .collect();
+        let files = crate::git::read_blobs(repo, &read_now)
+            .with_context(|| format!("cannot read branch `{branch}`"))?;
+        let unread: BTreeSet<String> = blobs
+            .keys()
+            .filter(|p| !files.contains_key(*p))
+            .cloned()
+            .collect();
+        if let Some(newer) = newer_source_rendered(repo, &files, source.as_ref())? {
             eprintln!(
                 "garrison: branch `{branch}` already holds the render of {newer}, which is newer than the source commit {}; nothing to do",
                 source.as_ref().map_or("", |s| s.commit.as_str())
             );
             return Ok(ExitStatus::Success);
         }
+        let fetch = |paths: &[String]| -> anyhow::Result<Tree> {
+            let wanted: Vec<(&str, &str)> = paths
+                .iter()
+                .filter_map(|p| blobs.get(p).map(|id| (p.as_str(), id.as_str())))
+                .collect();
+            Ok(crate::git::read_blobs(repo, &wanted)?)
+        };
+        let stored = pipeline::Previous {
+            files,
+            unread,
+            fetch: Some(&fetch),
+        };
         let scope = crate::plan::Scope::All;
         let outcome = match pipeline::run(
             repo,
             Vec::new(),
-            old_tree.into(),
+            stored,
             Some(args.format.into()),
             &scope,
             !args.rebuild,
@@ -151,10 +177,17 @@ fn to_branch(args: &RenderArgs, branch: &str, printer: &Printer) -> anyhow::Resu
             Err(status) => return Ok(status),
         };
         let summary = outcome.summary();
+        // Kept files are committed as the blobs they already are.
+        let kept: BTreeMap<String, String> = outcome
+            .kept
+            .iter()
+            .filter_map(|p| blobs.get(p).map(|id| (p.clone(), id.clone())))
+            .collect();
         let attempt = Attempt {
             branch,
             parent,
-            old: &outcome.previous.files,
+            unchanged: outcome.unchanged(),
+            kept: &kept,
             summary: &summary,
             source: source.as_ref(),
             format: outcome.format,
@@ -207,10 +240,13 @@ pub(super) fn commit_merged(
         Ok(source) => source,
         Err(status) => return Ok(status),
     };
+    let unchanged =
+        super::check::without_provenance(old) == super::check::without_provenance(&tree);
     let attempt = Attempt {
         branch,
         parent,
-        old,
+        unchanged,
+        kept: &BTreeMap::new(),
         summary,
         source: source.as_ref(),
         format,
@@ -227,7 +263,10 @@ pub(super) fn commit_merged(
 struct Attempt<'a> {
     branch: &'a str,
     parent: Option<String>,
-    old: &'a Tree,
+    /// The render equals the branch's, provenance aside.
+    unchanged: bool,
+    /// Files committed as their existing blobs (path → blob id).
+    kept: &'a BTreeMap<String, String>,
     summary: &'a report::Summary,
     source: Option<&'a crate::git::Source>,
     format: crate::emit::Format,
@@ -244,15 +283,14 @@ fn commit(
     let Attempt {
         branch,
         parent,
-        old,
+        unchanged,
+        kept,
         summary,
         source,
         format,
     } = attempt;
     let source_commit = source.map(|s| s.commit.as_str());
-    let unchanged = parent.is_some()
-        && super::check::without_provenance(old) == super::check::without_provenance(&tree);
-    if unchanged {
+    if parent.is_some() && unchanged {
         finish(args, printer, summary, source_commit, None, Some(branch))?;
         if !args.quiet && !printer.json {
             println!("branch `{branch}` is current; no commit");
@@ -273,6 +311,7 @@ fn commit(
         branch,
         prefix: None,
         tree: &tree,
+        kept,
         expected_parent: parent.as_deref(),
         message: &message,
         author_name: "garrison",

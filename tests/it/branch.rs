@@ -296,3 +296,33 @@ fn a_late_render_of_an_older_source_never_replaces_a_newer_render() {
         "the newer render stays"
     );
 }
+
+#[test]
+fn a_reusing_render_on_a_branch_commits_what_a_full_render_commits() {
+    let fleet = repo();
+    let repo = fleet.repo.as_path();
+    fleet.write("api.yaml", &deployment("api", 3, "v1"));
+    fleet.write("api-policy.yaml", &policy("api", DUPLICATED, &[], ""));
+    commit_all(repo, "api");
+    let first = garrison_in(repo, &["render", "--branch", "rendered"]);
+    assert!(first.status.success(), "{}", stderr(&first));
+    git(repo, &["branch", "full", "rendered"]);
+    fleet.write("app.yaml", &deployment("web", 2, "v2"));
+    commit_all(repo, "web v2");
+    for args in [
+        &["render", "--branch", "rendered"][..],
+        &["render", "--branch", "full", "--rebuild"][..],
+    ] {
+        let output = garrison_in(repo, args);
+        assert!(output.status.success(), "{args:?}: {}", stderr(&output));
+    }
+    // Same blobs for every file, the unchanged `api` files included.
+    let listing = |branch: &str| git(repo, &["ls-tree", "-r", branch]);
+    assert_eq!(listing("rendered"), listing("full"));
+    let changed = git(repo, &["diff", "--name-only", "rendered^", "rendered"]);
+    assert!(
+        !changed.contains("api"),
+        "the unchanged application is not touched:\n{changed}"
+    );
+    git(repo, &["fsck", "--strict"]);
+}
