@@ -3,13 +3,16 @@
 //! ```sh
 //! cargo bench --bench compare -- [--templates 200] [--clusters 10] [--runs 3]
 //!     [--jobs 2] [--dir target/bench-fleet] [--no-kustomize] [--no-check]
+//!     [--no-branch]
 //! ```
 //!
 //! Generates a fleet (`benches/fleet/mod.rs`), then times, with the release
 //! binary: a first render into an empty directory, a re-render into the
 //! same directory with nothing changed, an incremental render after one
 //! template changed, and `kubectl kustomize` of every overlay, one after the
-//! other as a CI job would (and with `--jobs` in parallel). Before timing
+//! other as a CI job would (and with `--jobs` in parallel). Then the same
+//! three renders in branch mode (`render --branch`, committing into a git
+//! repository holding the fleet's source). Before timing
 //! the incremental render it checks that both sides give the same objects.
 //! Times are medians of `--runs`; the peak RSS of garrison comes from
 //! `/usr/bin/time -f %M` when present, else `getrusage(RUSAGE_CHILDREN)`.
@@ -31,28 +34,44 @@ struct Run {
 }
 
 fn render(repo: &Path, out: &Path) -> Run {
-    let rss_file = out.with_extension("rss");
+    let args = [
+        "render".as_ref(),
+        "--repo".as_ref(),
+        repo.as_os_str(),
+        "--out".as_ref(),
+        out.as_os_str(),
+    ];
+    time_garrison(&args, &out.with_extension("rss"))
+}
+
+/// `garrison render --repo REPO --branch rendered`, committing into REPO.
+fn render_branch(repo: &Path) -> Run {
+    let args = [
+        "render".as_ref(),
+        "--repo".as_ref(),
+        repo.as_os_str(),
+        "--branch".as_ref(),
+        "rendered".as_ref(),
+    ];
+    time_garrison(&args, &repo.with_extension("rss"))
+}
+
+fn time_garrison(args: &[&std::ffi::OsStr], rss_file: &Path) -> Run {
     let use_time = Path::new(TIME).exists();
     let mut command = if use_time {
         let mut c = Command::new(TIME);
-        c.arg("-f").arg("%M").arg("-o").arg(&rss_file).arg(GARRISON);
+        c.arg("-f").arg("%M").arg("-o").arg(rss_file).arg(GARRISON);
         c
     } else {
         Command::new(GARRISON)
     };
-    command
-        .arg("render")
-        .arg("--repo")
-        .arg(repo)
-        .arg("--out")
-        .arg(out)
-        .stdout(Stdio::null());
+    command.args(args).stdout(Stdio::null());
     let start = Instant::now();
     let status = command.status().expect("run garrison");
     let wall = start.elapsed();
     assert!(status.success(), "garrison render failed: {status}");
     let rss_kib = if use_time {
-        std::fs::read_to_string(&rss_file)
+        std::fs::read_to_string(rss_file)
             .ok()
             .and_then(|t| t.trim().lines().last().and_then(|l| l.trim().parse().ok()))
             .unwrap_or(0)
@@ -92,6 +111,55 @@ fn kustomize_all(overlays: &[PathBuf], jobs: usize) -> Duration {
         }
     });
     start.elapsed()
+}
+
+fn git(repo: &Path, args: &[&str]) {
+    let status = Command::new("git")
+        .arg("-C")
+        .arg(repo)
+        .args(["-c", "user.name=bench", "-c", "user.email=bench@localhost"])
+        .args(args)
+        .stdout(Stdio::null())
+        .status()
+        .expect("the git CLI runs");
+    assert!(status.success(), "git {args:?}");
+}
+
+/// The branch mode: the fleet's source committed to git, rendered into
+/// branch `rendered` of the same repository (first commit, no change, one
+/// template changed and committed; the source commit is not timed).
+fn branch_steps(fleet: &fleet::Fleet, dir: &Path, repo: &Path, runs: usize) -> [Run; 3] {
+    if !repo.join(".git").exists() {
+        git(repo, &["init", "-q", "-b", "main"]);
+    }
+    git(repo, &["add", "-A"]);
+    git(repo, &["commit", "-q", "--allow-empty", "-m", "fleet"]);
+    let first = median(
+        (0..runs)
+            .map(|_| {
+                let _ = Command::new("git")
+                    .arg("-C")
+                    .arg(repo)
+                    .args(["branch", "-q", "-D", "rendered"])
+                    .stderr(Stdio::null())
+                    .status();
+                render_branch(repo)
+            })
+            .collect(),
+    );
+    let again = median((0..runs).map(|_| render_branch(repo)).collect());
+    let incremental = median(
+        (0..runs)
+            .map(|generation| {
+                fleet
+                    .touch_one(dir, 100 + generation as u64)
+                    .expect("change one template");
+                git(repo, &["commit", "-q", "-am", "one template"]);
+                render_branch(repo)
+            })
+            .collect(),
+    );
+    [first, again, incremental]
 }
 
 fn median(mut runs: Vec<Run>) -> Run {
@@ -187,6 +255,16 @@ fn main() {
         "incremental / first render: {:.1} %",
         100.0 * secs(incremental.wall) / secs(first.wall)
     );
+    let branch = (!args.contains_key("no-branch")).then(|| branch_steps(&fleet, &dir, &repo, runs));
+    if let Some([first, again, one]) = &branch {
+        row("render --branch, first commit", first);
+        row("render --branch, again (no commit)", again);
+        row("render --branch, one template changed", one);
+        println!(
+            "branch incremental / first commit: {:.1} %",
+            100.0 * secs(one.wall) / secs(first.wall)
+        );
+    }
     let mut result = format!(
         "RESULT templates={templates} clusters={clusters} objects={} first={:.3} again={:.3} incremental={:.3} rss_mib={}",
         summary.rendered_objects,
@@ -195,6 +273,14 @@ fn main() {
         secs(incremental.wall),
         first.rss_kib.max(again.rss_kib).max(incremental.rss_kib) / 1024
     );
+    if let Some([first, again, one]) = &branch {
+        result += &format!(
+            " branch_first={:.3} branch_again={:.3} branch_incremental={:.3}",
+            secs(first.wall),
+            secs(again.wall),
+            secs(one.wall)
+        );
+    }
 
     if kustomize {
         let overlays: Vec<PathBuf> = fleet

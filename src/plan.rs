@@ -134,6 +134,10 @@ pub struct Options {
     pub scope: Scope,
     pub format: Format,
     pub reuse: bool,
+    /// Keep what every override did, per application and cluster
+    /// ([`App::overrides`]), for `explain`. A render does not need it, and
+    /// at hundreds of thousands of objects it is hundreds of megabytes.
+    pub record_overrides: bool,
 }
 
 /// Which clusters a plan renders objects for. Scheduling always sees the
@@ -1007,8 +1011,17 @@ fn render_clusters(
                 Some(template) => kept(context, app, job)
                     .map(|file| Ok(Made::Kept(file)))
                     .unwrap_or_else(|| {
-                        render_one(context, template, app, job, &applicable[job.app])
-                            .map(|(file, applied)| Made::Rendered(file, applied))
+                        render_one(context, template, app, job, &applicable[job.app]).map(
+                            |(file, applied)| {
+                                // Dropped here, in the job, unless kept for explain.
+                                let applied = if context.options.record_overrides {
+                                    applied
+                                } else {
+                                    overrides::Applied::default()
+                                };
+                                Made::Rendered(file, applied)
+                            },
+                        )
                     }),
                 None => Err(Diagnostic::error(
                     Code::UnknownCluster,
@@ -1025,7 +1038,9 @@ fn render_clusters(
         match (result, shadow) {
             (Ok(made), true) => shadows.entry(cluster).or_default().push(made.into_file()),
             (Ok(Made::Rendered(file, applied)), false) => {
-                apps[index].overrides.insert(cluster.clone(), applied);
+                if context.options.record_overrides {
+                    apps[index].overrides.insert(cluster.clone(), applied);
+                }
                 per_cluster.entry(cluster).or_default().push(file);
             }
             (Ok(Made::Kept(file)), false) => per_cluster.entry(cluster).or_default().push(file),

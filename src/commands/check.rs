@@ -23,7 +23,7 @@ pub fn run(args: &StoredArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
         old.into(),
         args.format.map(Into::into),
         &crate::plan::Scope::All,
-        false,
+        pipeline::Purpose::Compare,
         printer,
     ) {
         Ok(outcome) => outcome,

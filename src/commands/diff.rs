@@ -16,7 +16,7 @@ pub fn run(args: &DiffArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
         old.into(),
         args.stored.format.map(Into::into),
         &crate::plan::Scope::All,
-        true,
+        pipeline::Purpose::Render { reuse: true },
         printer,
     ) {
         Ok(outcome) => outcome,

@@ -22,7 +22,7 @@ pub fn run(args: &ExplainArgs, printer: &Printer) -> anyhow::Result<ExitStatus> 
         old.into(),
         None,
         &crate::plan::Scope::All,
-        false,
+        pipeline::Purpose::Explain,
         printer,
     ) {
         Ok(outcome) => outcome,

@@ -21,6 +21,18 @@ pub struct Outcome {
     pub format: Format,
 }
 
+/// What a [`run`] is for, which decides how much work it does and keeps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Purpose {
+    /// A render to store; with `reuse`, unchanged applications keep their
+    /// previous files ([`crate::reuse`]).
+    Render { reuse: bool },
+    /// A comparison (`check`): every object rendered again.
+    Compare,
+    /// `explain`: every object rendered, and what each override did kept.
+    Explain,
+}
+
 /// The previous render as handed to [`run`]: every file read, or (for a
 /// reusing render into a directory) only the bindings and the marker, the
 /// other files listed in `unread` and read on demand by `fetch`.
@@ -64,7 +76,7 @@ pub fn run(
     stored: Previous<'_>,
     format: Option<Format>,
     scope: &crate::plan::Scope,
-    reuse: bool,
+    purpose: Purpose,
     printer: &Printer,
 ) -> Result<Outcome, ExitStatus> {
     let spinner = printer.spinner();
@@ -86,7 +98,8 @@ pub fn run(
     let options = crate::plan::Options {
         scope: scope.clone(),
         format,
-        reuse,
+        reuse: purpose == Purpose::Render { reuse: true },
+        record_overrides: purpose == Purpose::Explain,
     };
     let mut plan = match crate::plan::plan_with(&inputs, &previous, &options) {
         Ok(plan) => plan,
@@ -116,7 +129,7 @@ pub fn run(
         }
     }
     spinner.set_message("building the output tree");
-    let built = match emit::build_tree(&plan, &previous, format) {
+    let built = match emit::build_tree(&mut plan, &previous, format) {
         Ok(built) => built,
         Err(errors) => {
             diagnostics.extend(errors);

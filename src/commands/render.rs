@@ -49,7 +49,9 @@ fn to_directory(args: &RenderArgs, out: &Path, printer: &Printer) -> anyhow::Res
         stored,
         Some(args.format.into()),
         &crate::plan::Scope::All,
-        !args.rebuild,
+        pipeline::Purpose::Render {
+            reuse: !args.rebuild,
+        },
         printer,
     ) {
         Ok(outcome) => outcome,
@@ -170,7 +172,9 @@ fn to_branch(args: &RenderArgs, branch: &str, printer: &Printer) -> anyhow::Resu
             stored,
             Some(args.format.into()),
             &scope,
-            !args.rebuild,
+            pipeline::Purpose::Render {
+                reuse: !args.rebuild,
+            },
             printer,
         ) {
             Ok(outcome) => outcome,

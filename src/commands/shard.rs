@@ -70,7 +70,9 @@ pub fn render_shard(
         old_tree.into(),
         Some(args.format.into()),
         &scope,
-        !args.rebuild,
+        pipeline::Purpose::Render {
+            reuse: !args.rebuild,
+        },
         printer,
     ) {
         Ok(outcome) => outcome,
@@ -194,7 +196,7 @@ pub fn merge(args: &RenderArgs, printer: &Printer) -> anyhow::Result<ExitStatus>
         old_tree.into(),
         Some(args.format.into()),
         &Scope::ScheduleOnly,
-        false,
+        pipeline::Purpose::Compare,
         printer,
     ) {
         Ok(outcome) => outcome,

@@ -60,15 +60,16 @@ pub struct Built {
     pub kept: BTreeSet<String>,
 }
 
-/// Build the whole output tree for `plan`.
+/// Build the whole output tree for `plan`. The rendered files' bytes move
+/// from the plan into the tree (a fleet's worth of bytes is held once).
 pub fn build_tree(
-    plan: &Plan,
+    plan: &mut Plan,
     previous: &PreviousRender,
     format: Format,
 ) -> Result<Built, Diagnostics> {
     let results: Vec<Result<Files, Diagnostic>> = plan
         .clusters
-        .par_iter()
+        .par_iter_mut()
         .map(|cluster| cluster_files(cluster, previous, format))
         .collect();
     let mut tree = Tree::new();
@@ -129,7 +130,7 @@ fn serialize(value: &Value, what: &str) -> Result<Vec<u8>, Diagnostic> {
 }
 
 fn cluster_files(
-    cluster: &ClusterPlan,
+    cluster: &mut ClusterPlan,
     previous: &PreviousRender,
     format: Format,
 ) -> Result<Files, Diagnostic> {
@@ -141,7 +142,7 @@ fn cluster_files(
             .map(|(p, b)| (p.clone(), Some(b.clone())))
             .collect());
     }
-    let mut files = object_files(&cluster.objects, &cluster.name)?;
+    let mut files = object_files(std::mem::take(&mut cluster.objects), &cluster.name)?;
     // Held applications keep the files they had.
     for key in &cluster.frozen {
         let relative = file_of(key, &cluster.name, format);
@@ -181,15 +182,12 @@ pub fn file_of(key: &ObjectKey, cluster: &str, format: Format) -> String {
 
 /// The files of `objects` in one cluster directory, by relative path.
 fn object_files(
-    objects: &[Rendered],
+    objects: Vec<Rendered>,
     cluster: &str,
 ) -> Result<BTreeMap<String, Option<Vec<u8>>>, Diagnostic> {
     let mut files = BTreeMap::new();
     for object in objects {
-        if files
-            .insert(object.path.clone(), object.bytes.clone())
-            .is_some()
-        {
+        if files.contains_key(&object.path) {
             return Err(Diagnostic::error(
                 Code::PathCollision,
                 format!(
@@ -198,6 +196,7 @@ fn object_files(
                 ),
             ));
         }
+        files.insert(object.path, object.bytes);
     }
     Ok(files)
 }
@@ -236,7 +235,7 @@ pub fn object_file(
 pub fn shadow_tree(plan: &Plan) -> Tree {
     let mut tree = Tree::new();
     for cluster in &plan.clusters {
-        if let Ok(files) = object_files(&cluster.shadow, &cluster.name) {
+        if let Ok(files) = object_files(cluster.shadow.clone(), &cluster.name) {
             tree.extend(
                 files
                     .into_iter()

@@ -21,7 +21,7 @@ use crate::model::override_policy::{OverrideSpec, Overriders};
 use crate::model::resource_selector::{best_priority, ImplicitPriority, TemplateView};
 use command::{command_args_patch, Target};
 use metadata::{metadata_patch, MetaMap};
-use patch::{apply_patch, Change, OpKind, PatchError, PatchOp};
+use patch::{apply_in_place, Change, OpKind, PatchError, PatchOp};
 use serde::Serialize;
 use serde_json::Value;
 use std::fmt;
@@ -365,7 +365,8 @@ impl RuleCtx<'_, '_> {
             })
             .collect();
         if !ops.is_empty() {
-            match apply_patch(object, &ops) {
+            // `object` is `apply`'s working copy, discarded on error.
+            match apply_in_place(object, &ops) {
                 Ok(changes) if has_kind(object) => {
                     for (i, change) in changes.into_iter().enumerate() {
                         self.record(PLAINTEXT, i, vec![change]);
@@ -390,7 +391,7 @@ impl RuleCtx<'_, '_> {
 /// `unstructured.UnmarshalJSON` requires of the result: an object with a kind.
 /// (On error the caller discards the whole working copy.)
 fn apply_checked(object: &mut Value, ops: &[PatchOp]) -> Result<Vec<Change>, String> {
-    let changes = apply_patch(object, ops).map_err(|e: PatchError| e.to_string())?;
+    let changes = apply_in_place(object, ops).map_err(|e: PatchError| e.to_string())?;
     if !has_kind(object) {
         return Err("the result has no `kind`".to_string());
     }

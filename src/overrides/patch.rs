@@ -242,9 +242,19 @@ fn apply_one(doc: &mut Value, op: &PatchOp) -> Result<Change, Reason> {
 /// Applies all operations in order, atomically.
 pub fn apply_patch(doc: &mut Value, ops: &[PatchOp]) -> Result<Vec<Change>, PatchError> {
     let mut work = doc.clone();
+    let changes = apply_in_place(&mut work, ops)?;
+    *doc = work;
+    Ok(changes)
+}
+
+/// Applies all operations in order to `doc` itself. Not atomic: on error
+/// `doc` holds the operations before the failing one. For callers that
+/// already work on a scratch copy they discard on error, where a second
+/// copy per patch would be pure cost.
+pub fn apply_in_place(doc: &mut Value, ops: &[PatchOp]) -> Result<Vec<Change>, PatchError> {
     let mut changes = Vec::with_capacity(ops.len());
     for (index, op) in ops.iter().enumerate() {
-        let change = apply_one(&mut work, op).map_err(|reason| PatchError {
+        let change = apply_one(doc, op).map_err(|reason| PatchError {
             index,
             op: op.op,
             path: op.path.clone(),
@@ -252,7 +262,6 @@ pub fn apply_patch(doc: &mut Value, ops: &[PatchOp]) -> Result<Vec<Change>, Patc
         })?;
         changes.push(change);
     }
-    *doc = work;
     Ok(changes)
 }
 
@@ -524,6 +533,21 @@ mod tests {
         .unwrap_err();
         assert_eq!(err.index, 1);
         assert_eq!(doc, json!({"a": 1}));
+    }
+
+    #[test]
+    fn in_place_application_keeps_the_operations_before_the_failing_one() {
+        let mut doc = json!({"a": 1});
+        let ops = [
+            op(OpKind::Add, "/b", Some(json!(2))),
+            op(OpKind::Remove, "/zzz", None),
+        ];
+        let err = apply_in_place(&mut doc, &ops).unwrap_err();
+        assert_eq!(err.index, 1);
+        assert_eq!(doc, json!({"a": 1, "b": 2}));
+        let mut ok = json!({"a": 1});
+        let changes = apply_in_place(&mut ok, &ops[..1]).unwrap();
+        assert_eq!((ok, changes.len()), (json!({"a": 1, "b": 2}), 1));
     }
 
     #[test]

@@ -13,11 +13,11 @@ fn render(repo: &Path, previous_tree: &Tree) -> Tree {
     let (inputs, diagnostics) = load::load_repository(repo, &LoadOptions::default());
     assert!(!diagnostics.has_errors(), "{diagnostics:?}");
     let previous = previous::from_tree(previous_tree.clone());
-    let plan = match garrison::plan::plan(&inputs, &previous) {
+    let mut plan = match garrison::plan::plan(&inputs, &previous) {
         Ok(plan) => plan,
         Err(d) => panic!("{d:?}"),
     };
-    match emit::build_tree(&plan, &previous, Format::Manifests) {
+    match emit::build_tree(&mut plan, &previous, Format::Manifests) {
         Ok(built) => built.tree,
         Err(d) => panic!("{d:?}"),
     }
