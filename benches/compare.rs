@@ -14,7 +14,9 @@
 //! three renders in branch mode (`render --branch`, committing into a git
 //! repository holding the fleet's source). Before timing
 //! the incremental render it checks that both sides give the same objects.
-//! Times are medians of `--runs`; the peak RSS of garrison comes from
+//! Before each timed run the bench calls `sync` and waits a second, so the
+//! writeback of one step (or of deleting the previous output) is not billed
+//! to the next. Times are medians of `--runs`; the peak RSS of garrison comes from
 //! `/usr/bin/time -f %M` when present, else `getrusage(RUSAGE_CHILDREN)`.
 
 mod fleet;
@@ -66,6 +68,7 @@ fn time_garrison(args: &[&std::ffi::OsStr], rss_file: &Path) -> Run {
         Command::new(GARRISON)
     };
     command.args(args).stdout(Stdio::null());
+    settle();
     let start = Instant::now();
     let status = command.status().expect("run garrison");
     let wall = start.elapsed();
@@ -79,6 +82,14 @@ fn time_garrison(args: &[&std::ffi::OsStr], rss_file: &Path) -> Run {
         children_max_rss_kib()
     };
     Run { wall, rss_kib }
+}
+
+/// Flush dirty pages and let the disk go quiet, so that the writeback of
+/// one step (or of deleting the previous output) is not billed to the next.
+fn settle() {
+    // SAFETY: sync takes no arguments and cannot fail.
+    unsafe { libc::sync() };
+    std::thread::sleep(Duration::from_secs(1));
 }
 
 fn children_max_rss_kib() -> u64 {
