@@ -33,6 +33,9 @@ struct Run {
     wall: Duration,
     /// Peak resident set size in KiB.
     rss_kib: u64,
+    /// User plus system CPU time; a first render's wall time on a slow disk
+    /// is mostly waiting, its CPU time is garrison's own work.
+    cpu: Duration,
 }
 
 fn render(repo: &Path, out: &Path) -> Run {
@@ -62,7 +65,11 @@ fn time_garrison(args: &[&std::ffi::OsStr], rss_file: &Path) -> Run {
     let use_time = Path::new(TIME).exists();
     let mut command = if use_time {
         let mut c = Command::new(TIME);
-        c.arg("-f").arg("%M").arg("-o").arg(rss_file).arg(GARRISON);
+        c.arg("-f")
+            .arg("%M %U %S")
+            .arg("-o")
+            .arg(rss_file)
+            .arg(GARRISON);
         c
     } else {
         Command::new(GARRISON)
@@ -73,15 +80,24 @@ fn time_garrison(args: &[&std::ffi::OsStr], rss_file: &Path) -> Run {
     let status = command.status().expect("run garrison");
     let wall = start.elapsed();
     assert!(status.success(), "garrison render failed: {status}");
-    let rss_kib = if use_time {
-        std::fs::read_to_string(rss_file)
-            .ok()
-            .and_then(|t| t.trim().lines().last().and_then(|l| l.trim().parse().ok()))
-            .unwrap_or(0)
+    let (rss_kib, cpu) = if use_time {
+        let text = std::fs::read_to_string(rss_file).unwrap_or_default();
+        let fields: Vec<&str> = text
+            .trim()
+            .lines()
+            .last()
+            .unwrap_or("")
+            .split_whitespace()
+            .collect();
+        let number = |i: usize| fields.get(i).and_then(|f| f.parse::<f64>().ok());
+        (
+            number(0).map_or(0, |k| k as u64),
+            Duration::from_secs_f64(number(1).unwrap_or(0.0) + number(2).unwrap_or(0.0)),
+        )
     } else {
-        children_max_rss_kib()
+        (children_max_rss_kib(), Duration::ZERO)
     };
-    Run { wall, rss_kib }
+    Run { wall, rss_kib, cpu }
 }
 
 /// Flush dirty pages and let the disk go quiet, so that the writeback of
@@ -199,6 +215,7 @@ fn median(mut runs: Vec<Run>) -> Run {
     Run {
         wall: mid.wall,
         rss_kib,
+        cpu: mid.cpu,
     }
 }
 
@@ -262,12 +279,16 @@ fn main() {
     );
 
     println!();
-    println!("{:<40} {:>10} {:>12}", "step", "wall (s)", "peak RSS");
+    println!(
+        "{:<40} {:>10} {:>9} {:>12}",
+        "step", "wall (s)", "cpu (s)", "peak RSS"
+    );
     let row = |name: &str, run: &Run| {
         println!(
-            "{:<40} {:>10.3} {:>9} MiB",
+            "{:<40} {:>10.3} {:>9.3} {:>8} MiB",
             name,
             secs(run.wall),
+            secs(run.cpu),
             run.rss_kib / 1024
         );
     };
@@ -341,8 +362,15 @@ fn curve(args: &std::collections::BTreeMap<String, String>, sizes: &str) {
     let svg = args.get("svg").cloned();
     let mut points = Vec::new();
     println!(
-        "{:>9} {:>8} {:>9} {:>10} {:>10} {:>12} {:>9}",
-        "templates", "clusters", "objects", "first (s)", "again (s)", "one change", "RSS MiB"
+        "{:>9} {:>8} {:>9} {:>10} {:>10} {:>10} {:>12} {:>9}",
+        "templates",
+        "clusters",
+        "objects",
+        "first (s)",
+        "first cpu",
+        "again (s)",
+        "one change",
+        "RSS MiB"
     );
     for size in sizes
         .split(',')
@@ -368,11 +396,12 @@ fn curve(args: &std::collections::BTreeMap<String, String>, sizes: &str) {
         );
         let rss = first.rss_kib.max(again.rss_kib).max(one.rss_kib) / 1024;
         println!(
-            "{:>9} {:>8} {:>9} {:>10.3} {:>10.3} {:>12.3} {:>9}",
+            "{:>9} {:>8} {:>9} {:>10.3} {:>10.3} {:>10.3} {:>12.3} {:>9}",
             size,
             clusters,
             summary.rendered_objects,
             secs(first.wall),
+            secs(first.cpu),
             secs(again.wall),
             secs(one.wall),
             rss
@@ -382,6 +411,7 @@ fn curve(args: &std::collections::BTreeMap<String, String>, sizes: &str) {
             secs(first.wall),
             secs(again.wall),
             secs(one.wall),
+            secs(first.cpu),
         ));
         let _ = std::fs::remove_dir_all(&dir);
     }
@@ -392,12 +422,16 @@ fn curve(args: &std::collections::BTreeMap<String, String>, sizes: &str) {
 }
 
 /// A small line chart: objects on x, seconds on y, one polyline per series.
-fn plot(points: &[(usize, f64, f64, f64)], clusters: usize) -> String {
+/// One size of the curve: objects, first-render wall, re-render wall,
+/// one-change wall, first-render CPU.
+type Point = (usize, f64, f64, f64, f64);
+
+fn plot(points: &[Point], clusters: usize) -> String {
     let (w, h, left, right, top, bottom) = (640.0, 400.0, 70.0, 20.0, 40.0, 50.0);
     let max_x = points.iter().map(|p| p.0).max().unwrap_or(1) as f64;
     let max_y = points
         .iter()
-        .map(|p| p.1.max(p.2).max(p.3))
+        .map(|p| p.1.max(p.2).max(p.3).max(p.4))
         .fold(0.0f64, f64::max)
         .max(1e-3);
     // A round upper bound for the y axis.
@@ -451,13 +485,10 @@ fn plot(points: &[(usize, f64, f64, f64)], clusters: usize) -> String {
         h / 2.0,
         h / 2.0
     );
-    type Series = (
-        &'static str,
-        &'static str,
-        fn(&(usize, f64, f64, f64)) -> f64,
-    );
-    let series: [Series; 3] = [
-        ("first render", "#1f77b4", |p| p.1),
+    type Series = (&'static str, &'static str, fn(&Point) -> f64);
+    let series: [Series; 4] = [
+        ("first render (wall)", "#1f77b4", |p| p.1),
+        ("first render (CPU)", "#9467bd", |p| p.4),
         ("re-render, no change", "#ff7f0e", |p| p.2),
         ("one template changed", "#2ca02c", |p| p.3),
     ];
