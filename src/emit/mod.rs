@@ -5,7 +5,8 @@
 //! them (even when empty, so no generator ever loses a cluster), one binding
 //! per application under `bindings/`, and a marker file. Paused clusters are
 //! copied byte for byte from the previous render; held applications keep
-//! their previous files. A large change is written to a sibling directory
+//! their previous files; unchanged applications ([`crate::reuse`]) keep
+//! theirs unread, listed in [`Built::kept`] instead of held in memory. A large change is written to a sibling directory
 //! that is then swapped in; a small one is applied in place from a journal
 //! that the next lock of the directory finishes (see [`write`]), so an
 //! interrupted or failed render leaves the old output or the new one.

@@ -64,7 +64,7 @@ pub enum Error {
     },
     #[error("`{path}` exists and does not hold a garrison render; pass an empty or new directory")]
     NotARender { path: PathBuf },
-    #[error("another garrison render into `{path}` is running; wait for it to finish, then render again")]
+    #[error("another garrison command is writing or reading `{path}`; wait for it to finish, then run this one again")]
     Locked { path: PathBuf },
     #[error("cannot finish the interrupted update recorded in `{path}`: {reason}; remove the directory `{dir}` by hand, check the output directory, then render again")]
     Journal {

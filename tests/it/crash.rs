@@ -129,7 +129,7 @@ fn a_second_render_into_a_locked_directory_is_refused_and_changes_nothing() {
     let output = fleet.try_render(&[]);
     assert_eq!(output.status.code(), Some(2));
     let text = stderr(&output).replace(&fleet.out().display().to_string(), "[OUT]");
-    insta::assert_snapshot!(text.trim_end(), @"garrison: error: another garrison render into `[OUT]` is running; wait for it to finish, then render again");
+    insta::assert_snapshot!(text.trim_end(), @"garrison: error: another garrison command is writing or reading `[OUT]`; wait for it to finish, then run this one again");
     assert_eq!(read_tree(fleet.out()), before);
     drop(lock);
     assert!(

@@ -1,6 +1,7 @@
 //! Invariants over random fleets, rendered in-process: divided replicas sum
-//! to the desired count, input order never matters, and a paused cluster's
-//! bytes never change whatever is edited in the source.
+//! to the desired count, input order never matters, a paused cluster's
+//! bytes never change whatever is edited in the source, and keeping the
+//! files of unchanged applications never changes what a render writes.
 
 use crate::fleet::{cluster, deployment, policy, weighted, DIVIDED, DUPLICATED};
 use garrison::emit::{self, Format, Tree};
@@ -8,12 +9,22 @@ use garrison::load::{self, previous, LoadOptions};
 use proptest::prelude::*;
 use std::path::Path;
 
-/// load → plan → tree, exactly as `render` does, without the disk write.
+/// load → plan → tree, exactly as `render --rebuild` does, without the disk write.
 fn render(repo: &Path, previous_tree: &Tree) -> Tree {
+    render_with(repo, previous_tree, false)
+}
+
+/// [`render`], keeping the previous files of unchanged applications when
+/// `reuse` (as `render` does).
+fn render_with(repo: &Path, previous_tree: &Tree, reuse: bool) -> Tree {
     let (inputs, diagnostics) = load::load_repository(repo, &LoadOptions::default());
     assert!(!diagnostics.has_errors(), "{diagnostics:?}");
     let previous = previous::from_tree(previous_tree.clone());
-    let mut plan = match garrison::plan::plan(&inputs, &previous) {
+    let options = garrison::plan::Options {
+        reuse,
+        ..garrison::plan::Options::default()
+    };
+    let mut plan = match garrison::plan::plan_with(&inputs, &previous, &options) {
         Ok(plan) => plan,
         Err(d) => panic!("{d:?}"),
     };
@@ -174,6 +185,35 @@ proptest! {
             let now: Tree = tree.iter().filter(|(p, _)| p.starts_with("clusters/c0/")).map(|(p, b)| (p.clone(), b.clone())).collect();
             prop_assert_eq!(&now, &frozen);
             previous = tree;
+        }
+    }
+
+    #[test]
+    fn keeping_unchanged_files_never_changes_the_render(
+        start in world(),
+        edits in proptest::collection::vec((any::<bool>(), 0usize..4, 0u8..4, any::<bool>(), proptest::option::of(0u64..40)), 1..6),
+    ) {
+        let dir = tempfile::tempdir().map_err(|e| TestCaseError::fail(e.to_string()))?;
+        let mut world = start;
+        write(dir.path(), &files(&world, true));
+        let mut previous = render(dir.path(), &Tree::new());
+        for (retag, index, tag, toggle_c0, replicas) in edits {
+            // Per render: maybe an image tag, maybe c0 paused or unpaused,
+            // maybe replicas; together or alone.
+            let n = world.apps.len();
+            if retag {
+                world.apps[index % n].tag = tag;
+            }
+            if toggle_c0 {
+                world.paused[0] = !world.paused[0];
+            }
+            if let Some(replicas) = replicas {
+                world.apps[index % n].replicas = replicas;
+            }
+            write(dir.path(), &files(&world, true));
+            let kept = render_with(dir.path(), &previous, true);
+            prop_assert_eq!(&kept, &render(dir.path(), &previous));
+            previous = kept;
         }
     }
 }
