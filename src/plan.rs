@@ -943,6 +943,7 @@ struct RenderContext<'a> {
 /// only to count what the hold keeps back).
 struct Job<'a> {
     app: usize,
+    template: &'a Template,
     cluster: &'a Cluster,
     replicas: u64,
     shadow: bool,
@@ -993,8 +994,12 @@ fn render_clusters(
             live.chain(shadow.into_iter().map(move |a| (i, a, true)))
         })
         .filter_map(|(i, a, shadow)| {
+            // Every application comes from a template; a binding's cluster
+            // outside the fleet was reported when the binding was made.
+            let template = context.templates.get(&apps[i].key)?;
             by_name.get(a.cluster.as_str()).map(|cluster| Job {
                 app: i,
+                template,
                 cluster,
                 replicas: a.replicas,
                 shadow,
@@ -1007,27 +1012,19 @@ fn render_clusters(
         .par_iter()
         .map(|job| {
             let app = &apps_ref[job.app];
-            let result = match context.templates.get(&app.key) {
-                Some(template) => kept(context, app, job)
-                    .map(|file| Ok(Made::Kept(file)))
-                    .unwrap_or_else(|| {
-                        render_one(context, template, app, job, &applicable[job.app]).map(
-                            |(file, applied)| {
-                                // Dropped here, in the job, unless kept for explain.
-                                let applied = if context.options.record_overrides {
-                                    applied
-                                } else {
-                                    overrides::Applied::default()
-                                };
-                                Made::Rendered(file, applied)
-                            },
-                        )
-                    }),
-                None => Err(Diagnostic::error(
-                    Code::UnknownCluster,
-                    format!("`{}` has no template", app.key),
-                )),
-            };
+            let result = kept(context, app, job)
+                .map(|file| Ok(Made::Kept(file)))
+                .unwrap_or_else(|| {
+                    render_one(context, app, job, &applicable[job.app]).map(|(file, applied)| {
+                        // Dropped here, in the job, unless kept for explain.
+                        let applied = if context.options.record_overrides {
+                            applied
+                        } else {
+                            overrides::Applied::default()
+                        };
+                        Made::Rendered(file, applied)
+                    })
+                });
             (job.app, job.cluster.name.clone(), job.shadow, result)
         })
         .collect();
@@ -1172,14 +1169,14 @@ fn add_namespaces(
 /// the revise-object hook, annotate, serialise.
 fn render_one(
     context: &RenderContext<'_>,
-    template: &Template,
     app: &App,
     job: &Job<'_>,
     applicable: &[&OverridePolicyRef<'_>],
 ) -> Result<(Rendered, overrides::Applied), Diagnostic> {
-    let (inputs, interpreter, cluster, replicas) = (
+    let (inputs, interpreter, template, cluster, replicas) = (
         context.inputs,
         context.interpreter,
+        job.template,
         job.cluster,
         job.replicas,
     );

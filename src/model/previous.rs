@@ -1,8 +1,9 @@
 //! The previous render: the only state garrison has (SPEC §1).
 //!
-//! It is the last output tree, byte for byte, plus the bindings read back
-//! from it. Bindings make forts sticky and Divided schedules stable; the
-//! bytes are what a paused cluster keeps.
+//! It is the last output tree (the files read, byte for byte, and the rest
+//! listed), plus the bindings read back from it. Bindings make forts sticky
+//! and Divided schedules stable, and their render digests let unchanged
+//! applications keep their files; the bytes are what a paused cluster keeps.
 
 use super::meta::ObjectKey;
 use std::collections::{BTreeMap, BTreeSet};
@@ -39,11 +40,6 @@ pub struct PreviousRender {
 impl PreviousRender {
     pub fn is_empty(&self) -> bool {
         self.files.is_empty() && self.unread.is_empty()
-    }
-
-    /// Whether the previous render has a file at `path`, read or not.
-    pub fn contains(&self, path: &str) -> bool {
-        self.files.contains_key(path) || self.unread.contains(path)
     }
 
     /// The files under `clusters/<cluster>/`, by full path.
