@@ -479,7 +479,7 @@ fn plot(points: &[Point], clusters: usize) -> String {
     }
     svg += &format!(
         "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">objects rendered (templates x clusters)</text>\n\
-         <text x=\"16\" y=\"{}\" text-anchor=\"middle\" transform=\"rotate(-90 16 {})\">wall time (s)</text>\n",
+         <text x=\"16\" y=\"{}\" text-anchor=\"middle\" transform=\"rotate(-90 16 {})\">seconds (wall or CPU)</text>\n",
         (left + w - right) / 2.0,
         h - 12.0,
         h / 2.0,
