@@ -60,7 +60,14 @@ pub fn render_shard(
     printer: &Printer,
 ) -> anyhow::Result<ExitStatus> {
     let _lock = write::lock(dir)?;
+    // The previous render is read as `diff` reads it: under the shared
+    // lock, never half of an update (`merge` holds the exclusive one).
+    let previous = match &args.target.out {
+        Some(out) if out.exists() => Some(write::lock_shared(out)?),
+        _ => None,
+    };
     let (stored, base, old_tree) = stored(args)?;
+    drop(previous);
     let mut skip = stored.skip();
     skip.push(dir.to_path_buf());
     let scope = Scope::Shard { index, count };

@@ -28,8 +28,8 @@ impl Stored {
             Stored::Dir(dir) => {
                 // A small render is applied in place: the lock finishes one a
                 // crash interrupted and refuses while one runs, so the tree
-                // read is one render, not a mix of two.
-                let _lock = write::lock(dir)?;
+                // read is one render, not a mix of two. Readers share it.
+                let _lock = write::lock_shared(dir)?;
                 write::read_tree(dir).context("cannot read the stored render")
             }
             Stored::Branch(branch) => Ok(crate::git::read_branch(repo, branch)

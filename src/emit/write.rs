@@ -101,6 +101,47 @@ fn sibling(out: &Path, suffix: &str) -> (PathBuf, PathBuf) {
 /// staging directories and uncommitted updates are removed, and a committed
 /// update is finished, so whoever holds the lock reads a whole render.
 pub fn lock(out: &Path) -> Result<Lock, Error> {
+    let (file, parent) = lock_file(out)?;
+    if !flock(&file, Mode::Exclusive) {
+        return Err(Error::Locked {
+            path: out.to_path_buf(),
+        });
+    }
+    for staging in leftovers(out, &parent, "new") {
+        let _ = fs::remove_dir_all(staging);
+    }
+    for txn in leftovers(out, &parent, "txn") {
+        recover(out, &txn)?;
+    }
+    Ok(Lock { _file: file })
+}
+
+/// The lock for commands that only read `out` (`diff`, `check`, `explain`,
+/// a shard reading the previous render): readers share it, a render
+/// excludes them. Whoever finds the lock free takes it exclusively first, to
+/// finish what an interrupted render left, then holds it shared.
+pub fn lock_shared(out: &Path) -> Result<Lock, Error> {
+    match lock(out) {
+        Ok(lock) => {
+            // Not atomic (flock(2)): a render may slip in between, and the
+            // shared lock then waits for it, so what is read is still whole.
+            flock_blocking_shared(&lock._file);
+            Ok(lock)
+        }
+        Err(Error::Locked { path }) => {
+            let (file, _) = lock_file(out)?;
+            if flock(&file, Mode::Shared) {
+                Ok(Lock { _file: file })
+            } else {
+                Err(Error::Locked { path })
+            }
+        }
+        Err(other) => Err(other),
+    }
+}
+
+/// The lock file of `out` (opened) and the directory `out` lives in.
+fn lock_file(out: &Path) -> Result<(fs::File, PathBuf), Error> {
     let (parent, _) = sibling(out, "lock");
     fs::create_dir_all(&parent).map_err(io_error(&parent))?;
     // The lock file lives in the temporary directory, keyed by the output's
@@ -120,18 +161,7 @@ pub fn lock(out: &Path) -> Result<Lock, Error> {
         .write(true)
         .open(&path)
         .map_err(io_error(&path))?;
-    if !try_lock(&file) {
-        return Err(Error::Locked {
-            path: out.to_path_buf(),
-        });
-    }
-    for staging in leftovers(out, &parent, "new") {
-        let _ = fs::remove_dir_all(staging);
-    }
-    for txn in leftovers(out, &parent, "txn") {
-        recover(out, &txn)?;
-    }
-    Ok(Lock { _file: file })
+    Ok((file, parent))
 }
 
 /// The siblings of `out` named `.<name>.garrison-<kind>-<pid>`: what
@@ -162,15 +192,38 @@ fn leftovers(out: &Path, parent: &Path, kind: &str) -> Vec<PathBuf> {
 }
 
 #[cfg(unix)]
-fn try_lock(file: &fs::File) -> bool {
+fn flock(file: &fs::File, mode: Mode) -> bool {
+    use std::os::unix::io::AsRawFd;
+    let operation = match mode {
+        Mode::Exclusive => libc::LOCK_EX,
+        Mode::Shared => libc::LOCK_SH,
+    };
+    // SAFETY: the descriptor is valid for the lifetime of `file`.
+    unsafe { libc::flock(file.as_raw_fd(), operation | libc::LOCK_NB) == 0 }
+}
+
+#[cfg(unix)]
+fn flock_blocking_shared(file: &fs::File) {
     use std::os::unix::io::AsRawFd;
     // SAFETY: the descriptor is valid for the lifetime of `file`.
-    unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) == 0 }
+    unsafe {
+        libc::flock(file.as_raw_fd(), libc::LOCK_SH);
+    }
 }
 
 #[cfg(not(unix))]
-fn try_lock(_file: &fs::File) -> bool {
+fn flock(_file: &fs::File, _mode: Mode) -> bool {
     true
+}
+
+#[cfg(not(unix))]
+fn flock_blocking_shared(_file: &fs::File) {}
+
+/// How a lock is held.
+#[derive(Clone, Copy)]
+enum Mode {
+    Exclusive,
+    Shared,
 }
 
 fn io_error(path: &Path) -> impl FnOnce(io::Error) -> Error + '_ {
@@ -834,6 +887,38 @@ mod tests {
             kept_ino,
             "a kept file is the same file (linked or untouched)"
         );
+        assert!(beside(&out).is_empty(), "{:?}", beside(&out));
+    }
+
+    #[test]
+    fn readers_share_the_lock_and_a_render_excludes_them() {
+        let (_dir, out) = written(&old_tree());
+        let first = lock_shared(&out).expect("a reader locks");
+        let second = lock_shared(&out).expect("a second reader shares the lock");
+        assert!(
+            matches!(lock(&out), Err(Error::Locked { .. })),
+            "a render is refused while readers read"
+        );
+        drop((first, second));
+        let render = lock(&out).expect("a render locks once the readers are gone");
+        assert!(
+            matches!(lock_shared(&out), Err(Error::Locked { .. })),
+            "a reader is refused while a render writes"
+        );
+        drop(render);
+    }
+
+    #[test]
+    fn a_reader_finishes_an_interrupted_update_before_it_reads() {
+        let old = old_tree();
+        let new = small_change(&old);
+        let (_dir, out) = written(&old);
+        let change = plan_complete(&out, &new, &old).expect("a small change");
+        let txn = txn_of(&out);
+        stage(&txn, &change).expect("stage");
+        commit(&txn).expect("commit");
+        let _reader = lock_shared(&out).expect("a reader locks");
+        assert_eq!(read_tree(&out).expect("read"), new);
         assert!(beside(&out).is_empty(), "{:?}", beside(&out));
     }
 
