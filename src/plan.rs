@@ -154,15 +154,15 @@ pub enum Scope {
 }
 
 impl Scope {
-    /// Whether `cluster` is rendered in this scope (`fleet` order is by name).
-    fn contains_in(&self, fleet: &[Cluster], cluster: &str) -> bool {
+    /// Whether the cluster at `position` of the fleet (in name order) is
+    /// rendered in this scope.
+    fn contains_at(&self, position: usize) -> bool {
         match self {
             Scope::All => true,
             Scope::ScheduleOnly => false,
-            Scope::Shard { index, count } => fleet
-                .iter()
-                .position(|c| c.name == cluster)
-                .is_some_and(|p| *count > 0 && p % count == index.saturating_sub(1)),
+            Scope::Shard { index, count } => {
+                *count > 0 && position % count == index.saturating_sub(1)
+            }
         }
     }
 }
@@ -374,8 +374,9 @@ pub fn plan_with(
     // Only the clusters in scope are rendered (a shard renders its share).
     let in_scope: Vec<Cluster> = fleet
         .iter()
-        .filter(|c| scope.contains_in(fleet, &c.name))
-        .cloned()
+        .enumerate()
+        .filter(|(position, _)| scope.contains_at(*position))
+        .map(|(_, c)| c.clone())
         .collect();
     let context = RenderContext {
         inputs,
