@@ -159,6 +159,20 @@ fn first_renders(repo: &Path, out: &Path, runs: usize) -> Run {
     first
 }
 
+/// `runs` renders into `out`, each after one more template changed.
+fn one_change_renders(fleet: &fleet::Fleet, dir: &Path, out: &Path, runs: usize) -> Run {
+    median(
+        (0..runs)
+            .map(|generation| {
+                fleet
+                    .touch_one(dir, generation as u64 + 1)
+                    .expect("change one template");
+                render(&dir.join("garrison"), out)
+            })
+            .collect(),
+    )
+}
+
 fn git(repo: &Path, args: &[&str]) {
     let status = Command::new("git")
         .arg("-C")
@@ -267,16 +281,7 @@ fn main() {
         );
     }
 
-    let incremental = median(
-        (0..runs)
-            .map(|generation| {
-                fleet
-                    .touch_one(&dir, generation as u64 + 1)
-                    .expect("change one template");
-                render(&repo, &out)
-            })
-            .collect(),
-    );
+    let incremental = one_change_renders(&fleet, &dir, &out, runs);
 
     println!();
     println!(
@@ -384,16 +389,7 @@ fn curve(args: &std::collections::BTreeMap<String, String>, sizes: &str) {
         let out = dir.join("out");
         let first = first_renders(&repo, &out, runs);
         let again = median((0..runs).map(|_| render(&repo, &out)).collect());
-        let one = median(
-            (0..runs)
-                .map(|g| {
-                    fleet
-                        .touch_one(&dir, g as u64 + 1)
-                        .expect("change one template");
-                    render(&repo, &out)
-                })
-                .collect(),
-        );
+        let one = one_change_renders(&fleet, &dir, &out, runs);
         let rss = first.rss_kib.max(again.rss_kib).max(one.rss_kib) / 1024;
         println!(
             "{:>9} {:>8} {:>9} {:>10.3} {:>10.3} {:>10.3} {:>12.3} {:>9}",

@@ -404,11 +404,6 @@ pub fn commit_tree(repo: &Path, request: &CommitRequest<'_>) -> Result<CommitOut
         })
         .transpose()?;
 
-    // Every entry of the new trees is a blob written just now (checked by
-    // `Writer::blob`) or a kept blob listed from the parent's tree, so
-    // libgit2's per-entry existence check would only repeat an object
-    // lookup for each of tens of thousands of files.
-    git2::opts::strict_object_creation(false);
     let mut writer = Writer {
         git: &git,
         repo,

@@ -45,6 +45,33 @@ pub struct Previous<'a> {
 /// Reads the named files of the previous render.
 pub type Fetch<'a> = dyn Fn(&[String]) -> anyhow::Result<Tree> + Sync + 'a;
 
+impl<'a> Previous<'a> {
+    /// The previous render known by its `listing`, as a reusing render
+    /// reads it: the bindings (the scheduler's memory) and the marker now,
+    /// through `fetch`, any other file only when the render compares or
+    /// copies it. With `everything`, every file now.
+    pub fn listed(
+        listing: impl IntoIterator<Item = String>,
+        everything: bool,
+        fetch: &'a Fetch<'a>,
+    ) -> anyhow::Result<Previous<'a>> {
+        let mut now = Vec::new();
+        let mut unread = BTreeSet::new();
+        for path in listing {
+            if everything || path.starts_with("bindings/") || path == emit::MARKER_FILE {
+                now.push(path);
+            } else {
+                unread.insert(path);
+            }
+        }
+        Ok(Previous {
+            files: fetch(&now)?,
+            unread,
+            fetch: Some(fetch),
+        })
+    }
+}
+
 impl From<Tree> for Previous<'_> {
     fn from(files: Tree) -> Self {
         Previous {

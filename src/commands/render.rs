@@ -5,10 +5,10 @@
 use super::stored::Stored;
 use super::{pipeline, ExitStatus, Printer};
 use crate::cli::RenderArgs;
-use crate::emit::{write, Tree, MARKER_FILE};
+use crate::emit::{write, Tree};
 use crate::report;
 use anyhow::Context;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::path::Path;
 
 /// How many times a render is retried when another process moved the branch.
@@ -29,20 +29,10 @@ pub fn run(args: &RenderArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
 
 fn to_directory(args: &RenderArgs, out: &Path, printer: &Printer) -> anyhow::Result<ExitStatus> {
     let _lock = write::lock(out)?;
-    // A reusing render reads the bindings and the marker now, and any other
-    // previous file only when it compares or copies it.
     let listing = write::list_tree(out).context("cannot read the previous render")?;
-    let (eager, unread): (BTreeSet<String>, BTreeSet<String>) = listing
-        .into_iter()
-        .partition(|p| args.rebuild || p.starts_with("bindings/") || p == MARKER_FILE);
-    let eager: Vec<String> = eager.into_iter().collect();
-    let files = write::read_files(out, &eager).context("cannot read the previous render")?;
     let fetch = |paths: &[String]| -> anyhow::Result<Tree> { Ok(write::read_files(out, paths)?) };
-    let stored = pipeline::Previous {
-        files,
-        unread,
-        fetch: Some(&fetch),
-    };
+    let stored = pipeline::Previous::listed(listing, args.rebuild, &fetch)
+        .context("cannot read the previous render")?;
     let outcome = match pipeline::run(
         &args.repo.repo,
         vec![out.to_path_buf()],
@@ -126,33 +116,12 @@ fn to_branch(args: &RenderArgs, branch: &str, printer: &Printer) -> anyhow::Resu
         Err(status) => return Ok(status),
     };
     for _ in 0..MAX_ATTEMPTS {
-        // As into a directory: the bindings and the marker are read now,
-        // any other blob only when the render compares or copies it.
         let listing = crate::git::list_branch(repo, branch)
             .with_context(|| format!("cannot read branch `{branch}`"))?;
         let (parent, blobs) = match listing {
             Some(listing) => (Some(listing.commit), listing.blobs),
             None => (None, BTreeMap::new()),
         };
-        let read_now: Vec<(&str, &str)> = blobs
-            .iter()
-            .filter(|(p, _)| args.rebuild || p.starts_with("bindings/") || *p == MARKER_FILE)
-            .map(|(p, id)| (p.as_str(), id.as_str()))
-            .collect();
-        let files = crate::git::read_blobs(repo, &read_now)
-            .with_context(|| format!("cannot read branch `{branch}`"))?;
-        let unread: BTreeSet<String> = blobs
-            .keys()
-            .filter(|p| !files.contains_key(*p))
-            .cloned()
-            .collect();
-        if let Some(newer) = newer_source_rendered(repo, &files, source.as_ref())? {
-            eprintln!(
-                "garrison: branch `{branch}` already holds the render of {newer}, which is newer than the source commit {}; nothing to do",
-                source.as_ref().map_or("", |s| s.commit.as_str())
-            );
-            return Ok(ExitStatus::Success);
-        }
         let fetch = |paths: &[String]| -> anyhow::Result<Tree> {
             let wanted: Vec<(&str, &str)> = paths
                 .iter()
@@ -160,11 +129,15 @@ fn to_branch(args: &RenderArgs, branch: &str, printer: &Printer) -> anyhow::Resu
                 .collect();
             Ok(crate::git::read_blobs(repo, &wanted)?)
         };
-        let stored = pipeline::Previous {
-            files,
-            unread,
-            fetch: Some(&fetch),
-        };
+        let stored = pipeline::Previous::listed(blobs.keys().cloned(), args.rebuild, &fetch)
+            .with_context(|| format!("cannot read branch `{branch}`"))?;
+        if let Some(newer) = newer_source_rendered(repo, &stored.files, source.as_ref())? {
+            eprintln!(
+                "garrison: branch `{branch}` already holds the render of {newer}, which is newer than the source commit {}; nothing to do",
+                source.as_ref().map_or("", |s| s.commit.as_str())
+            );
+            return Ok(ExitStatus::Success);
+        }
         let scope = crate::plan::Scope::All;
         let outcome = match pipeline::run(
             repo,

@@ -3,7 +3,7 @@
 //! delivery docs' manifests checked against a real render.
 
 use crate::fleet::{clusters, deployment, policy, DUPLICATED};
-use crate::support::{kustomize, run, stderr, stdout, testdata};
+use crate::support::{git, kustomize, render_to, stderr, stdout, testdata};
 use garrison::load::yaml::{parse_stream, Limits};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
@@ -127,30 +127,6 @@ fn evaluate(text: &str, inputs: &BTreeMap<String, String>) -> String {
     }
     out.push_str(rest);
     out
-}
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let output = match Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(["-c", "user.name=Dev", "-c", "user.email=dev@example.com"])
-        .args(args)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .output()
-    {
-        Ok(o) => o,
-        Err(e) => panic!("the git CLI is required for these tests: {e}"),
-    };
-    assert!(
-        output.status.success(),
-        "git {args:?} in {} failed: {}",
-        dir.display(),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8_lossy(&output.stdout)
-        .trim_end()
-        .to_string()
 }
 
 /// The `git` the shim hands over to.
@@ -619,16 +595,11 @@ fn every_action_input_is_documented_and_used_and_every_output_is_mapped() {
     let dir = crate::support::temp();
     let outputs_file = dir.path().join("outputs");
     let repo = testdata().join("duplicated");
-    let output = run(&[
-        "render",
-        "--repo",
-        path_str(&repo),
-        "--out",
-        path_str(&dir.path().join("out")),
-        "--github-output",
-        path_str(&outputs_file),
-        "-q",
-    ]);
+    let output = render_to(
+        &repo,
+        &dir.path().join("out"),
+        &["--github-output", path_str(&outputs_file), "-q"],
+    );
     assert!(output.status.success(), "{}", stderr(&output));
     let written: BTreeSet<String> = read(&outputs_file)
         .lines()
@@ -792,14 +763,7 @@ fn the_delivery_docs_point_argo_cd_and_flux_at_cluster_directories_that_build() 
     let dir = crate::support::temp();
     let out = dir.path().join("out");
     let repo = testdata().join("fleet/repo");
-    let output = run(&[
-        "render",
-        "--repo",
-        path_str(&repo),
-        "--out",
-        path_str(&out),
-        "-q",
-    ]);
+    let output = render_to(&repo, &out, &["-q"]);
     assert!(output.status.success(), "{}", stderr(&output));
     let mut directories = Vec::new();
     if let Ok(entries) = std::fs::read_dir(out.join("clusters")) {

@@ -3,13 +3,11 @@
 //! print exactly the snapshotted diagnostics and leave the previous output
 //! byte-identical; an `ok-*` case must succeed with the snapshotted warnings.
 
-use crate::support::{copy_dir, read_tree, run, stderr, testdata};
+use crate::support::{copy_dir, read_tree, render_to, stderr, testdata};
 use std::path::{Path, PathBuf};
 
 fn render(repo: &Path, out: &Path) -> std::process::Output {
-    let repo = repo.to_string_lossy().into_owned();
-    let out = out.to_string_lossy().into_owned();
-    run(&["render", "--repo", &repo, "--out", &out, "--color", "never"])
+    render_to(repo, out, &["--color", "never"])
 }
 
 /// The repository to render for `case`: the fixture itself, or a copy with

@@ -2,41 +2,9 @@
 //! checked with the `git` CLI.
 
 use crate::fleet::{clusters, deployment, policy, Fleet, DUPLICATED};
-use crate::support::{garrison, stderr, stdout};
+use crate::support::{commit_all, garrison, git, stderr, stdout};
 use std::path::Path;
-use std::process::{Command, Output};
-
-fn git(repo: &Path, args: &[&str]) -> String {
-    let output = match Command::new("git").arg("-C").arg(repo).args(args).output() {
-        Ok(o) => o,
-        Err(e) => panic!("the git CLI is required for these tests: {e}"),
-    };
-    assert!(
-        output.status.success(),
-        "git {args:?} failed: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8_lossy(&output.stdout)
-        .trim_end()
-        .to_string()
-}
-
-fn commit_all(repo: &Path, message: &str) {
-    git(repo, &["add", "-A"]);
-    git(
-        repo,
-        &[
-            "-c",
-            "user.name=Dev",
-            "-c",
-            "user.email=dev@example.com",
-            "commit",
-            "-q",
-            "-m",
-            message,
-        ],
-    );
-}
+use std::process::Output;
 
 /// A git repository holding a small fleet, committed.
 fn repo() -> Fleet {

@@ -1,6 +1,6 @@
 //! CLI transcripts: exit code, stdout and stderr of the real binary.
 
-use crate::support::{run, stderr, stdout, testdata};
+use crate::support::{render_to, run, stderr, stdout, testdata};
 
 #[test]
 fn help_lists_the_commands() {
@@ -14,15 +14,7 @@ fn a_missing_repository_is_an_error_with_exit_2() {
     let dir = crate::support::temp();
     let missing = dir.path().join("nope");
     let out = dir.path().join("out");
-    let output = run(&[
-        "render",
-        "--repo",
-        &missing.to_string_lossy(),
-        "--out",
-        &out.to_string_lossy(),
-        "--diagnostics",
-        "concise",
-    ]);
+    let output = render_to(&missing, &out, &["--diagnostics", "concise"]);
     assert_eq!(output.status.code(), Some(2));
     assert!(!out.exists(), "nothing may be written on error");
     let text = stderr(&output).replace(&missing.to_string_lossy().into_owned(), "[REPO]");
@@ -42,14 +34,7 @@ fn verbose_render_lists_where_every_application_goes() {
     let dir = crate::support::temp();
     let repo = testdata().join("fort-seed/repo");
     let out = dir.path().join("out");
-    let output = run(&[
-        "render",
-        "--repo",
-        &repo.to_string_lossy(),
-        "--out",
-        &out.to_string_lossy(),
-        "--verbose",
-    ]);
+    let output = render_to(&repo, &out, &["--verbose"]);
     assert!(output.status.success(), "{}", stderr(&output));
     insta::assert_snapshot!(stdout(&output));
 }
@@ -59,13 +44,7 @@ fn warnings_from_loading_are_counted_in_the_summary() {
     let dir = crate::support::temp();
     let repo = testdata().join("bad-input/ok-unknown-field/repo");
     let out = dir.path().join("out");
-    let output = run(&[
-        "render",
-        "--repo",
-        &repo.to_string_lossy(),
-        "--out",
-        &out.to_string_lossy(),
-    ]);
+    let output = render_to(&repo, &out, &[]);
     assert!(output.status.success(), "{}", stderr(&output));
     assert!(
         stdout(&output).contains(" 2 warning(s)"),

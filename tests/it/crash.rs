@@ -5,7 +5,7 @@
 //! directory cannot interleave.
 
 use crate::fleet::{clusters, deployment, Fleet};
-use crate::support::{garrison, read_tree, stderr};
+use crate::support::{commit_all, garrison, git, read_tree, stderr};
 use std::os::unix::fs::MetadataExt as _;
 use std::time::Instant;
 
@@ -138,26 +138,6 @@ fn a_second_render_into_a_locked_directory_is_refused_and_changes_nothing() {
     );
 }
 
-fn git(repo: &std::path::Path, args: &[&str]) -> String {
-    let output = match std::process::Command::new("git")
-        .arg("-C")
-        .arg(repo)
-        .args(args)
-        .output()
-    {
-        Ok(o) => o,
-        Err(e) => panic!("the git CLI is required for this test: {e}"),
-    };
-    assert!(
-        output.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8_lossy(&output.stdout)
-        .trim_end()
-        .to_string()
-}
-
 #[test]
 fn a_commit_killed_at_any_moment_leaves_the_branch_at_a_complete_commit() {
     let fleet = Fleet::new();
@@ -168,22 +148,7 @@ fn a_commit_killed_at_any_moment_leaves_the_branch_at_a_complete_commit() {
     write_version(&fleet, "v0", APPS);
     let repo = fleet.repo.clone();
     git(&repo, &["init", "-q", "-b", "main"]);
-    let commit = |message: &str| {
-        git(&repo, &["add", "-A"]);
-        git(
-            &repo,
-            &[
-                "-c",
-                "user.name=Dev",
-                "-c",
-                "user.email=dev@example.com",
-                "commit",
-                "-q",
-                "-m",
-                message,
-            ],
-        );
-    };
+    let commit = |message: &str| commit_all(&repo, message);
     commit("v0");
     let started = Instant::now();
     let first = match garrison()

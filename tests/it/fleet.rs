@@ -2,7 +2,7 @@
 //! between renders: the harness for behaviour that spans renders
 //! (scheduler memory, forts, pauses).
 
-use crate::support::{read_tree, run, stderr, stdout};
+use crate::support::{read_tree, stderr, stdout};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -102,19 +102,9 @@ impl Fleet {
     }
 
     pub fn try_render(&self, extra: &[&str]) -> std::process::Output {
-        let repo = self.repo.to_string_lossy().into_owned();
-        let out = self.out.to_string_lossy().into_owned();
-        let mut args = vec![
-            "render",
-            "--repo",
-            repo.as_str(),
-            "--out",
-            out.as_str(),
-            "--diagnostics",
-            "concise",
-        ];
+        let mut args = vec!["--diagnostics", "concise"];
         args.extend_from_slice(extra);
-        run(&args)
+        crate::support::render_to(&self.repo, &self.out, &args)
     }
 
     pub fn out(&self) -> &Path {

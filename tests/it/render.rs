@@ -3,7 +3,7 @@
 //! the invariants checked (re-render is byte-identical and a no-op; input
 //! order does not matter).
 
-use crate::support::{copy_dir, kustomize, read_tree, run, stderr, stdout, tree_text};
+use crate::support::{copy_dir, kustomize, read_tree, render_to, stderr, stdout, tree_text};
 use garrison::load::yaml::parse_stream;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -22,11 +22,8 @@ fn case_args(case: &Path) -> Vec<String> {
 }
 
 fn render(repo: &Path, out: &Path, extra: &[String]) -> std::process::Output {
-    let repo = repo.to_string_lossy().into_owned();
-    let out = out.to_string_lossy().into_owned();
-    let mut args = vec!["render", "--repo", &repo, "--out", &out];
-    args.extend(extra.iter().map(String::as_str));
-    run(&args)
+    let extra: Vec<&str> = extra.iter().map(String::as_str).collect();
+    render_to(repo, out, &extra)
 }
 
 /// Objects parsed from YAML text, by identity.

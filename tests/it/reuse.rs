@@ -4,7 +4,7 @@
 //! object rendered again) writes from the same previous render.
 
 use crate::fleet::{cluster, deployment, deployment_file, policy, Fleet, DIVIDED, DUPLICATED};
-use crate::support::{copy_dir, read_tree, run, stderr, temp};
+use crate::support::{copy_dir, read_tree, render_to, run, stderr, temp};
 
 const REGION_OVERRIDE: &str = "apiVersion: policy.karmada.io/v1alpha1\nkind: ClusterOverridePolicy\nmetadata:\n  name: by-region\nspec:\n  resourceSelectors:\n  - apiVersion: apps/v1\n    kind: Deployment\n  overrideRules:\n  - targetCluster:\n      labelSelector:\n        matchLabels:\n          region: eu\n    overriders:\n      labelsOverrider:\n      - operator: add\n        value:\n          served-from: eu\n";
 
@@ -42,17 +42,7 @@ fn assert_reuse_matches_rebuild(fleet: &Fleet, step: &str) {
     let scratch = temp();
     let rebuilt = scratch.path().join("rebuilt");
     copy_dir(fleet.out(), &rebuilt);
-    let repo = fleet.repo.to_string_lossy().into_owned();
-    let rebuilt_arg = rebuilt.to_string_lossy().into_owned();
-    let output = run(&[
-        "render",
-        "--repo",
-        &repo,
-        "--out",
-        &rebuilt_arg,
-        "--rebuild",
-        "-q",
-    ]);
+    let output = render_to(&fleet.repo, &rebuilt, &["--rebuild", "-q"]);
     assert!(output.status.success(), "{step}: {}", stderr(&output));
     let reused = fleet.render();
     assert_eq!(

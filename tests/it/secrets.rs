@@ -2,7 +2,7 @@
 //! and a SealedSecret reaches the output unchanged, and nothing is added to
 //! a SOPS document (its MAC covers every value).
 
-use crate::support::{read_tree, run, stderr, testdata};
+use crate::support::{read_tree, render_to, stderr, testdata};
 use garrison::load::yaml::parse_stream;
 use serde_json::Value;
 
@@ -27,14 +27,7 @@ fn sops_and_sealed_secrets_pass_through_unchanged() {
     let dir = crate::support::temp();
     let repo = testdata().join("encrypted-secrets/repo");
     let out = dir.path().join("out");
-    let output = run(&[
-        "render",
-        "--repo",
-        &repo.to_string_lossy(),
-        "--out",
-        &out.to_string_lossy(),
-        "-q",
-    ]);
+    let output = render_to(&repo, &out, &["-q"]);
     assert!(output.status.success(), "{}", stderr(&output));
     let tree = read_tree(&out);
     let rendered = |path: &str| {

@@ -1,7 +1,7 @@
 //! `--shard K/N` and `--merge-shards`: a CI matrix renders disjoint shares of
 //! the fleet, and their combination is exactly the whole render.
 
-use crate::support::{copy_dir, read_tree, run, stderr, testdata};
+use crate::support::{copy_dir, read_tree, render_to, run, stderr, testdata};
 
 #[test]
 fn merged_shards_equal_the_whole_render_and_are_disjoint() {
@@ -10,14 +10,7 @@ fn merged_shards_equal_the_whole_render_and_are_disjoint() {
     copy_dir(&testdata().join("fleet/repo"), &repo);
     let repo_arg = repo.to_string_lossy().into_owned();
     let whole = dir.path().join("whole");
-    let output = run(&[
-        "render",
-        "--repo",
-        &repo_arg,
-        "--out",
-        &whole.to_string_lossy(),
-        "-q",
-    ]);
+    let output = render_to(&repo, &whole, &["-q"]);
     assert!(output.status.success(), "{}", stderr(&output));
 
     let out = dir.path().join("out");
@@ -25,18 +18,17 @@ fn merged_shards_equal_the_whole_render_and_are_disjoint() {
     let mut seen_clusters = std::collections::BTreeSet::new();
     for k in 1..=3 {
         let shard = dir.path().join(format!("shard-{k}"));
-        let output = run(&[
-            "render",
-            "--repo",
-            &repo_arg,
-            "--out",
-            &out.to_string_lossy(),
-            "--shard",
-            &format!("{k}/3"),
-            "--shard-dir",
-            &shard.to_string_lossy(),
-            "-q",
-        ]);
+        let output = render_to(
+            &repo,
+            &out,
+            &[
+                "--shard",
+                &format!("{k}/3"),
+                "--shard-dir",
+                &shard.to_string_lossy(),
+                "-q",
+            ],
+        );
         assert!(output.status.success(), "{}", stderr(&output));
         for path in read_tree(&shard)
             .keys()
@@ -79,16 +71,11 @@ fn merged_shards_equal_the_whole_render_and_are_disjoint() {
 
     // A missing shard is refused and nothing is written.
     let before = read_tree(&out);
-    let output = run(&[
-        "render",
-        "--repo",
-        &repo_arg,
-        "--out",
-        &out.to_string_lossy(),
-        "--merge-shards",
-        &shard_dirs[0],
-        &shard_dirs[1],
-    ]);
+    let output = render_to(
+        &repo,
+        &out,
+        &["--merge-shards", &shard_dirs[0], &shard_dirs[1]],
+    );
     assert_eq!(output.status.code(), Some(2));
     insta::assert_snapshot!(stderr(&output), @"garrison: error: shards 3/3 are missing; pass every shard directory");
     assert_eq!(read_tree(&out), before);

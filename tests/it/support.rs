@@ -17,6 +17,14 @@ pub fn run(args: &[&str]) -> Output {
     }
 }
 
+/// `garrison render --repo REPO --out OUT EXTRA...`.
+pub fn render_to(repo: &Path, out: &Path, extra: &[&str]) -> Output {
+    let (repo, out) = (repo.to_string_lossy(), out.to_string_lossy());
+    let mut args = vec!["render", "--repo", &repo, "--out", &out];
+    args.extend_from_slice(extra);
+    run(&args)
+}
+
 pub fn testdata() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata")
 }
@@ -105,4 +113,36 @@ pub fn temp() -> tempfile::TempDir {
         Ok(dir) => dir,
         Err(e) => panic!("cannot create a temporary directory: {e}"),
     }
+}
+
+/// `git -C dir ARGS` with a fixed identity and no user or system config;
+/// its stdout without the trailing newline. A missing `git` fails the test.
+pub fn git(dir: &Path, args: &[&str]) -> String {
+    let output = match Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(["-c", "user.name=Dev", "-c", "user.email=dev@example.com"])
+        .args(args)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .output()
+    {
+        Ok(o) => o,
+        Err(e) => panic!("the git CLI is required for these tests: {e}"),
+    };
+    assert!(
+        output.status.success(),
+        "git {args:?} in {} failed: {}",
+        dir.display(),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout)
+        .trim_end()
+        .to_string()
+}
+
+/// Stage everything in `repo` and commit it.
+pub fn commit_all(repo: &Path, message: &str) {
+    git(repo, &["add", "-A"]);
+    git(repo, &["commit", "-q", "-m", message]);
 }
