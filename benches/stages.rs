@@ -14,7 +14,7 @@ mod fleet;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use garrison::emit::{self, Format};
-use garrison::load::{self, LoadOptions};
+use garrison::load::{self, cache::Cache, LoadOptions};
 use garrison::model::previous::PreviousRender;
 use garrison::overrides::{self, OverridePolicyRef};
 use garrison::schedule::divide::{self, Party};
@@ -38,7 +38,7 @@ fn stages(c: &mut Criterion) {
         .expect("write the fleet");
     let repo = dir.join("garrison");
     let options = LoadOptions::default();
-    let (inputs, diagnostics) = load::load_repository(&repo, &options);
+    let (inputs, diagnostics) = load::load_repository(&repo, &options, &Cache::disabled());
     assert!(!diagnostics.has_errors(), "the generated fleet loads");
     let empty = PreviousRender::default();
     let plan = garrison::plan::plan(&inputs, &empty).expect("the generated fleet plans");
@@ -53,7 +53,14 @@ fn stages(c: &mut Criterion) {
     group.warm_up_time(Duration::from_secs(1));
 
     group.bench_function("load", |b| {
-        b.iter(|| load::load_repository(black_box(&repo), &options))
+        b.iter(|| load::load_repository(black_box(&repo), &options, &Cache::disabled()))
+    });
+    let cache_dir = dir.join("parse-cache");
+    let warm = Cache::open(&cache_dir);
+    load::load_repository(&repo, &options, &warm);
+    warm.save().expect("write the parse cache");
+    group.bench_function("load/cached", |b| {
+        b.iter(|| load::load_repository(black_box(&repo), &options, &Cache::open(&cache_dir)))
     });
     group.bench_function("plan/first", |b| {
         b.iter(|| garrison::plan::plan(black_box(&inputs), &empty).map(|p| p.apps.len()))

@@ -106,6 +106,25 @@ pub struct RepoArgs {
     /// The source repository.
     #[arg(long, default_value = ".")]
     pub repo: PathBuf,
+    /// Where parsed files are remembered between runs [default: `.garrison-cache` in the repository].
+    #[arg(long, env = "GARRISON_CACHE_DIR", value_name = "DIR")]
+    pub cache_dir: Option<PathBuf>,
+    /// Parse every file again, reading and writing no cache.
+    #[arg(long, conflicts_with = "cache_dir")]
+    pub no_cache: bool,
+}
+
+impl RepoArgs {
+    /// The parse cache's directory, or `None` when caching is off.
+    pub fn cache(&self) -> Option<PathBuf> {
+        if self.no_cache {
+            return None;
+        }
+        Some(match &self.cache_dir {
+            Some(dir) => dir.clone(),
+            None => self.repo.join(crate::load::cache::DEFAULT_DIR),
+        })
+    }
 }
 
 #[derive(Debug, Args)]

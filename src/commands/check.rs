@@ -18,7 +18,7 @@ pub fn run(args: &StoredArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     let stored = Stored::from_args(&args.stored);
     let old = stored.read(&args.repo.repo)?;
     let outcome = match pipeline::run(
-        &args.repo.repo,
+        &args.repo,
         stored.skip(),
         old.into(),
         args.format.map(Into::into),

@@ -11,7 +11,7 @@ pub fn run(args: &DiffArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     let repo = &args.stored.repo.repo;
     let old = stored.read(repo)?;
     let outcome = match pipeline::run(
-        repo,
+        &args.stored.repo,
         stored.skip(),
         old.into(),
         args.stored.format.map(Into::into),

@@ -17,7 +17,7 @@ pub fn run(args: &ExplainArgs, printer: &Printer) -> anyhow::Result<ExitStatus> 
     };
     let skip = stored.as_ref().map(Stored::skip).unwrap_or_default();
     let outcome = match pipeline::run(
-        &args.repo.repo,
+        &args.repo,
         skip,
         old.into(),
         None,

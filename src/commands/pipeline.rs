@@ -3,12 +3,13 @@
 //! `explain` can never disagree about what a render would produce.
 
 use super::{ExitStatus, Printer};
+use crate::cli::RepoArgs;
 use crate::emit::{self, Format, Tree};
-use crate::load::{self, previous, LoadOptions};
+use crate::load::{self, cache::Cache, previous, LoadOptions};
 use crate::model::previous::PreviousRender;
 use crate::plan::Plan;
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// Everything a render decided, before anything is written.
 pub struct Outcome {
@@ -96,9 +97,10 @@ pub fn recorded_format(tree: &Tree) -> Option<Format> {
 /// Load `repo`, plan against the previous render, build the new tree. Input
 /// faults are printed and become `Err(ExitStatus::Error)`. With `reuse`,
 /// files of unchanged applications are kept from the previous render
-/// instead of rendered again ([`crate::reuse`]).
+/// instead of rendered again ([`crate::reuse`]). Files parsed by an earlier
+/// run come from the parse cache ([`crate::load::cache`]).
 pub fn run(
-    repo: &Path,
+    repo: &RepoArgs,
     skip: Vec<PathBuf>,
     stored: Previous<'_>,
     format: Option<Format>,
@@ -108,20 +110,27 @@ pub fn run(
 ) -> Result<Outcome, ExitStatus> {
     let spinner = printer.spinner();
     spinner.set_message("loading the repository");
-    let (inputs, mut diagnostics) = load::load_repository(repo, &LoadOptions { skip });
+    let cache = repo
+        .cache()
+        .map_or_else(Cache::disabled, |dir| Cache::open(&dir));
+    let (inputs, mut diagnostics) =
+        load::load_repository(&repo.repo, &LoadOptions { skip }, &cache);
     spinner.set_message(format!(
         "planning {} templates on {} clusters",
         inputs.templates.len(),
         inputs.clusters.len()
     ));
     if diagnostics.has_errors() {
+        let _ = cache.save();
         printer.diagnostics(&diagnostics, &inputs.sources);
         return Err(ExitStatus::Error);
     }
     let format = format
         .or_else(|| recorded_format(&stored.files))
         .unwrap_or_default();
-    let mut previous = previous::from_partial(stored.files, stored.unread);
+    let mut previous = previous::from_partial(stored.files, stored.unread, &cache);
+    // Only speed is lost when the cache cannot be written: not worth a warning.
+    let _ = cache.save();
     let options = crate::plan::Options {
         scope: scope.clone(),
         format,

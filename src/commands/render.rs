@@ -34,7 +34,7 @@ fn to_directory(args: &RenderArgs, out: &Path, printer: &Printer) -> anyhow::Res
     let stored = pipeline::Previous::listed(listing, args.rebuild, &fetch)
         .context("cannot read the previous render")?;
     let outcome = match pipeline::run(
-        &args.repo.repo,
+        &args.repo,
         vec![out.to_path_buf()],
         stored,
         Some(args.format.into()),
@@ -140,7 +140,7 @@ fn to_branch(args: &RenderArgs, branch: &str, printer: &Printer) -> anyhow::Resu
         }
         let scope = crate::plan::Scope::All;
         let outcome = match pipeline::run(
-            repo,
+            &args.repo,
             Vec::new(),
             stored,
             Some(args.format.into()),

@@ -72,7 +72,7 @@ pub fn render_shard(
     skip.push(dir.to_path_buf());
     let scope = Scope::Shard { index, count };
     let outcome = match pipeline::run(
-        &args.repo.repo,
+        &args.repo,
         skip,
         old_tree.into(),
         Some(args.format.into()),
@@ -198,7 +198,7 @@ pub fn merge(args: &RenderArgs, printer: &Printer) -> anyhow::Result<ExitStatus>
     }
     // The summary needs the plan's view of pauses and forts, not its objects.
     let outcome = match pipeline::run(
-        &args.repo.repo,
+        &args.repo,
         stored.skip(),
         old_tree.into(),
         Some(args.format.into()),

@@ -2,11 +2,16 @@
 
 use super::{ExitStatus, Printer};
 use crate::cli::RepoArgs;
-use crate::load::{self, LoadOptions};
+use crate::load::{self, cache::Cache, LoadOptions};
 use crate::model::previous::PreviousRender;
 
 pub fn run(args: &RepoArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
-    let (inputs, mut diagnostics) = load::load_repository(&args.repo, &LoadOptions::default());
+    let cache = args
+        .cache()
+        .map_or_else(Cache::disabled, |dir| Cache::open(&dir));
+    let (inputs, mut diagnostics) =
+        load::load_repository(&args.repo, &LoadOptions::default(), &cache);
+    let _ = cache.save();
     if !diagnostics.has_errors() {
         match crate::plan::plan(&inputs, &PreviousRender::default()) {
             Ok(plan) => diagnostics.extend(plan.warnings),

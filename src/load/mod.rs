@@ -7,6 +7,7 @@
 //! result never depends on thread count or directory order. Every fault is a
 //! [`Diagnostic`] with file, line and column; loading never schedules.
 
+pub mod cache;
 pub mod classify;
 pub mod config;
 pub mod previous;
@@ -26,8 +27,13 @@ pub struct LoadOptions {
     pub skip: Vec<PathBuf>,
 }
 
-/// Read, parse and classify the repository at `root`.
-pub fn load_repository(root: &Path, options: &LoadOptions) -> (Inputs, Diagnostics) {
+/// Read, parse and classify the repository at `root`; files parsed before
+/// come from `cache`.
+pub fn load_repository(
+    root: &Path,
+    options: &LoadOptions,
+    cache: &cache::Cache,
+) -> (Inputs, Diagnostics) {
     let mut diagnostics = Diagnostics::default();
     let mut sources = Sources::default();
     let config = read_config(root, &mut sources, &mut diagnostics);
@@ -64,7 +70,7 @@ pub fn load_repository(root: &Path, options: &LoadOptions) -> (Inputs, Diagnosti
         .enumerate()
         .map(|(index, file)| {
             let id = FileId(first_id + u32::try_from(index).unwrap_or(u32::MAX - first_id));
-            parse_file(file, id, &limits, max_bytes)
+            parse_file(file, id, &limits, max_bytes, cache)
         })
         .collect();
     let mut documents = Vec::new();
@@ -256,7 +262,13 @@ struct FileParse {
     diagnostics: Diagnostics,
 }
 
-fn parse_file(file: &SourceFile, id: FileId, limits: &Limits, max_bytes: u64) -> FileParse {
+fn parse_file(
+    file: &SourceFile,
+    id: FileId,
+    limits: &Limits,
+    max_bytes: u64,
+    cache: &cache::Cache,
+) -> FileParse {
     let mut result = FileParse {
         id,
         path: file.relative.clone(),
@@ -355,7 +367,7 @@ fn parse_file(file: &SourceFile, id: FileId, limits: &Limits, max_bytes: u64) ->
         .strip_prefix('\u{feff}')
         .map(str::to_string)
         .unwrap_or(text);
-    match yaml::parse_stream(&text, limits) {
+    match cache.documents(&text, limits, || yaml::parse_stream(&text, limits)) {
         Ok(documents) => result.documents = documents,
         Err(error) => result.diagnostics.push(
             Diagnostic::error(Code::Syntax, error.message)

@@ -11,12 +11,21 @@ use crate::model::previous::{PreviousBinding, PreviousRender};
 /// the bytes are still kept for paused clusters, and the schedule of an
 /// application without a readable binding is simply recomputed.
 pub fn from_tree(files: Tree) -> PreviousRender {
-    from_partial(files, std::collections::BTreeSet::new())
+    from_partial(
+        files,
+        std::collections::BTreeSet::new(),
+        &super::cache::Cache::disabled(),
+    )
 }
 
 /// [`from_tree`] for a render read in part: `files` must hold every binding;
-/// `unread` lists the other files that exist.
-pub fn from_partial(files: Tree, unread: std::collections::BTreeSet<String>) -> PreviousRender {
+/// `unread` lists the other files that exist. Bindings read before come
+/// from `cache`.
+pub fn from_partial(
+    files: Tree,
+    unread: std::collections::BTreeSet<String>,
+    cache: &super::cache::Cache,
+) -> PreviousRender {
     use rayon::prelude::*;
     let texts: Vec<&[u8]> = files
         .iter()
@@ -26,7 +35,7 @@ pub fn from_partial(files: Tree, unread: std::collections::BTreeSet<String>) -> 
     // YAML parsing is the slow part of reading a render back: in parallel.
     let bindings = texts
         .par_iter()
-        .filter_map(|bytes| binding(bytes))
+        .filter_map(|bytes| cache.binding(bytes, || binding(bytes)))
         .collect::<Vec<_>>()
         .into_iter()
         .collect();

@@ -6,6 +6,7 @@ mod action;
 mod bad_input;
 mod bench_fleet;
 mod branch;
+mod cache;
 mod cli;
 mod crash;
 mod docs;

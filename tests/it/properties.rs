@@ -5,7 +5,7 @@
 
 use crate::fleet::{cluster, deployment, policy, weighted, DIVIDED, DUPLICATED};
 use garrison::emit::{self, Format, Tree};
-use garrison::load::{self, previous, LoadOptions};
+use garrison::load::{self, cache::Cache, previous, LoadOptions};
 use proptest::prelude::*;
 use std::path::Path;
 
@@ -17,7 +17,8 @@ fn render(repo: &Path, previous_tree: &Tree) -> Tree {
 /// [`render`], keeping the previous files of unchanged applications when
 /// `reuse` (as `render` does).
 fn render_with(repo: &Path, previous_tree: &Tree, reuse: bool) -> Tree {
-    let (inputs, diagnostics) = load::load_repository(repo, &LoadOptions::default());
+    let (inputs, diagnostics) =
+        load::load_repository(repo, &LoadOptions::default(), &Cache::disabled());
     assert!(!diagnostics.has_errors(), "{diagnostics:?}");
     let previous = previous::from_tree(previous_tree.clone());
     let options = garrison::plan::Options {

@@ -4,9 +4,18 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+/// The binary, with one parse cache shared by every test (so that
+/// renders of `testdata/` leave nothing in it, and every render runs against
+/// a cache other tests keep rewriting); `tests/it/cache.rs` tests the default.
 pub fn garrison() -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_garrison"));
-    command.env("NO_COLOR", "1").env_remove("GITHUB_ACTIONS");
+    command
+        .env("NO_COLOR", "1")
+        .env_remove("GITHUB_ACTIONS")
+        .env(
+            "GARRISON_CACHE_DIR",
+            Path::new(env!("CARGO_TARGET_TMPDIR")).join("parse-cache"),
+        );
     command
 }
 
