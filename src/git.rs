@@ -412,7 +412,16 @@ pub fn commit_tree(repo: &Path, request: &CommitRequest<'_>) -> Result<CommitOut
             .map_err(|source| read_error(repo, "the object database", source))?,
         blobs_written: 0,
     };
-    let render = writer.dir(&nested)?;
+    // The render's previous tree: its unchanged directories are reused.
+    let previous_render = match (&parent_tree, &prefix) {
+        (None, _) => None,
+        (Some(tree), None) => Some(tree.clone()),
+        (Some(tree), Some(parts)) => match tree.get_path(Path::new(&parts.join("/"))) {
+            Ok(entry) if entry.kind() == Some(ObjectType::Tree) => git.find_tree(entry.id()).ok(),
+            _ => None,
+        },
+    };
+    let render = writer.dir(&nested, previous_render.as_ref())?;
     let root = match &prefix {
         None => render,
         Some(parts) => writer.graft(parent_tree.as_ref(), parts, render)?,
@@ -541,17 +550,46 @@ impl Writer<'_> {
         Ok(written)
     }
 
-    fn dir(&mut self, children: &BTreeMap<&str, Node<'_>>) -> Result<Oid, Error> {
+    /// The tree of `children`. When `previous` (the same directory in the
+    /// parent commit) has exactly these entries, it is that tree, reused
+    /// without being built again: one template changed rebuilds only the
+    /// directories its files are in.
+    fn dir(
+        &mut self,
+        children: &BTreeMap<&str, Node<'_>>,
+        previous: Option<&git2::Tree<'_>>,
+    ) -> Result<Oid, Error> {
+        let mut entries = Vec::with_capacity(children.len());
+        for (name, node) in children {
+            let entry = match node {
+                Node::File(bytes) => (self.blob(bytes)?, FileMode::Blob),
+                Node::Blob(oid) => (*oid, FileMode::Blob),
+                Node::Dir(sub) => {
+                    let before = previous
+                        .and_then(|tree| tree.get_name(name))
+                        .filter(|entry| entry.kind() == Some(ObjectType::Tree))
+                        .and_then(|entry| self.git.find_tree(entry.id()).ok());
+                    (self.dir(sub, before.as_ref())?, FileMode::Tree)
+                }
+            };
+            entries.push((*name, entry));
+        }
+        if let Some(previous) = previous {
+            let same = previous.len() == entries.len()
+                && entries.iter().all(|(name, (oid, _))| {
+                    previous
+                        .get_name(name)
+                        .is_some_and(|entry| entry.id() == *oid)
+                });
+            if same {
+                return Ok(previous.id());
+            }
+        }
         let mut builder = self
             .git
             .treebuilder(None)
             .map_err(|source| write_error(self.repo, "a tree", source))?;
-        for (name, node) in children {
-            let (oid, mode) = match node {
-                Node::File(bytes) => (self.blob(bytes)?, FileMode::Blob),
-                Node::Blob(oid) => (*oid, FileMode::Blob),
-                Node::Dir(sub) => (self.dir(sub)?, FileMode::Tree),
-            };
+        for (name, (oid, mode)) in entries {
             builder
                 .insert(name, oid, mode.into())
                 .map_err(|source| write_error(self.repo, format!("tree entry `{name}`"), source))?;
@@ -981,6 +1019,44 @@ mod tests {
             .map(|(p, id)| (p.as_str(), id.as_str()))
             .collect();
         assert_eq!(read_blobs(repo, &wanted).expect("blobs"), render);
+        fsck(repo);
+    }
+
+    #[test]
+    fn only_directories_with_the_same_entries_keep_their_tree() {
+        let dir = source_repo();
+        let repo = dir.path();
+        let file = |text: &str| text.as_bytes().to_vec();
+        let mut render: Tree = [
+            ("same/a.yaml", "a"),
+            ("same/sub/b.yaml", "b"),
+            ("renamed/x.yaml", "x"),
+            ("edited/y.yaml", "y"),
+            ("typed/z", "z"),
+            ("shrunk/1.yaml", "1"),
+            ("shrunk/2.yaml", "2"),
+        ]
+        .into_iter()
+        .map(|(p, t)| (p.to_string(), file(t)))
+        .collect();
+        let (first, _) =
+            committed(commit_tree(repo, &request("out", &render, None, "one")).expect("commit"));
+        let tree_of = |rev: &str| git(repo, &["rev-parse", rev]).trim().to_string();
+        let before = tree_of("out:same");
+        // Same number of entries, another name; same name, other bytes; a
+        // file that becomes a directory; one entry fewer.
+        let x = render.remove("renamed/x.yaml").unwrap();
+        render.insert("renamed/w.yaml".into(), x);
+        render.insert("edited/y.yaml".into(), file("y2"));
+        render.remove("typed/z");
+        render.insert("typed/z/inner".into(), file("z"));
+        render.remove("shrunk/2.yaml");
+        committed(
+            commit_tree(repo, &request("out", &render, Some(&first), "two")).expect("commit"),
+        );
+        assert_eq!(tree_of("out:same"), before);
+        let stored = read_branch(repo, "out").expect("read").expect("exists");
+        assert_eq!(stored.tree, render);
         fsck(repo);
     }
 
