@@ -7,9 +7,11 @@
 //! ```
 //!
 //! Generates a fleet (`benches/fleet/mod.rs`), then times, with the release
-//! binary: a first render into a directory that never existed, a re-render into the
-//! same directory with nothing changed, an incremental render after one
-//! template changed, and `kubectl kustomize` of every overlay, one after the
+//! binary: a first render into a directory that never existed (with no parse
+//! cache), a re-render into the same directory with nothing changed, an
+//! incremental render after one template changed, a re-render with
+//! `--rebuild` (every object rendered again) and one with `--no-cache`, and
+//! `kubectl kustomize` of every overlay, one after the
 //! other as a CI job would (and with `--jobs` in parallel). Then the same
 //! three renders in branch mode (`render --branch`, committing into a git
 //! repository holding the fleet's source). Before timing
@@ -39,14 +41,25 @@ struct Run {
 }
 
 fn render(repo: &Path, out: &Path) -> Run {
-    let args = [
+    render_with(repo, out, &[])
+}
+
+/// [`render`] with more flags (`--rebuild`, `--no-cache`).
+fn render_with(repo: &Path, out: &Path, extra: &[&str]) -> Run {
+    let mut args = vec![
         "render".as_ref(),
         "--repo".as_ref(),
         repo.as_os_str(),
         "--out".as_ref(),
         out.as_os_str(),
     ];
+    args.extend(extra.iter().map(|a| std::ffi::OsStr::new(*a)));
     time_garrison(&args, &out.with_extension("rss"))
+}
+
+/// A first render is cold: no parse cache from an earlier run.
+fn forget_parse_cache(repo: &Path) {
+    let _ = std::fs::remove_dir_all(repo.join(".garrison-cache"));
 }
 
 /// `garrison render --repo REPO --branch rendered`, committing into REPO.
@@ -148,7 +161,15 @@ fn first_renders(repo: &Path, out: &Path, runs: usize) -> Run {
     let fresh: Vec<PathBuf> = (0..runs)
         .map(|i| out.with_file_name(format!("out-first-{}-{i}", std::process::id())))
         .collect();
-    let first = median(fresh.iter().map(|dir| render(repo, dir)).collect());
+    let first = median(
+        fresh
+            .iter()
+            .map(|dir| {
+                forget_parse_cache(repo);
+                render(repo, dir)
+            })
+            .collect(),
+    );
     let _ = std::fs::remove_dir_all(out);
     if let Some(last) = fresh.last() {
         std::fs::rename(last, out).expect("keep the last first render as the output");
@@ -203,6 +224,7 @@ fn branch_steps(fleet: &fleet::Fleet, dir: &Path, repo: &Path, runs: usize) -> [
                     .args(["branch", "-q", "-D", "rendered"])
                     .stderr(Stdio::null())
                     .status();
+                forget_parse_cache(repo);
                 render_branch(repo)
             })
             .collect(),
@@ -282,6 +304,16 @@ fn main() {
     }
 
     let incremental = one_change_renders(&fleet, &dir, &out, runs);
+    let rebuild = median(
+        (0..runs)
+            .map(|_| render_with(&repo, &out, &["--rebuild"]))
+            .collect(),
+    );
+    let uncached = median(
+        (0..runs)
+            .map(|_| render_with(&repo, &out, &["--no-cache"]))
+            .collect(),
+    );
 
     println!();
     println!(
@@ -300,9 +332,12 @@ fn main() {
     row("garrison render, first (new dir)", &first);
     row("garrison render, again (no change)", &again);
     row("garrison render, one template changed", &incremental);
+    row("garrison render --rebuild (no change)", &rebuild);
+    row("garrison render --no-cache (no change)", &uncached);
     println!(
-        "incremental / first render: {:.1} %",
-        100.0 * secs(incremental.wall) / secs(first.wall)
+        "incremental / first render: {:.1} %; incremental / --rebuild: {:.1} %",
+        100.0 * secs(incremental.wall) / secs(first.wall),
+        100.0 * secs(incremental.wall) / secs(rebuild.wall)
     );
     let branch = (!args.contains_key("no-branch")).then(|| branch_steps(&fleet, &dir, &repo, runs));
     if let Some([first, again, one]) = &branch {
@@ -315,11 +350,13 @@ fn main() {
         );
     }
     let mut result = format!(
-        "RESULT templates={templates} clusters={clusters} objects={} first={:.3} again={:.3} incremental={:.3} rss_mib={}",
+        "RESULT templates={templates} clusters={clusters} objects={} first={:.3} again={:.3} incremental={:.3} rebuild={:.3} uncached={:.3} rss_mib={}",
         summary.rendered_objects,
         secs(first.wall),
         secs(again.wall),
         secs(incremental.wall),
+        secs(rebuild.wall),
+        secs(uncached.wall),
         first.rss_kib.max(again.rss_kib).max(incremental.rss_kib) / 1024
     );
     if let Some([first, again, one]) = &branch {

@@ -3,8 +3,13 @@
 //! of source edit, a reusing render writes exactly what `--rebuild` (every
 //! object rendered again) writes from the same previous render.
 
-use crate::fleet::{cluster, deployment, deployment_file, policy, Fleet, DIVIDED, DUPLICATED};
-use crate::support::{copy_dir, read_tree, render_to, run, stderr, temp};
+use crate::fleet::{
+    cluster, clusters, deployment, deployment_file, policy, Fleet, DIVIDED, DUPLICATED,
+};
+use crate::support::{commit_all, copy_dir, git, read_tree, render_to, run, stderr, temp};
+use std::collections::{BTreeMap, BTreeSet};
+use std::os::unix::fs::MetadataExt as _;
+use std::path::Path;
 
 const REGION_OVERRIDE: &str = "apiVersion: policy.karmada.io/v1alpha1\nkind: ClusterOverridePolicy\nmetadata:\n  name: by-region\nspec:\n  resourceSelectors:\n  - apiVersion: apps/v1\n    kind: Deployment\n  overrideRules:\n  - targetCluster:\n      labelSelector:\n        matchLabels:\n          region: eu\n    overriders:\n      labelsOverrider:\n      - operator: add\n        value:\n          served-from: eu\n";
 
@@ -184,4 +189,120 @@ fn unchanged_applications_keep_their_files_and_rebuild_repairs_hand_edits() {
     );
     let check = run(&["check", "--repo", &repo, "--out", &out]);
     assert_eq!(check.status.code(), Some(0), "{}", stderr(&check));
+}
+
+const EVERY_DEPLOYMENT: &str = "apiVersion: policy.karmada.io/v1alpha1\nkind: ClusterPropagationPolicy\nmetadata:\n  name: all\nspec:\n  resourceSelectors:\n  - apiVersion: apps/v1\n    kind: Deployment\n  placement:\n    replicaScheduling:\n      replicaSchedulingType: Duplicated\n";
+
+/// Inode and modification time of every file under `dir`, by relative path.
+fn stamps(dir: &Path) -> BTreeMap<String, (u64, i64, i64)> {
+    read_tree(dir)
+        .into_keys()
+        .map(|path| {
+            let meta = std::fs::metadata(dir.join(&path)).unwrap();
+            let stamp = (meta.ino(), meta.mtime(), meta.mtime_nsec());
+            (path, stamp)
+        })
+        .collect()
+}
+
+/// 30 applications on 24 clusters (over 700 files, so that a small change
+/// is applied in place); app07 then gets a new image.
+#[test]
+fn one_changed_template_touches_only_its_files_and_blobs() {
+    let fleet = Fleet::new();
+    let names: Vec<String> = (0..24).map(|i| format!("member{i:02}")).collect();
+    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    fleet.write("clusters.yaml", &clusters(&refs));
+    fleet.write("policy.yaml", EVERY_DEPLOYMENT);
+    for i in 0..30 {
+        fleet.write(
+            &format!("app{i:02}.yaml"),
+            &deployment(&format!("app{i:02}"), 2, "v1"),
+        );
+    }
+    git(&fleet.repo, &["init", "-q"]);
+    commit_all(&fleet.repo, "fleet");
+    fleet.render();
+    let repo = fleet.repo.to_string_lossy().into_owned();
+    let branch = |name: &str| {
+        let output = run(&["render", "--repo", &repo, "--branch", name, "-q"]);
+        assert!(output.status.success(), "{}", stderr(&output));
+    };
+    branch("rendered");
+    let before = read_tree(fleet.out());
+    let stamped = stamps(fleet.out());
+
+    fleet.write("app07.yaml", &deployment("app07", 2, "v2"));
+    commit_all(&fleet.repo, "app07 v2");
+    fleet.render();
+    let after = read_tree(fleet.out());
+    let changed: BTreeSet<&String> = after
+        .iter()
+        .filter(|(path, bytes)| before.get(*path) != Some(bytes))
+        .map(|(path, _)| path)
+        .collect();
+    let expected: BTreeSet<String> = names
+        .iter()
+        .map(|c| format!("clusters/{c}/{}", deployment_file("app07")))
+        .chain(
+            after
+                .keys()
+                .filter(|p| p.starts_with("bindings/") && p.contains("app07"))
+                .cloned(),
+        )
+        .collect();
+    assert_eq!(
+        changed,
+        expected.iter().collect(),
+        "what one template changes"
+    );
+    assert_eq!(after.len(), before.len());
+    // A directory: every other file is the very file it was, never rewritten.
+    let restamped = stamps(fleet.out());
+    for (path, stamp) in &stamped {
+        assert_eq!(
+            restamped.get(path) == Some(stamp),
+            !expected.contains(path),
+            "{path}: only changed files are written"
+        );
+    }
+
+    // A branch: the same files change, and the commit adds only their blobs.
+    branch("rendered");
+    let diff = git(
+        &fleet.repo,
+        &["diff", "--name-only", "rendered~1", "rendered"],
+    );
+    // The marker also records the source commit a branch render was made from.
+    let diff: BTreeSet<&str> = diff.lines().collect();
+    assert_eq!(
+        diff.iter()
+            .filter(|p| **p != ".garrison.json")
+            .copied()
+            .collect::<BTreeSet<_>>(),
+        expected.iter().map(String::as_str).collect()
+    );
+    let new_objects = git(
+        &fleet.repo,
+        &[
+            "rev-list",
+            "--objects",
+            "--no-object-names",
+            "rendered",
+            "^rendered~1",
+        ],
+    );
+    let new_blobs: BTreeSet<&str> = new_objects
+        .lines()
+        .filter(|id| git(&fleet.repo, &["cat-file", "-t", id]).trim() == "blob")
+        .collect();
+    let distinct: BTreeSet<String> = diff
+        .iter()
+        .map(|p| {
+            git(&fleet.repo, &["rev-parse", &format!("rendered:{p}")])
+                .trim()
+                .to_string()
+        })
+        .collect();
+    assert_eq!(new_blobs.len(), distinct.len(), "{new_blobs:?}");
 }
