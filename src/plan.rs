@@ -1007,13 +1007,21 @@ fn render_clusters(
             })
         })
         .collect();
+    // A manifest's path names no cluster: worked out once per application.
+    let manifest_paths: Vec<Option<String>> = apps
+        .iter()
+        .map(|app| {
+            (context.options.format == Format::Manifests)
+                .then(|| emit::file_of(&app.key, "", Format::Manifests))
+        })
+        .collect();
     type Outcome = (usize, String, bool, Result<Made, Diagnostic>);
     let apps_ref: &[App] = apps;
     let results: Vec<Outcome> = jobs
         .par_iter()
         .map(|job| {
             let app = &apps_ref[job.app];
-            let result = kept(context, app, job)
+            let result = kept(context, app, job, manifest_paths[job.app].as_deref())
                 .map(|file| Ok(Made::Kept(file)))
                 .unwrap_or_else(|| {
                     render_one(context, app, job, &applicable[job.app]).map(|(file, applied)| {
@@ -1097,7 +1105,12 @@ impl Made {
 
 /// The previous file of a live job, when reuse is on and the application's
 /// render digest is the one recorded with that file.
-fn kept(context: &RenderContext<'_>, app: &App, job: &Job<'_>) -> Option<Rendered> {
+fn kept(
+    context: &RenderContext<'_>,
+    app: &App,
+    job: &Job<'_>,
+    manifest_path: Option<&str>,
+) -> Option<Rendered> {
     if !context.options.reuse || job.shadow {
         return None;
     }
@@ -1105,7 +1118,10 @@ fn kept(context: &RenderContext<'_>, app: &App, job: &Job<'_>) -> Option<Rendere
     if app.digest.as_ref() != Some(recorded) {
         return None;
     }
-    let path = emit::file_of(&app.key, &job.cluster.name, context.options.format);
+    let path = match manifest_path {
+        Some(path) => path.to_string(),
+        None => emit::file_of(&app.key, &job.cluster.name, context.options.format),
+    };
     let full = format!("clusters/{}/{path}", job.cluster.name);
     let bytes = match context.previous.files.get(&full) {
         Some(bytes) => Some(bytes.clone()),

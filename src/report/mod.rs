@@ -102,12 +102,11 @@ impl Summary {
                 .clusters
                 .insert(cluster.name.clone(), Counts::default());
         }
-        let paths: BTreeSet<&String> = old
-            .keys()
-            .chain(new.keys())
-            .chain(&previous.unread)
-            .collect();
-        for path in paths {
+        for path in union(vec![
+            Box::new(old.keys()),
+            Box::new(new.keys()),
+            Box::new(previous.unread.iter()),
+        ]) {
             let (o, n) = match (old.get(path), new.get(path)) {
                 // Not read: kept as it is, or gone from the new render.
                 (None, None) if kept.contains(path) => (Some(&UNREAD), Some(&UNREAD)),
@@ -344,4 +343,52 @@ pub fn placements(plan: &Plan) -> String {
         let _ = writeln!(out, "{} → {targets}{fort}", app.key);
     }
     out
+}
+
+/// Every path of three sorted lists, once each and in order: a merge, not a
+/// set built anew (tens of thousands of long, similar paths).
+fn union<'a>(
+    lists: Vec<Box<dyn Iterator<Item = &'a String> + 'a>>,
+) -> impl Iterator<Item = &'a String> {
+    let mut lists: Vec<_> = lists.into_iter().map(Iterator::peekable).collect();
+    std::iter::from_fn(move || {
+        let next = lists.iter_mut().filter_map(|l| l.peek().copied()).min()?;
+        for list in &mut lists {
+            if list.peek() == Some(&next) {
+                list.next();
+            }
+        }
+        Some(next)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::union;
+
+    #[test]
+    fn union_merges_sorted_lists_once_each() {
+        let owned = |items: &[&str]| items.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let (a, b, c) = (
+            owned(&["a", "c"]),
+            owned(&["b", "c", "e"]),
+            owned(&["a", "d"]),
+        );
+        let merged: Vec<&String> = union(vec![
+            Box::new(a.iter()),
+            Box::new(b.iter()),
+            Box::new(c.iter()),
+        ])
+        .collect();
+        assert_eq!(merged, ["a", "b", "c", "d", "e"]);
+        assert_eq!(
+            union(vec![
+                Box::new(a.iter()),
+                Box::new([].iter()),
+                Box::new([].iter())
+            ])
+            .count(),
+            2
+        );
+    }
 }
