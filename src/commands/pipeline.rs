@@ -110,9 +110,7 @@ pub fn run(
 ) -> Result<Outcome, ExitStatus> {
     let spinner = printer.spinner();
     spinner.set_message("loading the repository");
-    let cache = repo
-        .cache()
-        .map_or_else(Cache::disabled, |dir| Cache::open(&dir));
+    let cache = Cache::open_in(repo.cache().as_deref());
     let (inputs, mut diagnostics) =
         load::load_repository(&repo.repo, &LoadOptions { skip }, &cache);
     spinner.set_message(format!(

@@ -6,9 +6,7 @@ use crate::load::{self, cache::Cache, LoadOptions};
 use crate::model::previous::PreviousRender;
 
 pub fn run(args: &RepoArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
-    let cache = args
-        .cache()
-        .map_or_else(Cache::disabled, |dir| Cache::open(&dir));
+    let cache = Cache::open_in(args.cache().as_deref());
     let (inputs, mut diagnostics) =
         load::load_repository(&args.repo, &LoadOptions::default(), &cache);
     let _ = cache.save();

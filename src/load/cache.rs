@@ -71,6 +71,7 @@ pub struct Cache {
     dir: Option<PathBuf>,
     /// The file's entries, back to back.
     data: Vec<u8>,
+    /// The file's entries by key.
     index: HashMap<Key, Entry>,
     /// Entries parsed during this run.
     fresh: Mutex<Vec<(Key, Kind, Vec<u8>)>>,
@@ -83,6 +84,11 @@ impl Cache {
     /// No cache: every file is parsed.
     pub fn disabled() -> Cache {
         Cache::default()
+    }
+
+    /// The cache in `dir`, or no cache without one.
+    pub fn open_in(dir: Option<&Path>) -> Cache {
+        dir.map_or_else(Cache::disabled, Cache::open)
     }
 
     /// The cache in `dir`. A missing or unreadable cache is an empty one.
@@ -518,7 +524,6 @@ pub fn decode_documents(payload: &[u8], max_depth: usize) -> Option<Vec<Node>> {
 }
 
 /// Decode a binding; the outer `None` means the payload is not one.
-#[allow(clippy::option_option)]
 fn decode_binding(payload: &[u8]) -> Option<Option<(ObjectKey, PreviousBinding)>> {
     let mut r = Reader::new(payload);
     let binding = match r.byte()? {
