@@ -109,8 +109,8 @@ pub struct RepoArgs {
     /// Where parsed files are remembered between runs [default: `.garrison-cache` in the repository].
     #[arg(long, env = "GARRISON_CACHE_DIR", value_name = "DIR")]
     pub cache_dir: Option<PathBuf>,
-    /// Parse every file again, reading and writing no cache.
-    #[arg(long, conflicts_with = "cache_dir")]
+    /// Parse every file again, reading and writing no cache (wins over `--cache-dir` and `GARRISON_CACHE_DIR`).
+    #[arg(long)]
     pub no_cache: bool,
 }
 

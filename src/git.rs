@@ -551,7 +551,8 @@ impl Writer<'_> {
     }
 
     /// The tree of `children`. When `previous` (the same directory in the
-    /// parent commit) has exactly these entries, it is that tree, reused
+    /// parent commit) has exactly these entries, names, ids and modes (a
+    /// hand-made executable bit is not kept), it is that tree, reused
     /// without being built again: one template changed rebuilds only the
     /// directories its files are in.
     fn dir(
@@ -576,10 +577,10 @@ impl Writer<'_> {
         }
         if let Some(previous) = previous {
             let same = previous.len() == entries.len()
-                && entries.iter().all(|(name, (oid, _))| {
-                    previous
-                        .get_name(name)
-                        .is_some_and(|entry| entry.id() == *oid)
+                && entries.iter().all(|(name, (oid, mode))| {
+                    previous.get_name(name).is_some_and(|entry| {
+                        entry.id() == *oid && entry.filemode() == i32::from(*mode)
+                    })
                 });
             if same {
                 return Ok(previous.id());
@@ -1058,6 +1059,59 @@ mod tests {
         let stored = read_branch(repo, "out").expect("read").expect("exists");
         assert_eq!(stored.tree, render);
         fsck(repo);
+    }
+
+    #[test]
+    fn a_directory_whose_mode_was_changed_by_hand_is_built_again() {
+        let dir = source_repo();
+        let repo = dir.path();
+        let render: Tree = [("same/a.yaml".to_string(), b"a".to_vec())]
+            .into_iter()
+            .collect();
+        let (first, _) =
+            committed(commit_tree(repo, &request("out", &render, None, "one")).expect("commit"));
+        // The branch's file made executable by hand, in a commit of its own.
+        let handle = Repository::open(repo).expect("open");
+        let tip = handle
+            .find_commit(Oid::from_str(&first).expect("id"))
+            .expect("tip");
+        let same_id = tip
+            .tree()
+            .expect("tree")
+            .get_name("same")
+            .expect("same")
+            .id();
+        let blob = handle
+            .find_tree(same_id)
+            .expect("same")
+            .get_name("a.yaml")
+            .expect("a")
+            .id();
+        let mut sub = handle.treebuilder(None).expect("builder");
+        sub.insert("a.yaml", blob, 0o100755).expect("insert");
+        let mut root = handle.treebuilder(None).expect("builder");
+        root.insert("same", sub.write().expect("write"), 0o040000)
+            .expect("insert");
+        let tree = handle
+            .find_tree(root.write().expect("write"))
+            .expect("tree");
+        let signature = Signature::new("hand", "hand@example.com", &Time::new(1, 0)).expect("sig");
+        let edited = handle
+            .commit(
+                Some("refs/heads/out"),
+                &signature,
+                &signature,
+                "chmod",
+                &tree,
+                &[&tip],
+            )
+            .expect("commit")
+            .to_string();
+        committed(
+            commit_tree(repo, &request("out", &render, Some(&edited), "two")).expect("commit"),
+        );
+        let listed = git(repo, &["ls-tree", "-r", "out"]);
+        assert!(listed.starts_with("100644 blob"), "{listed}");
     }
 
     #[test]

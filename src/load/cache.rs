@@ -8,7 +8,9 @@
 //! decoded from a compact binary form instead, about ten times faster.
 //!
 //! The cache can only make a run faster, never change its result: a key names
-//! everything the parse depends on, the whole cache file carries a SHA-256
+//! everything the parse depends on (the build itself included: a fingerprint
+//! of garrison's source and locked dependencies, made by `src/build.rs`, so
+//! two builds of one version never share entries), the whole cache file carries a SHA-256
 //! that is checked before any entry is trusted, and a cache that is missing,
 //! damaged, from another version, unreadable or unwritable is simply not used.
 //! Parse errors are never cached, so their diagnostics are always fresh.
@@ -117,10 +119,9 @@ impl Cache {
             return parse();
         }
         let key = key(Kind::Source, &limits_bytes(limits), text.as_bytes());
-        if let Some(documents) = self
-            .lookup(Kind::Source, &key)
-            .and_then(|payload| decode_documents(payload, limits.max_depth))
-        {
+        if let Some(documents) = self.lookup(Kind::Source, &key, |payload| {
+            decode_documents(payload, limits.max_depth)
+        }) {
             return Ok(documents);
         }
         let documents = parse()?;
@@ -139,7 +140,7 @@ impl Cache {
             return parse();
         }
         let key = key(Kind::Binding, &[], bytes);
-        if let Some(binding) = self.lookup(Kind::Binding, &key).and_then(decode_binding) {
+        if let Some(binding) = self.lookup(Kind::Binding, &key, decode_binding) {
             return binding;
         }
         let binding = parse();
@@ -147,11 +148,19 @@ impl Cache {
         binding
     }
 
-    fn lookup(&self, kind: Kind, key: &Key) -> Option<&[u8]> {
+    /// The entry under `key`, decoded. An entry that does not decode is a
+    /// miss and is not marked used, so the fresh parse replaces it.
+    fn lookup<T>(
+        &self,
+        kind: Kind,
+        key: &Key,
+        decode: impl FnOnce(&[u8]) -> Option<T>,
+    ) -> Option<T> {
         self.consulted[kind as usize - 1].store(true, Ordering::Relaxed);
         let entry = self.index.get(key)?;
+        let value = decode(self.data.get(entry.start..entry.end)?)?;
         entry.used.store(true, Ordering::Relaxed);
-        self.data.get(entry.start..entry.end)
+        Some(value)
     }
 
     fn remember(&self, key: Key, kind: Kind, payload: Vec<u8>) {
@@ -180,19 +189,19 @@ impl Cache {
         if fresh.is_empty() && self.index.values().all(|entry| self.keeps(entry)) {
             return Ok(());
         }
-        let mut entries: Vec<(&Key, Kind, &[u8])> = self
-            .index
+        // Fresh entries first: where a key is in both, the fresh one stays.
+        let mut entries: Vec<(&Key, Kind, &[u8])> = fresh
             .iter()
-            .filter(|(_, entry)| self.keeps(entry))
-            .filter_map(|(key, e)| Some((key, e.kind, self.data.get(e.start..e.end)?)))
+            .map(|(key, kind, payload)| (key, *kind, payload.as_slice()))
             .collect();
         entries.extend(
-            fresh
+            self.index
                 .iter()
-                .map(|(key, kind, payload)| (key, *kind, payload.as_slice())),
+                .filter(|(_, entry)| self.keeps(entry))
+                .filter_map(|(key, e)| Some((key, e.kind, self.data.get(e.start..e.end)?))),
         );
         entries.sort_by(|a, b| a.0.cmp(b.0));
-        entries.dedup_by(|a, b| a.0 == b.0);
+        entries.dedup_by(|later, first| later.0 == first.0);
         let mut bytes = MAGIC.to_vec();
         for (key, kind, payload) in entries {
             bytes.extend_from_slice(key);
@@ -204,26 +213,83 @@ impl Cache {
         let sum = Sha256::digest(&bytes);
         bytes.extend_from_slice(&sum);
         create_dir(dir)?;
-        let temporary = dir.join(format!("{FILE}.{}.tmp", std::process::id()));
-        std::fs::write(&temporary, &bytes)?;
-        std::fs::rename(&temporary, dir.join(FILE)).inspect_err(|_| {
+        let temporary = dir.join(format!("{FILE}.{}.tmp", unique()));
+        let written = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&temporary)
+            .and_then(|mut file| std::io::Write::write_all(&mut file, &bytes))
+            .and_then(|()| std::fs::rename(&temporary, dir.join(FILE)));
+        if written.is_err() {
             let _ = std::fs::remove_file(&temporary);
-        })
+        }
+        sweep(dir);
+        written
+    }
+}
+
+/// A name no other process uses at the same time: pid, time and a counter.
+fn unique() -> String {
+    static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let count = COUNTER.fetch_add(1, Ordering::Relaxed);
+    format!("{}-{nanos:x}-{count}", std::process::id())
+}
+
+/// Remove temporary files of runs killed before their rename (older than an
+/// hour, so that no running save loses its file).
+fn sweep(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let hour = std::time::Duration::from_secs(3600);
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        let old = entry
+            .metadata()
+            .and_then(|m| m.modified())
+            .is_ok_and(|t| t.elapsed().is_ok_and(|age| age > hour));
+        if name.starts_with(FILE) && name.ends_with(".tmp") && old {
+            let _ = std::fs::remove_file(entry.path());
+        }
     }
 }
 
 /// Create the cache directory, marked so that git and backup tools pass it
-/// by; a directory that exists is the user's and is left as it is.
+/// by; a directory that exists is the user's and is left as it is. The
+/// directory is made whole beside its place and renamed into it, so it
+/// never exists without its markers.
 fn create_dir(dir: &Path) -> std::io::Result<()> {
     if dir.is_dir() {
         return Ok(());
     }
-    std::fs::create_dir_all(dir)?;
-    std::fs::write(dir.join(".gitignore"), "# garrison's parse cache\n*\n")?;
-    std::fs::write(
-        dir.join("CACHEDIR.TAG"),
-        "Signature: 8a477f597d28d172789f06886806bc55\n# garrison's parse cache: https://bford.info/cachedir/\n",
-    )
+    let Some(name) = dir.file_name() else {
+        return std::fs::create_dir_all(dir);
+    };
+    let parent = dir.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(parent)?;
+    let staging = parent.join(format!(".{}.{}.tmp", name.to_string_lossy(), unique()));
+    std::fs::create_dir(&staging)?;
+    let marked = std::fs::write(staging.join(".gitignore"), "# garrison's parse cache\n*\n")
+        .and_then(|()| {
+            std::fs::write(
+                staging.join("CACHEDIR.TAG"),
+                "Signature: 8a477f597d28d172789f06886806bc55\n# garrison's parse cache: https://bford.info/cachedir/\n",
+            )
+        })
+        .and_then(|()| std::fs::rename(&staging, dir));
+    if marked.is_err() {
+        let _ = std::fs::remove_dir_all(&staging);
+    }
+    // Another run may have made it meanwhile: that is as good.
+    if dir.is_dir() {
+        Ok(())
+    } else {
+        marked
+    }
 }
 
 /// Check a cache file whole and index its entries; `None` if it is not one.
@@ -262,6 +328,8 @@ fn index_of(bytes: &[u8]) -> Option<HashMap<Key, Entry>> {
 fn key(kind: Kind, context: &[u8], bytes: &[u8]) -> Key {
     let mut hasher = Sha256::new();
     hasher.update(env!("CARGO_PKG_VERSION").as_bytes());
+    hasher.update([0]);
+    hasher.update(env!("GARRISON_BUILD_ID").as_bytes());
     hasher.update([0, kind as u8]);
     hasher.update((context.len() as u64).to_le_bytes());
     hasher.update(context);
@@ -401,6 +469,10 @@ fn put_option(out: &mut Vec<u8>, value: Option<&str>) {
     }
 }
 
+/// The most items reserved up front: a count is only trusted as far as the
+/// payload could hold that many items.
+const CAPACITY: usize = 1024;
+
 /// Reads an encoded payload; every read fails cleanly past the end.
 struct Reader<'a> {
     bytes: &'a [u8],
@@ -484,7 +556,7 @@ impl<'a> Reader<'a> {
             STRING => NodeKind::String(self.string()?),
             SEQ => {
                 let count = self.count()?;
-                let mut items = Vec::with_capacity(count);
+                let mut items = Vec::with_capacity(count.min(CAPACITY));
                 for _ in 0..count {
                     items.push(self.node(depth)?);
                 }
@@ -492,7 +564,7 @@ impl<'a> Reader<'a> {
             }
             MAP => {
                 let count = self.count()?;
-                let mut entries = Vec::with_capacity(count);
+                let mut entries = Vec::with_capacity(count.min(CAPACITY));
                 for _ in 0..count {
                     let key = self.string()?;
                     let key_pos = self.pos()?;
@@ -516,15 +588,16 @@ impl<'a> Reader<'a> {
 pub fn decode_documents(payload: &[u8], max_depth: usize) -> Option<Vec<Node>> {
     let mut reader = Reader::new(payload);
     let count = reader.count()?;
-    let mut documents = Vec::with_capacity(count);
+    let mut documents = Vec::with_capacity(count.min(CAPACITY));
     for _ in 0..count {
         documents.push(reader.node(max_depth.saturating_add(2))?);
     }
     reader.finished().then_some(documents)
 }
 
-/// Decode a binding; the outer `None` means the payload is not one.
-fn decode_binding(payload: &[u8]) -> Option<Option<(ObjectKey, PreviousBinding)>> {
+/// Decode a binding; the outer `None` means the payload is not one. Public
+/// for the fuzz target.
+pub fn decode_binding(payload: &[u8]) -> Option<Option<(ObjectKey, PreviousBinding)>> {
     let mut r = Reader::new(payload);
     let binding = match r.byte()? {
         0 => None,
@@ -536,7 +609,7 @@ fn decode_binding(payload: &[u8]) -> Option<Option<(ObjectKey, PreviousBinding)>
                 name: r.string()?,
             };
             let count = r.count()?;
-            let mut clusters = Vec::with_capacity(count);
+            let mut clusters = Vec::with_capacity(count.min(CAPACITY));
             for _ in 0..count {
                 clusters.push((r.string()?, r.uint()?));
             }

@@ -65,7 +65,20 @@ fn a_cached_render_writes_what_an_uncached_one_writes_through_edits_and_damage()
         cache_file(&fleet).is_file(),
         "the first render fills the cache"
     );
+    let first = inode(&cache_file(&fleet));
     assert_same_as_uncached(&fleet, &plain, "no change");
+    assert_ne!(
+        inode(&cache_file(&fleet)),
+        first,
+        "the bindings were parsed"
+    );
+    let second = inode(&cache_file(&fleet));
+    assert_same_as_uncached(&fleet, &plain, "no change, again");
+    assert_eq!(
+        inode(&cache_file(&fleet)),
+        second,
+        "everything came from the cache"
+    );
     fleet.write("web.yaml", &deployment("web", 9, "v2"));
     assert_same_as_uncached(&fleet, &plain, "template changed");
     fleet.write("web.yaml", "kind: [\n");
@@ -89,27 +102,42 @@ fn a_cached_render_writes_what_an_uncached_one_writes_through_edits_and_damage()
     assert_same_as_uncached(&fleet, &plain, "a file that is not a cache");
 }
 
+fn inode(path: &Path) -> u64 {
+    std::os::unix::fs::MetadataExt::ino(&std::fs::metadata(path).unwrap())
+}
+
+/// A save replaces the file by a rename, so an unchanged inode means the
+/// run found every file in the cache and wrote nothing.
 #[test]
 fn a_render_with_nothing_new_to_parse_leaves_the_cache_file_alone() {
     let fleet = fleet();
     render(&fleet);
     render(&fleet);
-    let before = std::fs::read(cache_file(&fleet)).unwrap();
-    let modified = std::fs::metadata(cache_file(&fleet))
-        .unwrap()
-        .modified()
-        .unwrap();
+    let before = inode(&cache_file(&fleet));
     render(&fleet);
-    assert_eq!(
-        std::fs::metadata(cache_file(&fleet))
-            .unwrap()
-            .modified()
-            .unwrap(),
-        modified
-    );
+    assert_eq!(inode(&cache_file(&fleet)), before, "every file was a hit");
     fleet.write("web.yaml", &deployment("web", 6, "v2"));
     render(&fleet);
-    assert_ne!(std::fs::read(cache_file(&fleet)).unwrap(), before);
+    assert_ne!(
+        inode(&cache_file(&fleet)),
+        before,
+        "the changed file was parsed"
+    );
+}
+
+#[test]
+fn no_cache_wins_over_the_environment() {
+    let fleet = fleet();
+    let scratch = temp();
+    let env = scratch.path().join("by-env");
+    let output = garrison()
+        .env("GARRISON_CACHE_DIR", &env)
+        .args(["render", "--repo", &fleet.repo.to_string_lossy()])
+        .args(["--out", &fleet.out().to_string_lossy(), "-q", "--no-cache"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(!env.exists());
 }
 
 #[test]

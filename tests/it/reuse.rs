@@ -292,11 +292,12 @@ fn one_changed_template_touches_only_its_files_and_blobs() {
             "^rendered~1",
         ],
     );
-    let new_blobs: BTreeSet<&str> = new_objects
+    let new_blobs: BTreeSet<String> = new_objects
         .lines()
         .filter(|id| git(&fleet.repo, &["cat-file", "-t", id]).trim() == "blob")
+        .map(str::to_string)
         .collect();
-    let distinct: BTreeSet<String> = diff
+    let changed_blobs: BTreeSet<String> = diff
         .iter()
         .map(|p| {
             git(&fleet.repo, &["rev-parse", &format!("rendered:{p}")])
@@ -304,5 +305,8 @@ fn one_changed_template_touches_only_its_files_and_blobs() {
                 .to_string()
         })
         .collect();
-    assert_eq!(new_blobs.len(), distinct.len(), "{new_blobs:?}");
+    assert_eq!(
+        new_blobs, changed_blobs,
+        "the commit's new blobs are the changed files'"
+    );
 }

@@ -272,3 +272,39 @@ proptest! {
         let _ = index_of(&bytes);
     }
 }
+
+#[test]
+fn an_entry_that_does_not_decode_is_replaced_by_the_fresh_parse() {
+    let dir = tempfile::tempdir().unwrap();
+    let limits = Limits::default();
+    let cache = Cache::open(dir.path());
+    let key = key(Kind::Source, &limits_bytes(&limits), SOURCE.as_bytes());
+    cache.remember(key, Kind::Source, vec![0xff]);
+    cache.save().unwrap();
+    let cache = Cache::open(dir.path());
+    assert_eq!(cache.index.len(), 1);
+    assert!(parses(&cache, SOURCE), "a bad entry is a miss");
+    cache.save().unwrap();
+    assert!(!parses(&Cache::open(dir.path()), SOURCE), "and is replaced");
+}
+
+#[test]
+fn temporary_files_left_by_a_killed_run_are_swept_once_old() {
+    let dir = tempfile::tempdir().unwrap();
+    let stale = dir.path().join(format!("{FILE}.1-0-0.tmp"));
+    std::fs::write(&stale, b"half").unwrap();
+    let fresh = dir.path().join(format!("{FILE}.2-0-0.tmp"));
+    std::fs::write(&fresh, b"being written").unwrap();
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(7200);
+    std::fs::File::options()
+        .write(true)
+        .open(&stale)
+        .unwrap()
+        .set_modified(old)
+        .unwrap();
+    let cache = Cache::open(dir.path());
+    parses(&cache, SOURCE);
+    cache.save().unwrap();
+    assert!(!stale.exists());
+    assert!(fresh.exists(), "another run's file being written is left");
+}
