@@ -4,15 +4,6 @@
 use super::stored::Stored;
 use super::{pipeline, ExitStatus, Printer};
 use crate::cli::StoredArgs;
-use crate::emit::Tree;
-
-/// Files that record provenance, not rendered objects; they never make a render stale.
-pub fn without_provenance(tree: &Tree) -> Tree {
-    tree.iter()
-        .filter(|(path, _)| !crate::emit::PROVENANCE_FILES.contains(&path.as_str()))
-        .map(|(p, b)| (p.clone(), b.clone()))
-        .collect()
-}
 
 pub fn run(args: &StoredArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     let stored = Stored::from_args(&args.stored);
@@ -29,7 +20,8 @@ pub fn run(args: &StoredArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
         Ok(outcome) => outcome,
         Err(status) => return Ok(status),
     };
-    let current = without_provenance(&outcome.previous.files) == without_provenance(&outcome.tree);
+    // Compared whole: nothing was kept or left unread.
+    let current = outcome.unchanged();
     let summary = outcome.summary();
     if printer.json {
         let value = serde_json::json!({ "current": current, "summary": summary });

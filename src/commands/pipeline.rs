@@ -191,13 +191,7 @@ fn compared_files(plan: &Plan, previous: &PreviousRender, format: Format) -> Vec
     for cluster in &plan.clusters {
         let root = format!("clusters/{}/", cluster.name);
         if cluster.paused {
-            wanted.extend(
-                previous
-                    .unread
-                    .range(root.clone()..)
-                    .take_while(|p| p.starts_with(&root))
-                    .cloned(),
-            );
+            wanted.extend(previous.unread_in(&cluster.name).cloned());
             continue;
         }
         let written = cluster
@@ -226,24 +220,14 @@ fn compared_files(plan: &Plan, previous: &PreviousRender, format: Format) -> Vec
 
 impl Outcome {
     /// Whether the new render equals the previous one, provenance files
-    /// aside: every written file has its previous bytes, and every previous
-    /// file is written again or kept.
+    /// aside ([`unchanged`]).
     pub fn unchanged(&self) -> bool {
-        let provenance = |p: &str| emit::PROVENANCE_FILES.contains(&p);
-        let old = &self.previous.files;
-        self.tree
-            .iter()
-            .filter(|(p, _)| !provenance(p))
-            .all(|(p, bytes)| old.get(p) == Some(bytes))
-            && old
-                .keys()
-                .filter(|p| !provenance(p))
-                .all(|p| self.tree.contains_key(p) || self.kept.contains(p))
-            && self
-                .previous
-                .unread
-                .iter()
-                .all(|p| provenance(p) || self.kept.contains(p))
+        unchanged(
+            &self.previous.files,
+            &self.previous.unread,
+            &self.tree,
+            &self.kept,
+        )
     }
 
     /// The per-cluster summary of this render against the stored one.
@@ -257,4 +241,25 @@ impl Outcome {
             self.format,
         )
     }
+}
+
+/// Whether `new` (plus the `kept` files, left as they are) renders what
+/// `old` (plus the `unread` files) held, provenance files aside: every
+/// written file has its previous bytes, and every previous file is written
+/// again or kept.
+pub fn unchanged(
+    old: &Tree,
+    unread: &BTreeSet<String>,
+    new: &Tree,
+    kept: &BTreeSet<String>,
+) -> bool {
+    let provenance = |p: &str| emit::PROVENANCE_FILES.contains(&p);
+    new.iter()
+        .filter(|(p, _)| !provenance(p))
+        .all(|(p, bytes)| old.get(p) == Some(bytes))
+        && old
+            .keys()
+            .filter(|p| !provenance(p))
+            .all(|p| new.contains_key(p) || kept.contains(p))
+        && unread.iter().all(|p| provenance(p) || kept.contains(p))
 }

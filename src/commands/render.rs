@@ -8,7 +8,7 @@ use crate::cli::RenderArgs;
 use crate::emit::{write, Tree};
 use crate::report;
 use anyhow::Context;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 /// How many times a render is retried when another process moved the branch.
@@ -217,8 +217,8 @@ pub(super) fn commit_merged(
         Ok(source) => source,
         Err(status) => return Ok(status),
     };
-    let unchanged =
-        super::check::without_provenance(old) == super::check::without_provenance(&tree);
+    let none = BTreeSet::new();
+    let unchanged = pipeline::unchanged(old, &none, &tree, &none);
     let attempt = Attempt {
         branch,
         parent,

@@ -102,7 +102,7 @@ fn sibling(out: &Path, suffix: &str) -> (PathBuf, PathBuf) {
 /// update is finished, so whoever holds the lock reads a whole render.
 pub fn lock(out: &Path) -> Result<Lock, Error> {
     let (file, parent) = lock_file(out)?;
-    if !flock(&file, Mode::Exclusive) {
+    if !flock(&file, Mode::Exclusive, false) {
         return Err(Error::Locked {
             path: out.to_path_buf(),
         });
@@ -125,12 +125,12 @@ pub fn lock_shared(out: &Path) -> Result<Lock, Error> {
         Ok(lock) => {
             // Not atomic (flock(2)): a render may slip in between, and the
             // shared lock then waits for it, so what is read is still whole.
-            flock_blocking_shared(&lock._file);
+            flock(&lock._file, Mode::Shared, true);
             Ok(lock)
         }
         Err(Error::Locked { path }) => {
             let (file, _) = lock_file(out)?;
-            if flock(&file, Mode::Shared) {
+            if flock(&file, Mode::Shared, false) {
                 Ok(Lock { _file: file })
             } else {
                 Err(Error::Locked { path })
@@ -191,33 +191,27 @@ fn leftovers(out: &Path, parent: &Path, kind: &str) -> Vec<PathBuf> {
     found
 }
 
+/// Take `file`'s lock in `mode`; without `wait`, only if it is free now.
 #[cfg(unix)]
-fn flock(file: &fs::File, mode: Mode) -> bool {
+fn flock(file: &fs::File, mode: Mode, wait: bool) -> bool {
     use std::os::unix::io::AsRawFd;
     let operation = match mode {
         Mode::Exclusive => libc::LOCK_EX,
         Mode::Shared => libc::LOCK_SH,
     };
+    let operation = if wait {
+        operation
+    } else {
+        operation | libc::LOCK_NB
+    };
     // SAFETY: the descriptor is valid for the lifetime of `file`.
-    unsafe { libc::flock(file.as_raw_fd(), operation | libc::LOCK_NB) == 0 }
-}
-
-#[cfg(unix)]
-fn flock_blocking_shared(file: &fs::File) {
-    use std::os::unix::io::AsRawFd;
-    // SAFETY: the descriptor is valid for the lifetime of `file`.
-    unsafe {
-        libc::flock(file.as_raw_fd(), libc::LOCK_SH);
-    }
+    unsafe { libc::flock(file.as_raw_fd(), operation) == 0 }
 }
 
 #[cfg(not(unix))]
-fn flock(_file: &fs::File, _mode: Mode) -> bool {
+fn flock(_file: &fs::File, _mode: Mode, _wait: bool) -> bool {
     true
 }
-
-#[cfg(not(unix))]
-fn flock_blocking_shared(_file: &fs::File) {}
 
 /// How a lock is held.
 #[derive(Clone, Copy)]
@@ -694,11 +688,10 @@ pub fn read_tree(dir: &Path) -> Result<Tree, Error> {
 /// The paths of every file under `dir`, without reading them; refused, as
 /// by [`read_tree`], when `dir` holds files but no render.
 pub fn list_tree(dir: &Path) -> Result<BTreeSet<String>, Error> {
-    let mut files = Vec::new();
+    let mut listing = BTreeSet::new();
     if dir.exists() {
-        list(dir, dir, &mut files)?;
+        list(dir, dir, &mut listing)?;
     }
-    let listing: BTreeSet<String> = files.into_iter().map(|(r, _)| r).collect();
     if !listing.is_empty() && !listing.contains(MARKER_FILE) {
         return Err(Error::NotARender {
             path: dir.to_path_buf(),
@@ -724,7 +717,7 @@ pub fn read_files<S: AsRef<str> + Sync>(dir: &Path, paths: &[S]) -> Result<Tree,
 }
 
 /// The regular files under `dir`: (relative path, full path).
-fn list(root: &Path, dir: &Path, files: &mut Vec<(String, PathBuf)>) -> Result<(), Error> {
+fn list(root: &Path, dir: &Path, files: &mut BTreeSet<String>) -> Result<(), Error> {
     for entry in fs::read_dir(dir).map_err(io_error(dir))? {
         let entry = entry.map_err(io_error(dir))?;
         let path = entry.path();
@@ -736,7 +729,7 @@ fn list(root: &Path, dir: &Path, files: &mut Vec<(String, PathBuf)>) -> Result<(
                 .strip_prefix(root)
                 .map(|p| p.to_string_lossy().replace('\\', "/"))
                 .unwrap_or_default();
-            files.push((relative, path));
+            files.insert(relative);
         }
     }
     Ok(())

@@ -36,8 +36,6 @@ pub fn from_partial(
     let bindings = texts
         .par_iter()
         .filter_map(|bytes| cache.binding(bytes, || binding(bytes)))
-        .collect::<Vec<_>>()
-        .into_iter()
         .collect();
     PreviousRender {
         files,

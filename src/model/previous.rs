@@ -53,6 +53,14 @@ impl PreviousRender {
             .take_while(move |(path, _)| path.starts_with(&prefix))
     }
 
+    /// The unread files under `clusters/<cluster>/`, by full path.
+    pub fn unread_in<'a>(&'a self, cluster: &str) -> impl Iterator<Item = &'a String> + 'a {
+        let prefix = format!("clusters/{cluster}/");
+        self.unread
+            .range(prefix.clone()..)
+            .take_while(move |path| path.starts_with(&prefix))
+    }
+
     pub fn has_cluster(&self, cluster: &str) -> bool {
         self.cluster_files(cluster).next().is_some()
     }

@@ -4,12 +4,10 @@
 //! small one is rolled forward from its journal); two renders into one
 //! directory cannot interleave.
 
-use crate::fleet::{clusters, deployment, Fleet};
+use crate::fleet::{clusters, deployment, members, Fleet, EVERY_DEPLOYMENT};
 use crate::support::{commit_all, garrison, git, read_tree, stderr};
 use std::os::unix::fs::MetadataExt as _;
 use std::time::Instant;
-
-const ALL_DEPLOYMENTS: &str = "apiVersion: policy.karmada.io/v1alpha1\nkind: ClusterPropagationPolicy\nmetadata:\n  name: all\nspec:\n  resourceSelectors:\n  - apiVersion: apps/v1\n    kind: Deployment\n  placement:\n    replicaScheduling:\n      replicaSchedulingType: Duplicated\n";
 
 /// How many applications the crash fleets have.
 const APPS: usize = 30;
@@ -40,10 +38,8 @@ fn inode(path: &std::path::Path) -> u64 {
 /// so each test is known to exercise the path it is about.
 fn kill_renders(changing: usize, in_place: bool) {
     let fleet = Fleet::new();
-    let names: Vec<String> = (0..24).map(|i| format!("member{i:02}")).collect();
-    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
-    fleet.write("clusters.yaml", &clusters(&refs));
-    fleet.write("policy.yaml", ALL_DEPLOYMENTS);
+    fleet.write("clusters.yaml", &members(24));
+    fleet.write("policy.yaml", EVERY_DEPLOYMENT);
     write_version(&fleet, "v1", changing);
     let tree_a = fleet.render().tree;
     let root = inode(fleet.out());
@@ -118,7 +114,7 @@ fn a_small_render_killed_at_any_moment_leaves_the_old_or_the_new_render() {
 fn a_second_render_into_a_locked_directory_is_refused_and_changes_nothing() {
     let fleet = Fleet::new();
     fleet.write("clusters.yaml", &clusters(&["a"]));
-    fleet.write("policy.yaml", ALL_DEPLOYMENTS);
+    fleet.write("policy.yaml", EVERY_DEPLOYMENT);
     write_version(&fleet, "v1", APPS);
     let before = fleet.render().tree;
     write_version(&fleet, "v2", APPS);
@@ -141,10 +137,8 @@ fn a_second_render_into_a_locked_directory_is_refused_and_changes_nothing() {
 #[test]
 fn a_commit_killed_at_any_moment_leaves_the_branch_at_a_complete_commit() {
     let fleet = Fleet::new();
-    let names: Vec<String> = (0..12).map(|i| format!("member{i:02}")).collect();
-    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
-    fleet.write("clusters.yaml", &clusters(&refs));
-    fleet.write("policy.yaml", ALL_DEPLOYMENTS);
+    fleet.write("clusters.yaml", &members(12));
+    fleet.write("policy.yaml", EVERY_DEPLOYMENT);
     write_version(&fleet, "v0", APPS);
     let repo = fleet.repo.clone();
     git(&repo, &["init", "-q", "-b", "main"]);

@@ -131,6 +131,20 @@ pub fn cluster(name: &str, labels: &[(&str, &str)], paused: bool) -> String {
 }
 
 /// Clusters `names`, none paused, as one file.
+/// The names of `count` clusters: `member00`, `member01`, ...
+pub fn member_names(count: usize) -> Vec<String> {
+    (0..count).map(|i| format!("member{i:02}")).collect()
+}
+
+/// [`member_names`] as unlabelled Clusters.
+pub fn members(count: usize) -> String {
+    let names = member_names(count);
+    clusters(&names.iter().map(String::as_str).collect::<Vec<_>>())
+}
+
+/// Every Deployment, Duplicated to every cluster.
+pub const EVERY_DEPLOYMENT: &str = "apiVersion: policy.karmada.io/v1alpha1\nkind: ClusterPropagationPolicy\nmetadata:\n  name: all\nspec:\n  resourceSelectors:\n  - apiVersion: apps/v1\n    kind: Deployment\n  placement:\n    replicaScheduling:\n      replicaSchedulingType: Duplicated\n";
+
 pub fn clusters(names: &[&str]) -> String {
     names
         .iter()

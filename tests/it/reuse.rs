@@ -4,7 +4,8 @@
 //! object rendered again) writes from the same previous render.
 
 use crate::fleet::{
-    cluster, clusters, deployment, deployment_file, policy, Fleet, DIVIDED, DUPLICATED,
+    cluster, deployment, deployment_file, member_names, members, policy, Fleet, DIVIDED,
+    DUPLICATED, EVERY_DEPLOYMENT,
 };
 use crate::support::{commit_all, copy_dir, git, read_tree, render_to, run, stderr, temp};
 use std::collections::{BTreeMap, BTreeSet};
@@ -191,8 +192,6 @@ fn unchanged_applications_keep_their_files_and_rebuild_repairs_hand_edits() {
     assert_eq!(check.status.code(), Some(0), "{}", stderr(&check));
 }
 
-const EVERY_DEPLOYMENT: &str = "apiVersion: policy.karmada.io/v1alpha1\nkind: ClusterPropagationPolicy\nmetadata:\n  name: all\nspec:\n  resourceSelectors:\n  - apiVersion: apps/v1\n    kind: Deployment\n  placement:\n    replicaScheduling:\n      replicaSchedulingType: Duplicated\n";
-
 /// Inode and modification time of every file under `dir`, by relative path.
 fn stamps(dir: &Path) -> BTreeMap<String, (u64, i64, i64)> {
     read_tree(dir)
@@ -210,9 +209,8 @@ fn stamps(dir: &Path) -> BTreeMap<String, (u64, i64, i64)> {
 #[test]
 fn one_changed_template_touches_only_its_files_and_blobs() {
     let fleet = Fleet::new();
-    let names: Vec<String> = (0..24).map(|i| format!("member{i:02}")).collect();
-    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
-    fleet.write("clusters.yaml", &clusters(&refs));
+    let names = member_names(24);
+    fleet.write("clusters.yaml", &members(24));
     fleet.write("policy.yaml", EVERY_DEPLOYMENT);
     for i in 0..30 {
         fleet.write(

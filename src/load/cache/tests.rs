@@ -28,6 +28,15 @@ fn binding() -> (ObjectKey, PreviousBinding) {
     (key, binding)
 }
 
+/// A cache directory holding the parse of [`SOURCE`].
+fn saved_source() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = Cache::open(dir.path());
+    parses(&cache, SOURCE);
+    cache.save().unwrap();
+    dir
+}
+
 /// Look `text` up in `cache`; true when it had to be parsed.
 fn parses(cache: &Cache, text: &str) -> bool {
     let called = Cell::new(false);
@@ -85,10 +94,7 @@ fn a_payload_deeper_than_the_parse_allowed_is_refused() {
 
 #[test]
 fn an_existing_directory_gets_only_the_cache_file() {
-    let dir = tempfile::tempdir().unwrap();
-    let cache = Cache::open(dir.path());
-    parses(&cache, SOURCE);
-    cache.save().unwrap();
+    let dir = saved_source();
     let names: Vec<_> = std::fs::read_dir(dir.path())
         .unwrap()
         .map(|e| e.unwrap().file_name().into_string().unwrap())
@@ -160,10 +166,7 @@ fn parse_errors_are_not_cached() {
 
 #[test]
 fn a_damaged_cache_file_is_not_used() {
-    let dir = tempfile::tempdir().unwrap();
-    let cache = Cache::open(dir.path());
-    parses(&cache, SOURCE);
-    cache.save().unwrap();
+    let dir = saved_source();
     let file = dir.path().join(FILE);
     let mut bytes = std::fs::read(&file).unwrap();
     let middle = bytes.len() / 2;
@@ -221,6 +224,7 @@ fn without_a_directory_nothing_is_kept() {
     let cache = Cache::disabled();
     assert!(parses(&cache, SOURCE));
     assert!(parses(&cache, SOURCE));
+    assert!(cache.fresh.lock().unwrap().is_empty(), "nothing remembered");
     cache.save().unwrap();
 }
 
