@@ -965,18 +965,17 @@ fn render_clusters(
         .collect();
     let digests = reuse::Digests::new(inputs, context.options.format);
     let applicable: Vec<Vec<&OverridePolicyRef<'_>>> = apps
-        .iter()
-        .map(|app| match context.templates.get(&app.key) {
-            Some(template) => overrides::applicable(&override_refs, &template.view()),
-            None => Vec::new(),
+        .iter_mut()
+        .map(|app| {
+            let Some(template) = context.templates.get(&app.key) else {
+                return Vec::new();
+            };
+            let applicable = overrides::applicable(&override_refs, &template.view());
+            let policy = policy_of(inputs, app);
+            app.digest = Some(digests.app(app, template, policy, &applicable));
+            applicable
         })
         .collect();
-    for (app, applicable) in apps.iter_mut().zip(&applicable) {
-        if let Some(template) = context.templates.get(&app.key) {
-            let policy = policy_of(inputs, app);
-            app.digest = Some(digests.app(app, template, policy, applicable));
-        }
-    }
     let by_name: BTreeMap<&str, &Cluster> = fleet.iter().map(|c| (c.name.as_str(), c)).collect();
     let jobs: Vec<Job<'_>> = apps
         .iter()
@@ -1007,11 +1006,22 @@ fn render_clusters(
             })
         })
         .collect();
-    // A manifest's path names no cluster: worked out once per application.
-    let manifest_paths: Vec<Option<String>> = apps
+    // Decided once per application, not per job: whether it keeps its
+    // files, and (a manifest's path names no cluster) where they are.
+    let reusable: Vec<bool> = apps
         .iter()
         .map(|app| {
-            (context.options.format == Format::Manifests)
+            let recorded = context.previous.bindings.get(&app.key);
+            context.options.reuse
+                && app.digest.is_some()
+                && recorded.and_then(|b| b.digest.as_ref()) == app.digest.as_ref()
+        })
+        .collect();
+    let manifest_paths: Vec<Option<String>> = apps
+        .iter()
+        .zip(&reusable)
+        .map(|(app, reusable)| {
+            (*reusable && context.options.format == Format::Manifests)
                 .then(|| emit::file_of(&app.key, "", Format::Manifests))
         })
         .collect();
@@ -1021,7 +1031,9 @@ fn render_clusters(
         .par_iter()
         .map(|job| {
             let app = &apps_ref[job.app];
-            let result = kept(context, app, job, manifest_paths[job.app].as_deref())
+            let result = (reusable[job.app] && !job.shadow)
+                .then(|| kept(context, app, job, manifest_paths[job.app].as_deref()))
+                .flatten()
                 .map(|file| Ok(Made::Kept(file)))
                 .unwrap_or_else(|| {
                     render_one(context, app, job, &applicable[job.app]).map(|(file, applied)| {
@@ -1103,21 +1115,15 @@ impl Made {
     }
 }
 
-/// The previous file of a live job, when reuse is on and the application's
-/// render digest is the one recorded with that file.
+/// The previous file of a live job of an application that keeps its files
+/// (reuse is on and its render digest is the one recorded with them), if
+/// the previous render has it.
 fn kept(
     context: &RenderContext<'_>,
     app: &App,
     job: &Job<'_>,
     manifest_path: Option<&str>,
 ) -> Option<Rendered> {
-    if !context.options.reuse || job.shadow {
-        return None;
-    }
-    let recorded = context.previous.bindings.get(&app.key)?.digest.as_ref()?;
-    if app.digest.as_ref() != Some(recorded) {
-        return None;
-    }
     let path = match manifest_path {
         Some(path) => path.to_string(),
         None => emit::file_of(&app.key, &job.cluster.name, context.options.format),

@@ -263,3 +263,49 @@ pub fn unchanged(
             .all(|p| new.contains_key(p) || kept.contains(p))
         && unread.iter().all(|p| provenance(p) || kept.contains(p))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tree(files: &[(&str, &str)]) -> Tree {
+        files
+            .iter()
+            .map(|(p, b)| (p.to_string(), b.as_bytes().to_vec()))
+            .collect()
+    }
+
+    fn set(paths: &[&str]) -> BTreeSet<String> {
+        paths.iter().map(|p| p.to_string()).collect()
+    }
+
+    #[test]
+    fn unchanged_ignores_provenance_and_counts_kept_and_unread_files() {
+        let old = tree(&[("a", "1"), (emit::MARKER_FILE, "m1")]);
+        let none = set(&[]);
+        let same = tree(&[("a", "1"), (emit::MARKER_FILE, "m2")]);
+        assert!(unchanged(&old, &none, &same, &none), "provenance aside");
+        assert!(
+            !unchanged(&old, &none, &tree(&[("a", "2")]), &none),
+            "bytes changed"
+        );
+        assert!(!unchanged(&old, &none, &tree(&[]), &none), "a file gone");
+        assert!(
+            unchanged(&old, &none, &tree(&[]), &set(&["a"])),
+            "kept unread"
+        );
+        assert!(
+            !unchanged(&old, &none, &tree(&[("a", "1"), ("b", "1")]), &none),
+            "a file added"
+        );
+        let unread = set(&["b", emit::MARKER_FILE]);
+        assert!(
+            !unchanged(&old, &unread, &same, &none),
+            "an unread file gone"
+        );
+        assert!(
+            unchanged(&old, &unread, &same, &set(&["b"])),
+            "an unread file kept"
+        );
+    }
+}
