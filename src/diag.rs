@@ -91,8 +91,10 @@ codes! {
     FileTooLarge = ("G0004", "file-too-large"),
     /// `garrison.yaml` is not valid.
     InvalidConfig = ("G0005", "invalid-config"),
-    /// The repository holds no input file.
+    /// The repository holds no input file (an empty or mistyped `--repo`).
     EmptyRepository = ("G0006", "empty-repository"),
+    /// The repository defines no Cluster or ManagedCluster: nothing could be rendered.
+    NoClusters = ("G0007", "no-clusters"),
     /// YAML or JSON that does not parse, or exceeds a parse limit.
     Syntax = ("G0101", "yaml-syntax"),
     /// A document that is not a mapping.
@@ -109,6 +111,17 @@ codes! {
     DuplicateObject = ("G0107", "duplicate-object"),
     /// An unknown kind in a Karmada API group garrison interprets.
     UnknownKind = ("G0108", "unknown-policy-kind"),
+    /// A field the kind's schema does not have (kubectl's strict field validation).
+    UnknownField = ("G0109", "unknown-field"),
+    /// A namespaced object without `metadata.namespace`, and no `defaultNamespace`.
+    MissingNamespace = ("G0110", "missing-namespace"),
+    /// A kind whose schema garrison does not know: rendered as is, unchecked.
+    NoSchema = ("G0111", "no-schema"),
+    /// A kind or version the API server would not serve: not in Kubernetes'
+    /// built-in API, or not in the CustomResourceDefinition of its group.
+    UnknownApiKind = ("G0112", "unknown-kind"),
+    /// A CustomResourceDefinition in the repository whose schema cannot be used.
+    InvalidCrd = ("G0113", "invalid-crd"),
     /// A policy whose selectors match no template.
     PolicyMatchesNothing = ("G0201", "policy-matches-nothing"),
     /// A cluster named in a policy or binding that the fleet does not define.
@@ -125,6 +138,9 @@ codes! {
     BindingWithoutTemplate = ("G0207", "binding-without-template"),
     /// A field that is accepted and carried but has no effect offline.
     IgnoredField = ("G0208", "ignored-field"),
+    /// A template in a namespace Karmada never propagates (`kube-*`,
+    /// `karmada-system`, …) or marked as claimed by Karmada: not rendered.
+    ReservedNamespace = ("G0209", "reserved-namespace"),
     /// An override that cannot be applied.
     OverrideFailed = ("G0301", "override-failed"),
     /// An override policy Karmada's webhook would refuse.
@@ -135,6 +151,9 @@ codes! {
     PathCollision = ("G0601", "output-path-collision"),
     /// An object could not be serialised.
     Emit = ("G0602", "emit-failed"),
+    /// The render would remove every object of the previous render, or more
+    /// than the share `massPrune` allows.
+    MassPrune = ("G0603", "mass-prune"),
     /// A ResourceInterpreterCustomization script does not compile, fails at
     /// its top level, or does not define its function.
     LuaLoadFailed = ("G0701", "lua-load-failed"),
@@ -152,6 +171,9 @@ pub struct Diagnostic {
     pub message: String,
     pub origin: Option<Origin>,
     pub help: Option<String>,
+    /// Turned from an error into a warning by a `relax` rule of
+    /// garrison.yaml: `--strict` leaves it a warning.
+    pub relaxed: bool,
 }
 
 impl Diagnostic {
@@ -162,6 +184,7 @@ impl Diagnostic {
             message: message.into(),
             origin: None,
             help: None,
+            relaxed: false,
         }
     }
     pub fn warning(code: Code, message: impl Into<String>) -> Self {
@@ -171,6 +194,7 @@ impl Diagnostic {
             message: message.into(),
             origin: None,
             help: None,
+            relaxed: false,
         }
     }
     pub fn at(mut self, origin: Origin) -> Self {

@@ -1,4 +1,5 @@
-//! `garrison.yaml` at the repository root: which files are inputs and the parse limits.
+//! `garrison.yaml` at the repository root: which files are inputs, the parse
+//! limits, and the safety settings of SPEC §10.
 //!
 //! ```yaml
 //! include: ["fleet/**"]        # globs relative to the root; default: every file
@@ -9,6 +10,14 @@
 //!   maxDepth: 64
 //!   maxNodes: 2000000
 //!   maxAliases: 1000
+//! defaultNamespace: shop       # for namespaced templates without one; default: none (an error)
+//! kubernetesVersion: "1.36"    # the built-in API templates are checked against
+//! massPrune:
+//!   maxShare: 0.5              # refuse a render removing more than this share of the objects...
+//!   minObjects: 20             # ...once the previous render has at least this many
+//! relax:                       # turn a check's errors into warnings for some files
+//!   - check: unknown-field
+//!     paths: ["legacy/**"]
 //! ```
 
 use super::yaml::Limits;
@@ -16,7 +25,7 @@ use serde::Deserialize;
 
 pub const CONFIG_FILE: &str = "garrison.yaml";
 
-#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Config {
     #[serde(default)]
@@ -25,6 +34,16 @@ pub struct Config {
     pub exclude: Vec<String>,
     #[serde(default)]
     pub limits: LimitsConfig,
+    /// The namespace of namespaced templates written without one.
+    #[serde(default)]
+    pub default_namespace: Option<String>,
+    /// The Kubernetes minor version (`"1.36"`) whose API templates are checked against.
+    #[serde(default)]
+    pub kubernetes_version: Option<String>,
+    #[serde(default)]
+    pub mass_prune: MassPruneConfig,
+    #[serde(default)]
+    pub relax: Vec<Relax>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
@@ -35,6 +54,41 @@ pub struct LimitsConfig {
     pub max_depth: Option<usize>,
     pub max_nodes: Option<usize>,
     pub max_aliases: Option<usize>,
+}
+
+/// When a render removes so much of the previous one that it is probably a
+/// mistake (an empty or mistyped `--repo`, a selector that stopped matching).
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct MassPruneConfig {
+    /// The largest share (0 to 1) of the previous render's objects one render may remove.
+    pub max_share: Option<f64>,
+    /// The share applies once the previous render has at least this many objects.
+    pub min_objects: Option<usize>,
+}
+
+/// Default of `massPrune.maxShare`: half of the objects.
+pub const DEFAULT_MASS_PRUNE_SHARE: f64 = 0.5;
+/// Default of `massPrune.minObjects`.
+pub const DEFAULT_MASS_PRUNE_MIN_OBJECTS: usize = 20;
+
+impl MassPruneConfig {
+    pub fn max_share(&self) -> f64 {
+        self.max_share.unwrap_or(DEFAULT_MASS_PRUNE_SHARE)
+    }
+    pub fn min_objects(&self) -> usize {
+        self.min_objects.unwrap_or(DEFAULT_MASS_PRUNE_MIN_OBJECTS)
+    }
+}
+
+/// One `relax` rule: the errors of check `check` (a diagnostic's name, such
+/// as `unknown-field`, or its code) in files matching `paths` are reported
+/// as warnings instead, which `--strict` leaves warnings.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Relax {
+    pub check: String,
+    pub paths: Vec<String>,
 }
 
 /// Files larger than this are refused unless `limits.maxFileBytes` raises it.

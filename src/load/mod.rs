@@ -44,6 +44,7 @@ pub fn load_repository(
             return (
                 Inputs {
                     sources,
+                    config,
                     ..Inputs::default()
                 },
                 diagnostics,
@@ -82,6 +83,7 @@ pub fn load_repository(
     }
     let mut inputs = classify::classify(documents, &sources, &mut diagnostics);
     inputs.sources = sources;
+    inputs.config = config;
     (inputs, diagnostics)
 }
 
@@ -106,7 +108,7 @@ fn read_config(root: &Path, sources: &mut Sources, diagnostics: &mut Diagnostics
                 )
                 .at_opt(pos.map(|pos| Origin { file, pos }))
                 .help(
-                    "supported keys are `include`, `exclude` and `limits` (`maxFileBytes`, `maxDocuments`, `maxDepth`, `maxNodes`, `maxAliases`)",
+                    "supported keys are `include`, `exclude`, `limits` (`maxFileBytes`, `maxDocuments`, `maxDepth`, `maxNodes`, `maxAliases`), `defaultNamespace`, `kubernetesVersion`, `massPrune` (`maxShare`, `minObjects`) and `relax` (`check`, `paths`)",
                 ),
             );
             Config::default()

@@ -125,6 +125,8 @@ pub struct PinnedBinding {
 #[derive(Clone, Debug, Default)]
 pub struct Inputs {
     pub sources: Sources,
+    /// `garrison.yaml` (defaults when there is none).
+    pub config: crate::load::config::Config,
     /// Sorted by key.
     pub templates: Vec<Template>,
     /// Sorted by (namespace, name); cluster-scoped first.
