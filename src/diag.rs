@@ -245,6 +245,48 @@ impl Diagnostics {
     }
 }
 
+/// The candidate a misspelt `word` most likely meant: the closest by edit
+/// distance (ignoring case), within a third of the word's length (at least
+/// one edit). For "did you mean" hints.
+pub fn closest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let limit = (word.chars().count() / 3).max(1);
+    let lower = word.to_lowercase();
+    candidates
+        .into_iter()
+        .map(|c| (edit_distance(&lower, &c.to_lowercase()), c))
+        .filter(|(d, c)| *d <= limit && *c != word)
+        .min_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(b.1)))
+        .map(|(_, c)| c)
+}
+
+/// Edit distance by characters, a swap of two neighbours counting as one
+/// edit (optimal string alignment): `fats` is one edit from `fast`.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    let width = b.len() + 1;
+    let mut d: Vec<usize> = vec![0; (a.len() + 1) * width];
+    for (i, cell) in d.iter_mut().step_by(width).enumerate() {
+        *cell = i;
+    }
+    for (j, cell) in d.iter_mut().take(width).enumerate() {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut best = (d[(i - 1) * width + j] + 1)
+                .min(d[i * width + j - 1] + 1)
+                .min(d[(i - 1) * width + j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                best = best.min(d[(i - 2) * width + j - 2] + 1);
+            }
+            d[i * width + j] = best;
+        }
+    }
+    d[a.len() * width + b.len()]
+}
+
 /// How diagnostics are printed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Style {
@@ -445,6 +487,21 @@ mod tests {
         let (sources, diagnostics) = sample();
         insta::assert_snapshot!(render(&diagnostics, &sources, Style::Concise), @"policies/pp.yaml:5:30: error[G0104]: unknown variant `Dvided`, expected `Duplicated` or `Divided` (help: use `Duplicated` or `Divided`)");
         insta::assert_snapshot!(render(&diagnostics, &sources, Style::Github), @"::error file=policies/pp.yaml,line=5,col=30,title=G0104 invalid-field::unknown variant `Dvided`, expected `Duplicated` or `Divided` (help: use `Duplicated` or `Divided`)");
+    }
+
+    #[test]
+    fn closest_finds_near_misses_only() {
+        let fields = ["matchLabels", "matchExpressions"];
+        assert_eq!(closest("matchLabel", fields), Some("matchLabels"));
+        assert_eq!(closest("MatchLabels", fields), Some("matchLabels"));
+        assert_eq!(closest("labels", fields), None);
+        assert_eq!(
+            closest("replica", ["replicas", "selector"]),
+            Some("replicas")
+        );
+        assert_eq!(closest("x", ["y"]), Some("y"));
+        assert_eq!(closest("ab", ["xy"]), None);
+        assert_eq!(closest("fats", ["fast", "slow"]), Some("fast"));
     }
 
     #[test]

@@ -22,3 +22,4 @@ pub mod plan;
 pub mod report;
 pub mod reuse;
 pub mod schedule;
+pub mod schema;

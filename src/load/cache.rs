@@ -44,6 +44,8 @@ type Key = [u8; 32];
 enum Kind {
     Source = 1,
     Binding = 2,
+    /// A source file whose templates passed schema validation: no payload.
+    Validated = 3,
 }
 
 impl Kind {
@@ -51,6 +53,7 @@ impl Kind {
         match byte {
             1 => Some(Kind::Source),
             2 => Some(Kind::Binding),
+            3 => Some(Kind::Validated),
             _ => None,
         }
     }
@@ -79,7 +82,7 @@ pub struct Cache {
     fresh: Mutex<Vec<(Key, Kind, Vec<u8>)>>,
     /// Which kinds of file this run looked up: unused entries of a kind it
     /// never looked up (bindings, for `validate`) are kept.
-    consulted: [AtomicBool; 2],
+    consulted: [AtomicBool; 3],
 }
 
 impl Cache {
@@ -146,6 +149,24 @@ impl Cache {
         let binding = parse();
         self.remember(key, Kind::Binding, encode_binding(binding.as_ref()));
         binding
+    }
+
+    /// Whether a source file with `text` was found valid before against the
+    /// schemas `catalog` fingerprints; `check` decides it otherwise (true:
+    /// valid, no diagnostic at all), and a valid file is remembered.
+    pub fn validated(&self, catalog: &[u8], text: &str, check: impl FnOnce() -> bool) -> bool {
+        if self.dir.is_none() {
+            return check();
+        }
+        let key = key(Kind::Validated, catalog, text.as_bytes());
+        if self.lookup(Kind::Validated, &key, |_| Some(())).is_some() {
+            return true;
+        }
+        let valid = check();
+        if valid {
+            self.remember(key, Kind::Validated, Vec::new());
+        }
+        valid
     }
 
     /// The entry under `key`, decoded. An entry that does not decode is a

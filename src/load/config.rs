@@ -20,13 +20,15 @@
 //!     paths: ["legacy/**"]
 //! ```
 
-use super::yaml::Limits;
+use super::typed;
+use super::yaml::{parse_stream, Limits, Pos};
+use crate::diag::{Code, Diagnostic, Diagnostics, FileId, Origin};
 use serde::Deserialize;
 
 pub const CONFIG_FILE: &str = "garrison.yaml";
 
 #[derive(Clone, Debug, Default, PartialEq, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 pub struct Config {
     #[serde(default)]
     pub include: Vec<String>,
@@ -47,7 +49,7 @@ pub struct Config {
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 pub struct LimitsConfig {
     pub max_file_bytes: Option<u64>,
     pub max_documents: Option<usize>,
@@ -59,7 +61,7 @@ pub struct LimitsConfig {
 /// When a render removes so much of the previous one that it is probably a
 /// mistake (an empty or mistyped `--repo`, a selector that stopped matching).
 #[derive(Clone, Debug, Default, PartialEq, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 pub struct MassPruneConfig {
     /// The largest share (0 to 1) of the previous render's objects one render may remove.
     pub max_share: Option<f64>,
@@ -85,7 +87,6 @@ impl MassPruneConfig {
 /// as `unknown-field`, or its code) in files matching `paths` are reported
 /// as warnings instead, which `--strict` leaves warnings.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct Relax {
     pub check: String,
     pub paths: Vec<String>,
@@ -105,6 +106,214 @@ impl Config {
             max_nodes: self.limits.max_nodes.unwrap_or(default.max_nodes),
             max_depth: self.limits.max_depth.unwrap_or(default.max_depth),
             max_aliases: self.limits.max_aliases.unwrap_or(default.max_aliases),
+        }
+    }
+}
+
+/// The checks a `relax` rule may name for a template's faults against its
+/// schema. The same codes in garrison's own inputs (policies, clusters) are
+/// never relaxed: such an input would simply be dropped.
+pub const TEMPLATE_CHECKS: &[Code] = &[
+    Code::InvalidField,
+    Code::UnknownField,
+    Code::UnknownApiKind,
+    Code::NoSchema,
+];
+
+/// The warnings a `relax` rule may name (so that `--strict` lets them pass).
+pub const WARNING_CHECKS: &[Code] = &[
+    Code::PolicyMatchesNothing,
+    Code::Unschedulable,
+    Code::BindingWithoutTemplate,
+    Code::IgnoredField,
+    Code::ReservedNamespace,
+];
+
+/// Read garrison.yaml strictly, its faults as G0005 at their line.
+pub fn read(text: &str, file: FileId, diagnostics: &mut Diagnostics) -> Config {
+    let help = "supported keys are `include`, `exclude`, `limits` (`maxFileBytes`, `maxDocuments`, `maxDepth`, `maxNodes`, `maxAliases`), `defaultNamespace`, `kubernetesVersion`, `massPrune` (`maxShare`, `minObjects`) and `relax` (`check`, `paths`)";
+    let fault = |pos: Option<Pos>, message: String| {
+        Diagnostic::error(
+            Code::InvalidConfig,
+            format!("`{CONFIG_FILE}` is not valid: {message}"),
+        )
+        .at_opt(pos.map(|pos| Origin { file, pos }))
+    };
+    let node = match parse_stream(text, &Limits::default()) {
+        Ok(mut nodes) if nodes.len() <= 1 => match nodes.pop() {
+            Some(node) => node,
+            None => return Config::default(),
+        },
+        Ok(nodes) => {
+            diagnostics.push(
+                fault(
+                    nodes.get(1).map(|n| n.pos),
+                    "it holds more than one YAML document".into(),
+                )
+                .help("keep one document"),
+            );
+            return Config::default();
+        }
+        Err(error) => {
+            diagnostics.push(fault(error.pos, error.message).help(error.help));
+            return Config::default();
+        }
+    };
+    let config = match typed::from_node::<Config>(&node, typed::Fields::Strict) {
+        Ok((config, faults)) if faults.is_empty() => config,
+        Ok((_, faults)) | Err(faults) => {
+            for f in faults {
+                let (pos, message) = match f {
+                    typed::Fault::UnknownField {
+                        path,
+                        field,
+                        pos,
+                        known,
+                    } => {
+                        let near = crate::diag::closest(&field, known.iter().copied())
+                            .map(|n| format!("; did you mean `{n}`?"))
+                            .unwrap_or_default();
+                        let place = if path.is_empty() {
+                            String::new()
+                        } else {
+                            format!(" in `{}`", typed::display_path(&path))
+                        };
+                        (pos, format!("unknown key `{field}`{place}{near}"))
+                    }
+                    typed::Fault::Invalid { path, message, pos } => {
+                        (pos, format!("`{}`: {message}", typed::display_path(&path)))
+                    }
+                };
+                diagnostics.push(fault(Some(pos), message).help(help));
+            }
+            return Config::default();
+        }
+    };
+    let at = |path: &[&str]| Some(node.locate(path));
+    if let Some(version) = &config.kubernetes_version {
+        if crate::schema::builtin::load(version).is_none() {
+            diagnostics.push(
+                fault(
+                    at(&["kubernetesVersion"]),
+                    format!(
+                        "`kubernetesVersion: {version}` is not a version garrison has the API of"
+                    ),
+                )
+                .help(format!(
+                    "use one of {} (a minor version, quoted)",
+                    crate::schema::builtin::versions()
+                        .map(|v| format!("`\"{v}\"`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )),
+            );
+        }
+    }
+    if let Some(namespace) = &config.default_namespace {
+        if let Some(why) = crate::model::meta::dns_label_fault(namespace) {
+            diagnostics.push(
+                fault(at(&["defaultNamespace"]), format!("`defaultNamespace` `{namespace}` {why}"))
+                    .help("namespaces are DNS labels: lower-case letters, digits and `-`, at most 63 characters"),
+            );
+        }
+    }
+    if let Some(share) = config
+        .mass_prune
+        .max_share
+        .filter(|s| !(0.0..=1.0).contains(s))
+    {
+        diagnostics.push(
+            fault(
+                at(&["massPrune", "maxShare"]),
+                format!("`massPrune.maxShare` is {share}; it is a share, from 0 to 1"),
+            )
+            .help("for example `maxShare: 0.5` lets one render remove at most half of the objects"),
+        );
+    }
+    for (i, rule) in config.relax.iter().enumerate() {
+        let index = i.to_string();
+        if relaxable(&rule.check).is_none() {
+            diagnostics.push(
+                fault(
+                    at(&["relax", &index, "check"]),
+                    format!(
+                        "`{}` is not a check `relax` can turn into a warning",
+                        rule.check
+                    ),
+                )
+                .help(format!(
+                    "name one of {}",
+                    TEMPLATE_CHECKS
+                        .iter()
+                        .chain(WARNING_CHECKS)
+                        .map(|c| format!("`{}`", c.name()))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )),
+            );
+        }
+        for (j, pattern) in rule.paths.iter().enumerate() {
+            if let Err(e) = globset::Glob::new(pattern) {
+                diagnostics.push(
+                    fault(
+                        at(&["relax", &index, "paths", &j.to_string()]),
+                        format!("`{pattern}` is not a valid glob: {e}"),
+                    )
+                    .help("paths are globs relative to the repository root, such as `legacy/**`"),
+                );
+            }
+        }
+    }
+    config
+}
+
+/// The relaxable check a rule names, by name (`unknown-field`) or code (`G0109`).
+fn relaxable(check: &str) -> Option<Code> {
+    TEMPLATE_CHECKS
+        .iter()
+        .chain(WARNING_CHECKS)
+        .copied()
+        .find(|c| c.name() == check || c.code() == check)
+}
+
+impl Config {
+    /// Apply the `relax` rules to the diagnostics of `checks` (one of
+    /// [`TEMPLATE_CHECKS`], [`WARNING_CHECKS`]): one in a file a rule names
+    /// becomes a warning that `--strict` leaves a warning. `path` gives a
+    /// diagnostic's file path.
+    pub fn relax<'a>(
+        &self,
+        diagnostics: &mut Diagnostics,
+        checks: &[Code],
+        path: impl Fn(FileId) -> &'a str,
+    ) {
+        if self.relax.is_empty() {
+            return;
+        }
+        let rules: Vec<(Code, globset::GlobSet)> = self
+            .relax
+            .iter()
+            .filter_map(|rule| {
+                let code = relaxable(&rule.check)?;
+                let mut set = globset::GlobSetBuilder::new();
+                for pattern in &rule.paths {
+                    set.add(globset::Glob::new(pattern).ok()?);
+                }
+                Some((code, set.build().ok()?))
+            })
+            .collect();
+        for diagnostic in &mut diagnostics.0 {
+            let Some(origin) = diagnostic.origin else {
+                continue;
+            };
+            let file = path(origin.file);
+            let named = rules
+                .iter()
+                .any(|(code, set)| *code == diagnostic.code && set.is_match(file));
+            if named && checks.contains(&diagnostic.code) {
+                diagnostic.severity = crate::diag::Severity::Warning;
+                diagnostic.relaxed = true;
+            }
         }
     }
 }

@@ -11,6 +11,8 @@ pub mod cache;
 pub mod classify;
 pub mod config;
 pub mod previous;
+pub mod templates;
+pub mod typed;
 pub mod yaml;
 
 use crate::diag::{Code, Diagnostic, Diagnostics, FileId, Origin, Sources};
@@ -81,9 +83,11 @@ pub fn load_repository(
         diagnostics.extend(parse.diagnostics);
         documents.extend(parse.documents.into_iter().map(|node| (id, node)));
     }
-    let mut inputs = classify::classify(documents, &sources, &mut diagnostics);
+    let (mut inputs, template_documents) =
+        classify::classify_documents(documents, &sources, &mut diagnostics);
     inputs.sources = sources;
     inputs.config = config;
+    templates::check(&mut inputs, template_documents, cache, &mut diagnostics);
     (inputs, diagnostics)
 }
 
@@ -93,27 +97,7 @@ fn read_config(root: &Path, sources: &mut Sources, diagnostics: &mut Diagnostics
         return Config::default();
     };
     let file = sources.add(CONFIG_FILE.to_string(), text.clone());
-    match serde_saphyr::from_str::<Option<Config>>(&text) {
-        Ok(config) => config.unwrap_or_default(),
-        Err(error) => {
-            let pos = error.location().map(|l| Pos {
-                line: u32::try_from(l.line()).unwrap_or(0),
-                column: u32::try_from(l.column()).unwrap_or(0),
-            });
-            let message = yaml::first_line(&error.without_snippet().to_string());
-            diagnostics.push(
-                Diagnostic::error(
-                    Code::InvalidConfig,
-                    format!("`{CONFIG_FILE}` is not valid: {message}"),
-                )
-                .at_opt(pos.map(|pos| Origin { file, pos }))
-                .help(
-                    "supported keys are `include`, `exclude`, `limits` (`maxFileBytes`, `maxDocuments`, `maxDepth`, `maxNodes`, `maxAliases`), `defaultNamespace`, `kubernetesVersion`, `massPrune` (`maxShare`, `minObjects`) and `relax` (`check`, `paths`)",
-                ),
-            );
-            Config::default()
-        }
-    }
+    config::read(&text, file, diagnostics)
 }
 
 /// One file to read: its path relative to the root (with `/`) and on disk.

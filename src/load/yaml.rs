@@ -84,6 +84,27 @@ impl Node {
         }
     }
 
+    /// A tree for `value` whose every node is placed at `pos`: for values
+    /// garrison makes (a default, an override's result) that must be checked
+    /// like written ones.
+    pub fn from_value(value: &Value, pos: Pos) -> Node {
+        let kind = match value {
+            Value::Null => NodeKind::Null,
+            Value::Bool(b) => NodeKind::Bool(*b),
+            Value::Number(n) => NodeKind::Number(n.clone()),
+            Value::String(s) => NodeKind::String(s.clone()),
+            Value::Array(items) => {
+                NodeKind::Seq(items.iter().map(|v| Node::from_value(v, pos)).collect())
+            }
+            Value::Object(map) => NodeKind::Map(
+                map.iter()
+                    .map(|(k, v)| (k.clone(), pos, Node::from_value(v, pos)))
+                    .collect(),
+            ),
+        };
+        Node { pos, kind }
+    }
+
     /// The position of the node at `path` (JSON-pointer segments), or of the
     /// deepest ancestor that exists: a missing field is reported where its
     /// parent was written.

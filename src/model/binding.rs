@@ -25,7 +25,7 @@ pub struct BindingSpec {
     #[serde(default)]
     pub clusters: Vec<TargetCluster>,
     #[serde(default)]
-    pub replicas: Option<i64>,
+    pub replicas: Option<i32>,
     #[serde(default)]
     pub placement: Option<Value>,
     #[serde(default)]
@@ -52,6 +52,8 @@ pub struct BindingSpec {
     pub preserve_resources_on_deletion: Option<Value>,
     #[serde(default)]
     pub schedule_priority: Option<Value>,
+    #[serde(default)]
+    pub workload_affinity_groups: Option<Value>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -72,8 +74,13 @@ pub struct ObjectReference {
 #[serde(rename_all = "camelCase")]
 pub struct TargetCluster {
     pub name: String,
+    /// Karmada's int32; a negative count is refused when the binding is read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub replicas: Option<i64>,
+    pub replicas: Option<i32>,
+    /// Per-component replicas (Karmada's multiple-pod-template scheduling,
+    /// off by default): carried without effect.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub components: Option<Value>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -87,6 +94,8 @@ pub struct BindingStatus {
     pub conditions: Option<Value>,
     #[serde(default)]
     pub aggregated_status: Option<Value>,
+    #[serde(default)]
+    pub scheduler_observed_generation: Option<Value>,
 }
 
 /// Karmada's binding name: `lower(name with ':' → '.') + "-" + lower(kind)`.

@@ -6,9 +6,10 @@ use serde_json::Value;
 use std::collections::BTreeMap;
 use std::fmt;
 
-/// `metadata` of a typed input. Fields garrison does not read (uid,
-/// resourceVersion, creationTimestamp, …) are kept in `other` so that YAML
-/// exported from a cluster loads without warnings about them.
+/// `metadata` of a typed input: every field of Kubernetes' ObjectMeta, so
+/// that YAML exported from a cluster (uid, resourceVersion, managedFields, …)
+/// loads, and a misspelt field does not. Only name, namespace, labels and
+/// annotations mean anything to garrison.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ObjectMeta {
@@ -20,8 +21,28 @@ pub struct ObjectMeta {
     pub labels: Labels,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub annotations: BTreeMap<String, String>,
-    #[serde(flatten)]
-    pub other: BTreeMap<String, Value>,
+    #[serde(default, skip_serializing)]
+    pub generate_name: Option<Value>,
+    #[serde(default, skip_serializing)]
+    pub self_link: Option<Value>,
+    #[serde(default, skip_serializing)]
+    pub uid: Option<Value>,
+    #[serde(default, skip_serializing)]
+    pub resource_version: Option<Value>,
+    #[serde(default, skip_serializing)]
+    pub generation: Option<Value>,
+    #[serde(default, skip_serializing)]
+    pub creation_timestamp: Option<Value>,
+    #[serde(default, skip_serializing)]
+    pub deletion_timestamp: Option<Value>,
+    #[serde(default, skip_serializing)]
+    pub deletion_grace_period_seconds: Option<Value>,
+    #[serde(default, skip_serializing)]
+    pub owner_references: Option<Value>,
+    #[serde(default, skip_serializing)]
+    pub finalizers: Option<Value>,
+    #[serde(default, skip_serializing)]
+    pub managed_fields: Option<Value>,
 }
 
 /// An object's identity: apiVersion, kind, namespace and name (kio's `ResId`).

@@ -42,7 +42,7 @@ fn verbose_render_lists_where_every_application_goes() {
 #[test]
 fn warnings_from_loading_are_counted_in_the_summary() {
     let dir = crate::support::temp();
-    let repo = testdata().join("bad-input/ok-unknown-field/repo");
+    let repo = testdata().join("bad-input/ok-runtime-only-fields/repo");
     let out = dir.path().join("out");
     let output = render_to(&repo, &out, &[]);
     assert!(output.status.success(), "{}", stderr(&output));

@@ -1,0 +1,3 @@
+module garrison.dev/conformance/kubernetes-schemas
+
+go 1.26

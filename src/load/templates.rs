@@ -1,0 +1,356 @@
+//! Templates as the API server would take them (SPEC §10).
+//!
+//! After classification every template is looked up in the [`Catalog`]: the
+//! built-in API of the configured Kubernetes version plus the repository's
+//! CustomResourceDefinitions.
+//!
+//! - A kind the API server would not serve (a misspelt kind of a built-in
+//!   group, a removed version, a version its CRD does not serve) is G0112.
+//! - A known kind is checked against its schema: unknown fields are G0109,
+//!   wrong values G0104. A kind with no known schema gets one G0111 warning
+//!   and only its `metadata` is checked, since every object's metadata is an
+//!   ObjectMeta.
+//! - Its scope comes from the schema. A namespaced object without a
+//!   namespace takes `defaultNamespace`, written into the object, or is
+//!   G0110; a cluster-scoped object's namespace is dropped with a warning,
+//!   as the API server drops it. Kinds without a schema keep what they say.
+//! - Two templates that are one object for kubectl (same group, kind,
+//!   namespace and name, whatever the version) are G0107.
+//!
+//! A SOPS-encrypted document (a top-level `sops` mapping) is not checked:
+//! until the GitOps agent decrypts it, its values are ciphertext.
+//!
+//! A file whose templates are all valid is remembered in the parse cache
+//! (keyed by the catalog), so a re-render does not check it again.
+
+use super::cache::Cache;
+use super::classify::unknown_field;
+use super::config::{Config, TEMPLATE_CHECKS};
+use super::typed::display_path;
+use super::yaml::{Node, NodeKind};
+use crate::diag::{Code, Diagnostic, Diagnostics, FileId, Origin, Sources};
+use crate::model::inputs::{Document, Inputs, Template};
+use crate::schema::{self, builtin, crd, Catalog, FaultKind, KindSource, Lookup};
+use rayon::prelude::*;
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Check, scope and deduplicate `inputs.templates` (`documents` are their
+/// documents, in the same order).
+pub fn check(
+    inputs: &mut Inputs,
+    documents: Vec<Document>,
+    cache: &Cache,
+    diagnostics: &mut Diagnostics,
+) {
+    let version = inputs
+        .config
+        .kubernetes_version
+        .as_deref()
+        .filter(|v| builtin::load(v).is_some())
+        .unwrap_or(builtin::DEFAULT_VERSION);
+    let Some(builtin) = builtin::load(version) else {
+        return;
+    };
+    let crds: Vec<(FileId, &Node)> = inputs
+        .templates
+        .iter()
+        .zip(&documents)
+        .filter(|(t, _)| {
+            t.key.group() == crd::CRD_GROUP
+                && t.key.kind == crd::CRD_KIND
+                && t.key.api_version.ends_with("/v1")
+        })
+        .map(|(_, d)| (d.file, &d.node))
+        .collect();
+    let mut found = Diagnostics::default();
+    let catalog = crd::catalog(builtin, &crds, &mut found);
+    let fingerprint = fingerprint(&builtin.kubernetes, &crds);
+
+    // Validation, per file, in parallel; a valid file is remembered.
+    let mut by_file: BTreeMap<FileId, Vec<usize>> = BTreeMap::new();
+    for (index, document) in documents.iter().enumerate() {
+        by_file.entry(document.file).or_default().push(index);
+    }
+    let sources = &inputs.sources;
+    let templates = &inputs.templates;
+    let per_file: Vec<Diagnostics> = by_file
+        .par_iter()
+        .map(|(file, indices)| {
+            let mut faults = Diagnostics::default();
+            cache.validated(&fingerprint, sources.text(*file), || {
+                for index in indices {
+                    faults.extend(validate(&catalog, &templates[*index], &documents[*index]));
+                }
+                faults.0.is_empty()
+            });
+            faults
+        })
+        .collect();
+    for faults in per_file {
+        found.extend(faults);
+    }
+    found.extend(unschematic_kinds(&catalog, &inputs.templates, &documents));
+    inputs.config.relax(&mut found, TEMPLATE_CHECKS, |file| {
+        inputs.sources.path(file)
+    });
+    diagnostics.extend(found);
+    let mut keep = scope(
+        &catalog,
+        &inputs.config,
+        &mut inputs.templates,
+        &documents,
+        diagnostics,
+    );
+    deduplicate(
+        &inputs.templates,
+        &documents,
+        &mut keep,
+        &inputs.sources,
+        diagnostics,
+    );
+    let mut keep = keep.into_iter();
+    inputs.templates.retain(|_| keep.next().unwrap_or(true));
+}
+
+/// What the catalog depends on: the built-in API and every CRD, as written.
+fn fingerprint(kubernetes: &str, crds: &[(FileId, &Node)]) -> Vec<u8> {
+    let mut hasher = Sha256::new();
+    hasher.update(kubernetes.as_bytes());
+    for (_, node) in crds {
+        hasher.update(b"\0");
+        hasher.update(node.to_value().to_string().as_bytes());
+    }
+    hasher.finalize().to_vec()
+}
+
+/// `Deployment (apps/v1)`, for messages.
+fn kind_of(template: &Template) -> String {
+    format!("{} ({})", template.key.kind, template.key.api_version)
+}
+
+/// The faults of one template against its schema.
+fn validate(catalog: &Catalog, template: &Template, document: &Document) -> Diagnostics {
+    let mut diagnostics = Diagnostics::default();
+    // A SOPS-encrypted document is not an object until the GitOps agent
+    // (Flux, or Argo CD with a plugin) decrypts it: its values are
+    // ciphertext and `sops` is SOPS's own. It passes through as written.
+    if template.value.get("sops").is_some_and(Value::is_object) {
+        return diagnostics;
+    }
+    let (root, node, prefix) = match catalog.lookup(&template.key.api_version, &template.key.kind) {
+        Lookup::Known(kind) => (kind.root, &document.node, Vec::new()),
+        Lookup::NotServed { reason, help } => {
+            diagnostics.push(
+                Diagnostic::error(
+                    Code::UnknownApiKind,
+                    format!("`{}`: {reason}", template.key),
+                )
+                .at(document.at(&["kind"]))
+                .help(format!("{help}; kubectl would refuse this object")),
+            );
+            return diagnostics;
+        }
+        Lookup::Unknown => {
+            let Some(meta) = catalog.object_meta() else {
+                return diagnostics;
+            };
+            let metadata = match &document.node.kind {
+                NodeKind::Map(entries) => entries
+                    .iter()
+                    .find(|(k, _, _)| k == "metadata")
+                    .map(|(_, _, v)| v),
+                _ => None,
+            };
+            let Some(metadata) = metadata else {
+                return diagnostics;
+            };
+            (meta, metadata, vec!["metadata".to_string()])
+        }
+    };
+    let source = match catalog.lookup(&template.key.api_version, &template.key.kind) {
+        Lookup::Known(kind) => match &kind.source {
+            KindSource::Builtin => format!("Kubernetes {}", catalog.kubernetes),
+            KindSource::Crd(_) => "its CustomResourceDefinition".to_string(),
+        },
+        _ => "ObjectMeta".to_string(),
+    };
+    for fault in schema::validate(catalog.schemas(), root, node) {
+        let path: Vec<String> = prefix.iter().cloned().chain(fault.path).collect();
+        let origin = Origin {
+            file: document.file,
+            pos: fault.pos,
+        };
+        let diagnostic = match fault.kind {
+            FaultKind::UnknownField { field, known } => {
+                let known: Vec<&str> = known.iter().map(String::as_str).collect();
+                unknown_field(&kind_of(template), &path, &field, &known)
+            }
+            FaultKind::Invalid(message) => {
+                let place = if path.is_empty() {
+                    String::new()
+                } else {
+                    format!("`{}`: ", display_path(&path))
+                };
+                Diagnostic::error(
+                    Code::InvalidField,
+                    format!("invalid {}: {place}{message}", kind_of(template)),
+                )
+                .help(format!(
+                    "fix the value; the API server would refuse it (checked against {source})"
+                ))
+            }
+        };
+        diagnostics.push(diagnostic.at(origin));
+    }
+    diagnostics
+}
+
+/// One G0111 warning per kind the catalog knows nothing about, at its first template.
+fn unschematic_kinds(
+    catalog: &Catalog,
+    templates: &[Template],
+    documents: &[Document],
+) -> Diagnostics {
+    let mut warned = BTreeSet::new();
+    let mut diagnostics = Diagnostics::default();
+    for (template, document) in templates.iter().zip(documents) {
+        let key = (
+            template.key.api_version.as_str(),
+            template.key.kind.as_str(),
+        );
+        if catalog.lookup(key.0, key.1) != Lookup::Unknown || !warned.insert(key) {
+            continue;
+        }
+        diagnostics.push(
+            Diagnostic::warning(
+                Code::NoSchema,
+                format!(
+                    "garrison knows no schema for `{}` (`{}`): its objects are rendered as written, only their `metadata` checked",
+                    key.1, key.0
+                ),
+            )
+            .at(document.at(&["kind"]))
+            .help("add its CustomResourceDefinition to the repository (it is rendered only if a policy selects it), or relax `no-schema` for these files in garrison.yaml"),
+        );
+    }
+    diagnostics
+}
+
+/// Give namespaced templates their namespace and take it from cluster-scoped
+/// ones; which templates are kept (not refused).
+fn scope(
+    catalog: &Catalog,
+    config: &Config,
+    templates: &mut [Template],
+    documents: &[Document],
+    diagnostics: &mut Diagnostics,
+) -> Vec<bool> {
+    let mut keep = vec![true; templates.len()];
+    for ((template, document), keep) in templates.iter_mut().zip(documents).zip(keep.iter_mut()) {
+        let Lookup::Known(kind) = catalog.lookup(&template.key.api_version, &template.key.kind)
+        else {
+            continue;
+        };
+        match (kind.namespaced, template.key.namespace.clone()) {
+            (true, None) => match &config.default_namespace {
+                Some(namespace) => set_namespace(template, Some(namespace)),
+                None => {
+                    *keep = false;
+                    diagnostics.push(
+                        Diagnostic::error(
+                            Code::MissingNamespace,
+                            format!("`{}` is namespaced but has no `metadata.namespace`", template.key),
+                        )
+                        .at(Origin {
+                            file: document.file,
+                            pos: document.node.locate_key(&["metadata"]),
+                        })
+                        .help("set `metadata.namespace`, or `defaultNamespace` in garrison.yaml for every template without one"),
+                    );
+                }
+            },
+            (false, Some(namespace)) => {
+                diagnostics.push(
+                    Diagnostic::warning(
+                        Code::IgnoredField,
+                        format!(
+                            "`{}` is cluster-scoped: the API server ignores its `metadata.namespace: {namespace}`, and so does garrison",
+                            template.key
+                        ),
+                    )
+                    .at(document.at(&["metadata", "namespace"]))
+                    .help("remove `metadata.namespace`"),
+                );
+                set_namespace(template, None);
+            }
+            _ => {}
+        }
+    }
+    keep
+}
+
+/// Write `namespace` into the template's key and object (after `name`), or remove it.
+fn set_namespace(template: &mut Template, namespace: Option<&str>) {
+    template.key.namespace = namespace.map(str::to_string);
+    let Some(metadata) = template
+        .value
+        .get_mut("metadata")
+        .and_then(Value::as_object_mut)
+    else {
+        return;
+    };
+    match namespace {
+        Some(namespace) => {
+            let at = metadata
+                .keys()
+                .position(|k| k == "name")
+                .map_or(0, |i| i + 1);
+            metadata.shift_insert(at, "namespace".into(), Value::String(namespace.into()));
+        }
+        None => {
+            metadata.shift_remove("namespace");
+        }
+    }
+}
+
+/// Keep the first (in file order) of templates that are one object for kubectl.
+fn deduplicate(
+    templates: &[Template],
+    documents: &[Document],
+    keep: &mut [bool],
+    sources: &Sources,
+    diagnostics: &mut Diagnostics,
+) {
+    let mut seen: BTreeMap<(String, String, Option<String>, String), Origin> = BTreeMap::new();
+    let mut order: Vec<usize> = (0..templates.len()).filter(|i| keep[*i]).collect();
+    order.sort_by_key(|i| templates[*i].origin);
+    for i in order {
+        let key = &templates[i].key;
+        let identity = (
+            key.group().to_string(),
+            key.kind.clone(),
+            key.namespace.clone(),
+            key.name.clone(),
+        );
+        let name = documents[i].at(&["metadata", "name"]);
+        match seen.get(&identity) {
+            Some(first) => {
+                keep[i] = false;
+                diagnostics.push(
+                    Diagnostic::error(Code::DuplicateObject, format!("`{key}` ({}) is defined twice", key.api_version))
+                        .at(name)
+                        .help(format!(
+                            "it is also defined in `{}` at line {}; keep one definition (kubectl sees one object: the same group, kind, namespace and name)",
+                            sources.path(first.file),
+                            first.pos.line
+                        )),
+                );
+            }
+            None => {
+                seen.insert(identity, name);
+            }
+        }
+    }
+}
