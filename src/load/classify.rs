@@ -86,16 +86,19 @@ pub fn classify(
     sources: &Sources,
     diagnostics: &mut Diagnostics,
 ) -> Inputs {
-    classify_documents(documents, sources, diagnostics).0
+    classify_documents(documents, sources, None, diagnostics).0
 }
 
 /// [`classify`], also returning each template's document (same order as
 /// `templates`), which [`super::templates`] checks against its schema.
 /// Templates are not yet told apart from duplicates: whether two are the
 /// same object depends on their scope, which their schema decides.
+/// Namespaced policies and bindings without a namespace take
+/// `default_namespace` (garrison.yaml's `defaultNamespace`).
 pub fn classify_documents(
     documents: Vec<(FileId, Node)>,
     sources: &Sources,
+    default_namespace: Option<&str>,
     diagnostics: &mut Diagnostics,
 ) -> (Inputs, Vec<Document>) {
     let mut inputs = Inputs::default();
@@ -107,7 +110,7 @@ pub fn classify_documents(
                 document,
                 &mut inputs,
                 &mut template_documents,
-                (&mut seen, sources),
+                (&mut seen, sources, default_namespace),
                 diagnostics,
             );
         }
@@ -224,7 +227,7 @@ fn classify_one(
     doc: Document,
     inputs: &mut Inputs,
     template_documents: &mut Vec<Document>,
-    (seen, sources): (&mut HashMap<ObjectKey, Origin>, &Sources),
+    (seen, sources, default_namespace): (&mut HashMap<ObjectKey, Origin>, &Sources, Option<&str>),
     diagnostics: &mut Diagnostics,
 ) {
     let api_version = string_at(&doc.node, "apiVersion")
@@ -276,11 +279,24 @@ fn classify_one(
         .and_then(Value::as_str)
         .unwrap_or("")
         .to_string();
-    let namespace = value
+    let mut namespace = value
         .pointer("/metadata/namespace")
         .and_then(Value::as_str)
         .filter(|s| !s.is_empty())
         .map(str::to_string);
+    let namespaced_input = matches!(
+        role,
+        Role::PropagationPolicy {
+            cluster_scoped: false
+        } | Role::OverridePolicy {
+            cluster_scoped: false
+        } | Role::Binding {
+            cluster_scoped: false
+        }
+    );
+    if namespace.is_none() && namespaced_input {
+        namespace = default_namespace.map(str::to_string);
+    }
     match role {
         Role::Kustomize => diagnostics.push(
             Diagnostic::warning(
@@ -693,13 +709,14 @@ fn check_policy_name(
             None => {
                 diagnostics.push(
                     Diagnostic::error(
-                        Code::InvalidName,
-                        format!("{kind} `{name}` has no `metadata.namespace`"),
+                        Code::MissingNamespace,
+                        format!("{kind} `{name}` is namespaced but has no `metadata.namespace`"),
                     )
-                    .at(doc.at(&["metadata"]))
-                    .help(format!(
-                        "a {kind} is namespaced: give it the namespace of the templates it selects"
-                    )),
+                    .at(Origin {
+                        file: doc.file,
+                        pos: doc.node.locate_key(&["metadata"]),
+                    })
+                    .help("give it the namespace of the templates it selects, or set `defaultNamespace` in garrison.yaml"),
                 );
                 return false;
             }

@@ -83,8 +83,12 @@ pub fn load_repository(
         diagnostics.extend(parse.diagnostics);
         documents.extend(parse.documents.into_iter().map(|node| (id, node)));
     }
-    let (mut inputs, template_documents) =
-        classify::classify_documents(documents, &sources, &mut diagnostics);
+    let (mut inputs, template_documents) = classify::classify_documents(
+        documents,
+        &sources,
+        config.default_namespace.as_deref(),
+        &mut diagnostics,
+    );
     inputs.sources = sources;
     inputs.config = config;
     templates::check(&mut inputs, template_documents, cache, &mut diagnostics);

@@ -33,30 +33,33 @@ use crate::model::inputs::{Document, Inputs, Template};
 use crate::schema::{self, builtin, crd, Catalog, FaultKind, KindSource, Lookup};
 use rayon::prelude::*;
 use serde_json::Value;
-use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Check, scope and deduplicate `inputs.templates` (`documents` are their
-/// documents, in the same order).
+/// documents, in the same order) against the built-in API of the configured
+/// Kubernetes version and the CRDs among them.
 pub fn check(
     inputs: &mut Inputs,
     documents: Vec<Document>,
     cache: &Cache,
     diagnostics: &mut Diagnostics,
 ) {
-    let version = inputs
-        .config
-        .kubernetes_version
-        .as_deref()
-        .filter(|v| builtin::load(v).is_some())
-        .unwrap_or(builtin::DEFAULT_VERSION);
-    let Some(builtin) = builtin::load(version) else {
-        return;
-    };
-    let crds: Vec<(FileId, &Node)> = inputs
-        .templates
+    let catalog = catalog(&inputs.config, &inputs.templates, &documents, diagnostics);
+    check_with(&catalog, inputs, documents, cache, diagnostics);
+}
+
+/// The catalog of the configured Kubernetes version plus the CRDs among
+/// `templates`; faults in the CRDs are diagnostics.
+pub fn catalog(
+    config: &Config,
+    templates: &[Template],
+    documents: &[Document],
+    diagnostics: &mut Diagnostics,
+) -> Catalog {
+    let builtin = builtin::load_or_default(config.kubernetes_version.as_deref());
+    let crds: Vec<(FileId, &Node)> = templates
         .iter()
-        .zip(&documents)
+        .zip(documents)
         .filter(|(t, _)| {
             t.key.group() == crd::CRD_GROUP
                 && t.key.kind == crd::CRD_KIND
@@ -64,10 +67,18 @@ pub fn check(
         })
         .map(|(_, d)| (d.file, &d.node))
         .collect();
-    let mut found = Diagnostics::default();
-    let catalog = crd::catalog(builtin, &crds, &mut found);
-    let fingerprint = fingerprint(&builtin.kubernetes, &crds);
+    crd::catalog(builtin, &crds, diagnostics)
+}
 
+/// [`check`] against a catalog made beforehand.
+pub fn check_with(
+    catalog: &Catalog,
+    inputs: &mut Inputs,
+    documents: Vec<Document>,
+    cache: &Cache,
+    diagnostics: &mut Diagnostics,
+) {
+    let mut found = Diagnostics::default();
     // Validation, per file, in parallel; a valid file is remembered.
     let mut by_file: BTreeMap<FileId, Vec<usize>> = BTreeMap::new();
     for (index, document) in documents.iter().enumerate() {
@@ -79,9 +90,9 @@ pub fn check(
         .par_iter()
         .map(|(file, indices)| {
             let mut faults = Diagnostics::default();
-            cache.validated(&fingerprint, sources.text(*file), || {
+            cache.validated(&catalog.fingerprint, sources.text(*file), || {
                 for index in indices {
-                    faults.extend(validate(&catalog, &templates[*index], &documents[*index]));
+                    faults.extend(validate(catalog, &templates[*index], &documents[*index]));
                 }
                 faults.0.is_empty()
             });
@@ -91,13 +102,13 @@ pub fn check(
     for faults in per_file {
         found.extend(faults);
     }
-    found.extend(unschematic_kinds(&catalog, &inputs.templates, &documents));
+    found.extend(unschematic_kinds(catalog, &inputs.templates, &documents));
     inputs.config.relax(&mut found, TEMPLATE_CHECKS, |file| {
         inputs.sources.path(file)
     });
     diagnostics.extend(found);
     let mut keep = scope(
-        &catalog,
+        catalog,
         &inputs.config,
         &mut inputs.templates,
         &documents,
@@ -112,17 +123,6 @@ pub fn check(
     );
     let mut keep = keep.into_iter();
     inputs.templates.retain(|_| keep.next().unwrap_or(true));
-}
-
-/// What the catalog depends on: the built-in API and every CRD, as written.
-fn fingerprint(kubernetes: &str, crds: &[(FileId, &Node)]) -> Vec<u8> {
-    let mut hasher = Sha256::new();
-    hasher.update(kubernetes.as_bytes());
-    for (_, node) in crds {
-        hasher.update(b"\0");
-        hasher.update(node.to_value().to_string().as_bytes());
-    }
-    hasher.finalize().to_vec()
 }
 
 /// `Deployment (apps/v1)`, for messages.

@@ -45,6 +45,22 @@ pub fn versions() -> impl Iterator<Item = &'static str> {
     VERSIONS.iter().map(|(v, _)| *v)
 }
 
+/// The built-in API of `version`, falling back to the default version, then
+/// to none at all (only CRDs are then known). The embedded documents always
+/// read: `every_supported_version_reads_cleanly` checks it.
+pub fn load_or_default(version: Option<&str>) -> &'static Builtin {
+    static NONE: Builtin = Builtin {
+        kubernetes: String::new(),
+        nodes: Vec::new(),
+        kinds: Vec::new(),
+        object_meta: None,
+    };
+    version
+        .and_then(load)
+        .or_else(|| load(DEFAULT_VERSION))
+        .unwrap_or(&NONE)
+}
+
 /// One version's built-in API, read.
 #[derive(Debug)]
 pub struct Builtin {

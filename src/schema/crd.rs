@@ -162,7 +162,20 @@ pub fn catalog(
         schemas,
         kinds,
         object_meta: builtin.object_meta,
+        fingerprint: fingerprint(&builtin.kubernetes, crds),
     }
+}
+
+/// What a catalog depends on: the built-in release and every CRD, as written.
+fn fingerprint(kubernetes: &str, crds: &[(FileId, &Node)]) -> Vec<u8> {
+    use sha2::{Digest, Sha256};
+    let mut hasher = Sha256::new();
+    hasher.update(kubernetes.as_bytes());
+    for (_, node) in crds {
+        hasher.update(b"\0");
+        hasher.update(node.to_value().to_string().as_bytes());
+    }
+    hasher.finalize().to_vec()
 }
 
 /// Whether the kinds of `group` come from CRDs (not built in).

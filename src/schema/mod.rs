@@ -243,8 +243,9 @@ pub struct Kind {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Lookup<'a> {
     Known(&'a Kind),
-    /// The group is known (built in, or defined by a CRD of the repository),
-    /// but not this version or kind: the API server would not serve it.
+    /// The group is built in and has no such kind or version, or a CRD of the
+    /// repository defines the kind but does not serve this version: the API
+    /// server would not serve it.
     NotServed {
         reason: String,
         help: String,
@@ -263,6 +264,9 @@ pub struct Catalog {
     kinds: BTreeMap<(String, String, String), Kind>,
     /// `metav1.ObjectMeta`, which every object's `metadata` is.
     object_meta: Option<SchemaId>,
+    /// A digest of everything the catalog was made from (the built-in
+    /// release and every CRD as written), for caching what was checked.
+    pub fingerprint: Vec<u8>,
 }
 
 impl Catalog {
@@ -324,6 +328,11 @@ impl Catalog {
                         .join(" or ")
                 ),
             };
+        }
+        // A group of CRDs is open: the repository may hold the CRDs of some
+        // of its kinds and not of others.
+        if matches!(any.source, KindSource::Crd(_)) {
+            return Lookup::Unknown;
         }
         let kinds: Vec<&str> = in_group.iter().map(|(_, k, _)| k.as_str()).collect();
         let help = match crate::diag::closest(kind, kinds.iter().copied()) {

@@ -8,6 +8,7 @@ mod bench_fleet;
 mod branch;
 mod cache;
 mod cli;
+mod corpus;
 mod crash;
 mod docs;
 mod fleet;
