@@ -193,7 +193,15 @@ pub fn plan_with(
     let mut apps: Vec<App> = Vec::new();
     let mut unclaimed = Vec::new();
     for template in &inputs.templates {
-        if policy_match::template_is_skipped(template) {
+        if let Some(why) = policy_match::skip_reason(template) {
+            diagnostics.push(
+                Diagnostic::warning(
+                    Code::ReservedNamespace,
+                    format!("`{}` is not rendered: {why}", template.key),
+                )
+                .at(template.origin)
+                .help("move it to another namespace (or drop the label), or remove it from the repository"),
+            );
             continue;
         }
         let choice = policy_match::choose_policy(template, &inputs.propagation_policies);
@@ -386,6 +394,11 @@ pub fn plan_with(
         options,
     };
     let clusters = render_clusters(&context, &mut apps, &in_scope, &paused, &mut diagnostics);
+    inputs.config.relax(
+        &mut diagnostics,
+        crate::load::config::WARNING_CHECKS,
+        |file| inputs.sources.path(file),
+    );
     if diagnostics.has_errors() {
         return Err(diagnostics);
     }
@@ -557,6 +570,40 @@ fn validate_references(inputs: &Inputs, diagnostics: &mut Diagnostics) {
                 })
                 .help("keep one of them, as Karmada's webhook requires"),
             );
+        }
+        let overflow_allowed = matches!(
+            placement.division(),
+            crate::model::policy::Division::DynamicWeighted
+                | crate::model::policy::Division::Aggregated
+        );
+        for (i, term) in placement.cluster_affinities.iter().enumerate() {
+            if term.overflow_affinities.is_none() {
+                continue;
+            }
+            let index = i.to_string();
+            let at = policy.doc.at(&[
+                "spec",
+                "placement",
+                "clusterAffinities",
+                &index,
+                "overflowAffinities",
+            ]);
+            // Karmada's webhook (ValidatePlacement, ValidateOverflowAffinities).
+            let refusal = if !overflow_allowed {
+                Some("`overflowAffinities` can only be used with dynamic weight or aggregated scheduling")
+            } else if term.affinity() == crate::model::affinity::ClusterAffinity::default() {
+                Some("`overflowAffinities` can only be used together with the affinity group's own cluster affinity")
+            } else {
+                None
+            };
+            diagnostics.push(match refusal {
+                Some(message) => Diagnostic::error(Code::InvalidPlacement, message)
+                    .at(at)
+                    .help("as Karmada's webhook requires: divide by `dynamicWeight` or `Aggregated`, and select clusters in the group itself"),
+                None => Diagnostic::warning(Code::IgnoredField, "garrison does not act on `overflowAffinities` yet: it schedules onto the affinity group's own clusters only, where Karmada also fills the overflow groups, in order, when those lack capacity")
+                    .at(at)
+                    .help("check the render's replicas per cluster; remove `overflowAffinities` to silence this"),
+            });
         }
         let mut names_seen = BTreeSet::new();
         for (i, term) in placement.cluster_affinities.iter().enumerate() {

@@ -387,6 +387,13 @@ fn classify_one(
                             .help("keep it for Karmada, or remove it; garrison renders as if it were not set"),
                     );
                 }
+                if parsed.spec.placement.workload_affinity.is_some() {
+                    diagnostics.push(
+                        Diagnostic::warning(Code::IgnoredField, "`spec.placement.workloadAffinity` is acted on by Karmada only with its WorkloadAffinity feature gate (alpha, off by default); garrison schedules as Karmada does by default, as if it were not set")
+                            .at(doc.at(&["spec", "placement", "workloadAffinity"]))
+                            .help("remove it, or keep it for a Karmada that enables the gate; garrison does not co-locate or separate workloads"),
+                    );
+                }
                 inputs.propagation_policies.push(PropagationPolicy {
                     name,
                     namespace,

@@ -277,10 +277,11 @@ fn relaxable(check: &str) -> Option<Code> {
 }
 
 impl Config {
-    /// Apply the `relax` rules to the diagnostics of `checks` (one of
-    /// [`TEMPLATE_CHECKS`], [`WARNING_CHECKS`]): one in a file a rule names
-    /// becomes a warning that `--strict` leaves a warning. `path` gives a
-    /// diagnostic's file path.
+    /// Apply the `relax` rules: a diagnostic of `checks` in a file a rule
+    /// names becomes a warning that `--strict` leaves a warning. With
+    /// [`TEMPLATE_CHECKS`] errors are relaxed too (the template is rendered
+    /// as written); with [`WARNING_CHECKS`] only warnings (the same codes'
+    /// errors mean nothing could be rendered). `path` gives a file's path.
     pub fn relax<'a>(
         &self,
         diagnostics: &mut Diagnostics,
@@ -310,7 +311,9 @@ impl Config {
             let named = rules
                 .iter()
                 .any(|(code, set)| *code == diagnostic.code && set.is_match(file));
-            if named && checks.contains(&diagnostic.code) {
+            let errors_too = checks == TEMPLATE_CHECKS;
+            if named && checks.contains(&diagnostic.code) && (errors_too || !diagnostic.is_error())
+            {
                 diagnostic.severity = crate::diag::Severity::Warning;
                 diagnostic.relaxed = true;
             }

@@ -148,7 +148,7 @@ fn validate(catalog: &Catalog, template: &Template, document: &Document) -> Diag
                     format!("`{}`: {reason}", template.key),
                 )
                 .at(document.at(&["kind"]))
-                .help(format!("{help}; kubectl would refuse this object")),
+                .help(format!("{help} (kubectl would refuse this object too)")),
             );
             return diagnostics;
         }
@@ -220,7 +220,10 @@ fn unschematic_kinds(
             template.key.api_version.as_str(),
             template.key.kind.as_str(),
         );
-        if catalog.lookup(key.0, key.1) != Lookup::Unknown || !warned.insert(key) {
+        if catalog.lookup(key.0, key.1) != Lookup::Unknown
+            || catalog.is_broken(key.0, key.1)
+            || !warned.insert(key)
+        {
             continue;
         }
         diagnostics.push(

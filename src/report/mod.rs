@@ -47,7 +47,8 @@ pub struct Summary {
     pub other: Counts,
     pub fort_moves: Vec<FortMove>,
     pub warnings: usize,
-    pub unclaimed: usize,
+    /// Templates no policy or binding claims (`Kind/namespace/name`), all of them.
+    pub unclaimed: Vec<String>,
     /// Where every application goes, one line each (`render --verbose`).
     #[serde(skip)]
     pub placements: String,
@@ -93,7 +94,7 @@ impl Summary {
                 .map(|c| c.name.clone())
                 .collect(),
             warnings: plan.warnings.warnings(),
-            unclaimed: plan.unclaimed.len(),
+            unclaimed: plan.unclaimed.iter().map(ToString::to_string).collect(),
             placements: placements(plan),
             ..Summary::default()
         };
@@ -305,10 +306,35 @@ impl Summary {
             self.clusters.len(),
             self.clusters.values().map(|c| c.added + c.changed + c.removed).sum::<usize>(),
             self.warnings,
-            self.unclaimed
+            self.unclaimed.len()
         );
+        if let Some((shown, more)) = listed(&self.unclaimed, UNCLAIMED_SHOWN) {
+            let _ = writeln!(out, "claimed by no policy: {shown}{more}");
+        }
         out
     }
+}
+
+/// How many unclaimed templates the text summary names (`--json` has all).
+const UNCLAIMED_SHOWN: usize = 10;
+
+/// The first `limit` names in backticks, and "and N more" for the rest;
+/// `None` when there are none.
+fn listed(names: &[String], limit: usize) -> Option<(String, String)> {
+    if names.is_empty() {
+        return None;
+    }
+    let shown = names
+        .iter()
+        .take(limit)
+        .map(|n| format!("`{n}`"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let more = match names.len().saturating_sub(limit) {
+        0 => String::new(),
+        n => format!(" and {n} more (`--json` lists all)"),
+    };
+    Some((shown, more))
 }
 
 /// One line per application: where it goes and with how many replicas,

@@ -40,17 +40,26 @@ pub fn namespace_is_reserved(namespace: &str) -> bool {
 
 /// Whether Karmada would skip this template outright.
 pub fn template_is_skipped(template: &Template) -> bool {
-    if template
-        .labels
-        .contains_key("resourcetemplate.karmada.io/claimed-by")
-    {
-        return true;
-    }
-    match template.key.namespace.as_deref() {
-        Some(ns) => namespace_is_reserved(ns),
-        None => false,
-    }
+    skip_reason(template).is_some()
 }
+
+/// Why Karmada's detector never propagates this template, if it does not:
+/// its namespace is Karmada's or Kubernetes' own, or it is marked as
+/// claimed by another system.
+pub fn skip_reason(template: &Template) -> Option<String> {
+    if let Some(owner) = template.labels.get(CLAIMED_BY_LABEL) {
+        return Some(format!(
+            "it carries the label `{CLAIMED_BY_LABEL}: {owner}`, which tells Karmada another system owns it"
+        ));
+    }
+    let namespace = template.key.namespace.as_deref()?;
+    namespace_is_reserved(namespace).then(|| {
+        format!("Karmada never propagates templates in `{namespace}` (namespaces `kube-*`, `karmada-system`, `karmada-cluster` and `karmada-es-*` are skipped)")
+    })
+}
+
+/// The label that marks a template as claimed by a system other than Karmada.
+pub const CLAIMED_BY_LABEL: &str = "resourcetemplate.karmada.io/claimed-by";
 
 /// Choose the policy for `template` among `policies` (all of them, both kinds).
 pub fn choose_policy(template: &Template, policies: &[PropagationPolicy]) -> Option<PolicyChoice> {

@@ -13,7 +13,7 @@ use super::{Catalog, Kind, KindSource, Schema, SchemaId, Schemas, Types};
 use crate::diag::{Code, Diagnostic, Diagnostics, FileId, Origin};
 use crate::load::yaml::Node;
 use serde_json::Value;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// The group and kind of the CRD object itself.
 pub const CRD_GROUP: &str = "apiextensions.k8s.io";
@@ -45,6 +45,7 @@ pub fn catalog(
         })
         .collect();
     let no_definitions = HashMap::new();
+    let mut broken = BTreeSet::new();
     for (file, node) in crds {
         let value = node.to_value();
         let at = |path: &[String]| {
@@ -133,6 +134,7 @@ pub fn catalog(
             served.push((version_name, root));
         }
         if !faults.is_empty() {
+            broken.insert((group.clone(), kind.clone()));
             for (path, message) in faults {
                 diagnostics.push(
                     Diagnostic::error(Code::InvalidCrd, format!("CustomResourceDefinition `{name}`: {message}"))
@@ -163,6 +165,7 @@ pub fn catalog(
         kinds,
         object_meta: builtin.object_meta,
         fingerprint: fingerprint(&builtin.kubernetes, crds),
+        broken,
     }
 }
 

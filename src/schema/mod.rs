@@ -31,7 +31,7 @@ pub use validate::{validate, Fault, FaultKind};
 use crate::diag::Origin;
 use regex::Regex;
 use serde_json::Value;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// An index into a [`Catalog`]'s schemas.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -267,6 +267,9 @@ pub struct Catalog {
     /// A digest of everything the catalog was made from (the built-in
     /// release and every CRD as written), for caching what was checked.
     pub fingerprint: Vec<u8>,
+    /// (group, kind) of CRDs of the repository that could not be read: their
+    /// fault is reported there, not again at each custom resource.
+    broken: BTreeSet<(String, String)>,
 }
 
 impl Catalog {
@@ -276,6 +279,12 @@ impl Catalog {
 
     pub fn object_meta(&self) -> Option<SchemaId> {
         self.object_meta
+    }
+
+    /// Whether the repository's CRD for this kind could not be read.
+    pub fn is_broken(&self, api_version: &str, kind: &str) -> bool {
+        let group = api_version.rsplit_once('/').map_or("", |(g, _)| g);
+        self.broken.contains(&(group.to_string(), kind.to_string()))
     }
 
     /// The kind `kind` of `api_version`.
@@ -297,6 +306,12 @@ impl Catalog {
             .map(|((_, v, k), entry)| (v, k, entry))
             .collect();
         let Some((_, _, any)) = in_group.first() else {
+            if group == "extensions" {
+                return Lookup::NotServed {
+                    reason: "the `extensions` API group is no longer served (Kubernetes removed its last kinds in 1.22)".into(),
+                    help: "use `apps/v1` for Deployments, DaemonSets and ReplicaSets, `networking.k8s.io/v1` for Ingresses and NetworkPolicies".into(),
+                };
+            }
             return Lookup::Unknown;
         };
         let defined_by = match &any.source {

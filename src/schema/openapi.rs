@@ -209,7 +209,7 @@ impl<'s> Builder<'s> {
             "maxProperties" => schema.bounds.max_properties = field.as_u64(),
             "pattern" => match field.as_str().map(Regex::new) {
                 Some(Ok(regex)) => schema.pattern = Some(regex),
-                Some(Err(e)) => self.fault(path, format!("`pattern` is not a regular expression garrison can use: {}", first_line(&e.to_string()))),
+                Some(Err(e)) => self.fault(path, format!("`pattern` is not a regular expression garrison can use: {}", reason_of(&e.to_string()))),
                 None => self.fault(path, "`pattern` must be a string".into()),
             },
             "allOf" | "anyOf" | "oneOf" => {
@@ -266,10 +266,18 @@ fn flag(map: &Map<String, Value>, key: &str) -> bool {
     map.get(key) == Some(&Value::Bool(true))
 }
 
-fn first_line(text: &str) -> String {
-    text.lines()
-        .find(|l| !l.trim().is_empty())
+/// The regex crate's message without its drawing of the pattern: the line
+/// that says what is wrong.
+fn reason_of(text: &str) -> String {
+    let lines: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    lines
+        .iter()
+        .find_map(|l| l.strip_prefix("error: "))
+        .or_else(|| lines.last().copied())
         .unwrap_or(text)
-        .trim()
         .to_string()
 }
