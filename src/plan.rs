@@ -1068,12 +1068,6 @@ fn render_clusters(
             (Err(d), false) => diagnostics.push(d),
         }
     }
-    let format = context.options.format;
-    for (name, objects) in per_cluster.iter_mut().chain(shadows.iter_mut()) {
-        if let Err(d) = add_namespaces(objects, name, format) {
-            diagnostics.push(d);
-        }
-    }
     let mut frozen: BTreeMap<String, Vec<ObjectKey>> = BTreeMap::new();
     for app in apps.iter() {
         for a in app.binding.clusters.iter().filter(|a| a.held) {
@@ -1081,6 +1075,30 @@ fn render_clusters(
                 .entry(a.cluster.clone())
                 .or_default()
                 .push(app.key.clone());
+        }
+    }
+    let format = context.options.format;
+    for (name, objects) in per_cluster.iter_mut() {
+        // A frozen object keeps its namespace: pruning the Namespace would
+        // delete what the hold keeps running.
+        let previous = context.previous;
+        let frozen_in: BTreeSet<&str> = frozen
+            .get(name)
+            .into_iter()
+            .flatten()
+            .filter(|key| {
+                let path = format!("clusters/{name}/{}", emit::file_of(key, name, format));
+                previous.files.contains_key(&path) || previous.unread.contains(&path)
+            })
+            .filter_map(|key| key.namespace.as_deref())
+            .collect();
+        if let Err(d) = add_namespaces(objects, &frozen_in, name, format) {
+            diagnostics.push(d);
+        }
+    }
+    for (name, objects) in shadows.iter_mut() {
+        if let Err(d) = add_namespaces(objects, &BTreeSet::new(), name, format) {
+            diagnostics.push(d);
         }
     }
     per_cluster
@@ -1141,10 +1159,12 @@ fn kept(
     })
 }
 
-/// Every namespace a cluster's objects live in is created on it, unless the
-/// source already sends that Namespace or Kubernetes provides it.
+/// Every namespace a cluster's objects (and the `frozen` objects it keeps
+/// from the previous render) live in is created on it, unless the source
+/// already sends that Namespace or Kubernetes provides it.
 fn add_namespaces(
     objects: &mut Vec<Rendered>,
+    frozen: &BTreeSet<&str>,
     cluster: &str,
     format: Format,
 ) -> Result<(), Diagnostic> {
@@ -1156,6 +1176,7 @@ fn add_namespaces(
     let needed: BTreeSet<String> = objects
         .iter()
         .filter_map(|o| o.key.namespace.as_deref())
+        .chain(frozen.iter().copied())
         .filter(|ns| !present.contains(ns) && !RESERVED_NAMESPACES.contains(ns))
         .map(str::to_string)
         .collect();

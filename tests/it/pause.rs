@@ -219,6 +219,23 @@ fn suspended_dispatching_everywhere_freezes_every_cluster_for_that_policy() {
     );
 }
 
+const SUSPEND_ALL: &str = "  suspension:\n    dispatching: true\n";
+
+#[test]
+fn a_suspended_application_keeps_its_namespace_when_nothing_else_uses_it() {
+    let fleet = Fleet::new();
+    fleet.write("clusters.yaml", &three(None));
+    fleet.write("app.yaml", &deployment("web", 3, "v1"));
+    fleet.write("policy.yaml", &policy("web", DUPLICATED, &[], ""));
+    let before = fleet.render().cluster("a");
+    fleet.write("policy.yaml", &policy("web", DUPLICATED, &[], SUSPEND_ALL));
+    assert_eq!(
+        fleet.render().cluster("a"),
+        before,
+        "the Namespace of the frozen Deployment stays, and so does its kustomization entry"
+    );
+}
+
 #[test]
 fn a_fort_on_a_paused_cluster_stays_and_no_new_fort_goes_to_a_paused_cluster() {
     let fort = &[("garrison.dev/fort", "enabled")];
