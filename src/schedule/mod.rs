@@ -98,13 +98,15 @@ pub fn schedule(request: &Request<'_>, fleet: &[Cluster]) -> Result<Binding, Str
         .map(|p| p.clusters.iter().map(|(c, r)| (c.as_str(), *r)).collect())
         .unwrap_or_default();
 
-    // Held clusters that had the application keep it, frozen (no eviction while paused).
+    // Held clusters that had the application keep it, frozen (no eviction
+    // while paused). Without a workload the binding records no replicas, so
+    // none are kept: the next render reads the same binding back.
     let kept_held: Vec<Assignment> = previous_clusters
         .iter()
         .filter(|(c, _)| request.held.contains(**c) && by_name.contains_key(**c))
         .map(|(c, r)| Assignment {
             cluster: c.to_string(),
-            replicas: *r,
+            replicas: if workload { *r } else { 0 },
             held: true,
         })
         .collect();
@@ -231,7 +233,7 @@ pub fn schedule(request: &Request<'_>, fleet: &[Cluster]) -> Result<Binding, Str
             .filter(|(c, _)| by_name.contains_key(c.as_str()))
             .map(|(c, r)| Assignment {
                 cluster: c.clone(),
-                replicas: *r,
+                replicas: if workload { *r } else { 0 },
                 held: request.held.contains(c),
             })
             .collect();

@@ -219,6 +219,24 @@ fn suspended_dispatching_everywhere_freezes_every_cluster_for_that_policy() {
     );
 }
 
+#[test]
+fn an_application_scaled_to_zero_while_frozen_renders_the_same_twice() {
+    let fleet = Fleet::new();
+    fleet.write("clusters.yaml", &three(None));
+    fleet.write("app.yaml", &deployment("web", 1, "v1"));
+    fleet.write("policy.yaml", &policy("web", DUPLICATED, &[], ""));
+    fleet.render();
+    fleet.write("clusters.yaml", &three(Some("c")));
+    fleet.render();
+    fleet.write("app.yaml", &deployment("web", 0, "v1"));
+    let scaled = fleet.render();
+    assert_eq!(
+        fleet.render().tree,
+        scaled.tree,
+        "the binding read back is the binding written"
+    );
+}
+
 const SUSPEND_ALL: &str = "  suspension:\n    dispatching: true\n";
 
 #[test]
