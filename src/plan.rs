@@ -60,9 +60,6 @@ pub struct App {
     pub held: BTreeSet<String>,
     /// Overrides applied, per cluster, in order.
     pub overrides: BTreeMap<String, overrides::Applied>,
-    /// What held clusters would receive without the hold (for held-back
-    /// counts); `None` when that is what they hold now.
-    pub would_be: Option<Vec<Assignment>>,
     /// The render digest ([`crate::reuse`]); `None` when nothing was rendered.
     pub digest: Option<String>,
 }
@@ -211,7 +208,6 @@ pub fn plan_with(
         };
         let requirements = replicas.as_ref().and_then(|r| r.requirements.clone());
 
-        let mut would_be = None;
         // Karmada's namespace controller sends every Namespace to every
         // cluster, whatever policy also selects it, unless it opts out.
         let auto_namespace = template.key.kind == "Namespace"
@@ -250,6 +246,7 @@ pub fn plan_with(
                 requirements: requirements.as_ref(),
                 previous: previous_binding,
                 held: &held,
+                paused: &paused,
             };
             let binding = match schedule::schedule(&request, fleet) {
                 Ok(b) => b,
@@ -264,22 +261,6 @@ pub fn plan_with(
                     continue;
                 }
             };
-            if !held.is_empty() {
-                let unheld = BTreeSet::new();
-                let free = schedule::Request {
-                    held: &unheld,
-                    ..request.clone()
-                };
-                if let Ok(desired) = schedule::schedule(&free, fleet) {
-                    would_be = Some(
-                        desired
-                            .clusters
-                            .into_iter()
-                            .filter(|a| held.contains(&a.cluster))
-                            .collect(),
-                    );
-                }
-            }
             if let Decision::Unschedulable(why) | Decision::KeptAfterFailure(why) =
                 &binding.decision
             {
@@ -309,7 +290,6 @@ pub fn plan_with(
             placement_json,
             held,
             overrides: BTreeMap::new(),
-            would_be,
             digest: None,
         };
         if policy.is_some_and(|p| {
@@ -424,6 +404,15 @@ fn everywhere(
     previous: Option<&crate::model::previous::PreviousBinding>,
 ) -> Binding {
     let had = |c: &str| previous.is_some_and(|p| p.clusters.iter().any(|(n, _)| n == c));
+    let would_be: Vec<Assignment> = fleet
+        .iter()
+        .filter(|c| held.contains(&c.name))
+        .map(|c| Assignment {
+            cluster: c.name.clone(),
+            replicas: 0,
+            held: false,
+        })
+        .collect();
     Binding {
         clusters: fleet
             .iter()
@@ -441,6 +430,9 @@ fn everywhere(
         decision: Decision::Scheduled("Namespaces go to every cluster".into()),
         static_weights: None,
         notes: Vec::new(),
+        would_be: (!would_be.is_empty()).then_some(would_be),
+        withheld: BTreeSet::new(),
+        remembered: false,
     }
 }
 
@@ -455,15 +447,24 @@ fn pinned_binding(
         previous.and_then(|p| p.clusters.iter().find(|(c, _)| c == name).map(|(_, r)| *r))
     };
     let mut clusters = Vec::new();
+    let mut would_be = Vec::new();
     for target in &pin.spec.clusters {
         let is_held = held.contains(&target.name);
+        let pinned = target
+            .replicas
+            .map_or(desired.unwrap_or(0), |r| u64::try_from(r).unwrap_or(0));
+        if is_held {
+            would_be.push(Assignment {
+                cluster: target.name.clone(),
+                replicas: pinned,
+                held: false,
+            });
+        }
         // A held cluster keeps what it had, and gets nothing it did not have.
         let replicas = match (is_held, previous_replicas(&target.name)) {
             (true, Some(kept)) => kept,
             (true, None) => continue,
-            (false, _) => target
-                .replicas
-                .map_or(desired.unwrap_or(0), |r| u64::try_from(r).unwrap_or(0)),
+            (false, _) => pinned,
         };
         clusters.push(Assignment {
             cluster: target.name.clone(),
@@ -484,6 +485,9 @@ fn pinned_binding(
         decision: Decision::Pinned,
         static_weights: None,
         notes: Vec::new(),
+        would_be: (!would_be.is_empty()).then_some(would_be),
+        withheld: BTreeSet::new(),
+        remembered: false,
     }
 }
 
@@ -818,7 +822,7 @@ fn propagate_dependencies(
     previous: &PreviousRender,
     diagnostics: &mut Diagnostics,
 ) {
-    let mut required: BTreeMap<ObjectKey, (BTreeSet<String>, Vec<ObjectKey>)> = BTreeMap::new();
+    let mut required: BTreeMap<ObjectKey, Required> = BTreeMap::new();
     for app in apps.iter() {
         let propagate = match &app.source {
             Source::Policy { policy, .. }
@@ -850,14 +854,48 @@ fn propagate_dependencies(
             }
             let entry = required.entry(key).or_default();
             entry
-                .0
+                .clusters
                 .extend(app.binding.clusters.iter().map(|a| a.cluster.clone()));
-            entry.1.push(app.key.clone());
+            entry.without_holds.extend(
+                app.binding
+                    .would_be
+                    .iter()
+                    .flatten()
+                    .map(|a| a.cluster.clone()),
+            );
+            entry.of.push(app.key.clone());
         }
     }
-    for (key, (clusters, of)) in required {
+    for (
+        key,
+        Required {
+            clusters,
+            without_holds,
+            of,
+        },
+    ) in required
+    {
         let held = pause::held_for(None, fleet, paused);
+        // What its held clusters would get without the holds: the object,
+        // wherever a workload that references it is or would be.
+        let would_be = |held: &BTreeSet<String>| -> Vec<Assignment> {
+            clusters
+                .union(&without_holds)
+                .filter(|c| held.contains(*c))
+                .map(|c| Assignment {
+                    cluster: c.clone(),
+                    replicas: 0,
+                    held: false,
+                })
+                .collect()
+        };
         if let Some(existing) = apps.iter_mut().find(|a| a.key == key) {
+            for extra in would_be(&existing.held) {
+                let shadow = existing.binding.would_be.get_or_insert_with(Vec::new);
+                if !shadow.iter().any(|a| a.cluster == extra.cluster) {
+                    shadow.push(extra);
+                }
+            }
             for cluster in clusters {
                 if !existing
                     .binding
@@ -881,6 +919,7 @@ fn propagate_dependencies(
                 .get(&key)
                 .is_some_and(|p| p.clusters.iter().any(|(n, _)| n == c))
         };
+        let would_be = would_be(&held);
         let assignments = clusters
             .into_iter()
             .filter(|c| !held.contains(c) || had(c))
@@ -904,16 +943,29 @@ fn propagate_dependencies(
                 ),
                 static_weights: None,
                 notes: Vec::new(),
+                would_be: (!would_be.is_empty()).then_some(would_be),
+                withheld: BTreeSet::new(),
+                remembered: false,
             },
             fort: None,
             placement: None,
             placement_json: None,
             held,
             overrides: BTreeMap::new(),
-            would_be: None,
             digest: None,
         });
     }
+}
+
+/// What one dependency needs, from the workloads that reference it.
+#[derive(Default)]
+struct Required {
+    /// The clusters the workloads are on.
+    clusters: BTreeSet<String>,
+    /// The held clusters the workloads would be on without their holds.
+    without_holds: BTreeSet<String>,
+    /// The workloads.
+    of: Vec<ObjectKey>,
 }
 
 /// The labels a cluster shows while `app` is rendered for it: its own, plus
@@ -987,11 +1039,8 @@ fn render_clusters(
                 .iter()
                 .filter(|a| !a.held)
                 .map(move |a| (i, a, false));
-            let shadow: Vec<&Assignment> = match &app.would_be {
-                Some(would_be) => would_be.iter().collect(),
-                None => app.binding.clusters.iter().filter(|a| a.held).collect(),
-            };
-            live.chain(shadow.into_iter().map(move |a| (i, a, true)))
+            let shadow = app.binding.would_be.iter().flatten();
+            live.chain(shadow.map(move |a| (i, a, true)))
         })
         .filter_map(|(i, a, shadow)| {
             // Every application comes from a template; a binding's cluster

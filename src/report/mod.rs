@@ -312,7 +312,8 @@ impl Summary {
 }
 
 /// One line per application: where it goes and with how many replicas,
-/// its fort and its held clusters (`render --verbose`).
+/// its fort, its held clusters, and why it was rescheduled if it was
+/// (`render --verbose`).
 pub fn placements(plan: &Plan) -> String {
     let mut out = String::new();
     for app in &plan.apps {
@@ -340,7 +341,11 @@ pub fn placements(plan: &Plan) -> String {
         } else {
             clusters.join(", ")
         };
-        let _ = writeln!(out, "{} → {targets}{fort}", app.key);
+        let rescheduled = match &app.binding.decision {
+            crate::schedule::Decision::Rescheduled(why) => format!("; rescheduled: {why}"),
+            _ => String::new(),
+        };
+        let _ = writeln!(out, "{} → {targets}{fort}{rescheduled}", app.key);
     }
     out
 }
