@@ -192,6 +192,16 @@ fn lifting_a_suspension_of_all_dispatching_divides_over_every_cluster() {
 }
 
 #[test]
+fn a_suspension_that_withholds_an_application_is_counted_as_held_back() {
+    let fleet = Fleet::new();
+    fleet.write("clusters.yaml", &three(None));
+    fleet.write("app.yaml", &deployment("web", 6, "v1"));
+    fleet.write("policy.yaml", &policy("web", DIVIDED, &[], SUSPEND_C));
+    let render = fleet.render();
+    insta::assert_snapshot!(render.stdout.lines().filter(|l| l.starts_with("held back")).collect::<Vec<_>>().join("\n"), @"held back on c: 2 to add, 0 to change, 0 to remove");
+}
+
+#[test]
 fn pausing_and_unpausing_a_cluster_outside_the_placement_reschedules_nothing() {
     let only_a_and_b = format!(
         "    clusterAffinity:\n      clusterNames: [a, b]\n{}",
@@ -322,6 +332,30 @@ fn held_back_counts_are_the_same_on_every_render_of_the_same_inputs() {
     let first = held_back(&fleet.try_render(&[]));
     insta::assert_snapshot!(first, @"held back on c: 0 to add, 1 to change, 0 to remove");
     assert_eq!(held_back(&fleet.try_render(&[])), first);
+}
+
+#[test]
+fn held_back_counts_of_a_cluster_unpaused_while_still_suspended_stay_the_same() {
+    let fleet = Fleet::new();
+    fleet.write("clusters.yaml", &three(Some("c")));
+    fleet.write("app.yaml", &deployment("web", 3, "v1"));
+    fleet.write("api.yaml", &deployment("api", 3, "v1"));
+    fleet.write("policy.yaml", &policy("web", DUPLICATED, &[], SUSPEND_C));
+    fleet.write("api-policy.yaml", &policy("api", DUPLICATED, &[], ""));
+    fleet.render();
+    // c now gets `api` and the namespace; `web` and nothing else stays held back.
+    fleet.write("clusters.yaml", &three(None));
+    let held_back = |render: Render| {
+        render
+            .stdout
+            .lines()
+            .filter(|l| l.starts_with("held back"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let first = held_back(fleet.render());
+    insta::assert_snapshot!(first, @"held back on c: 1 to add, 0 to change, 0 to remove");
+    assert_eq!(held_back(fleet.render()), first);
 }
 
 #[test]
