@@ -146,7 +146,8 @@ pub struct RenderArgs {
     /// Print nothing but errors.
     #[arg(long, short, conflicts_with = "verbose")]
     pub quiet: bool,
-    /// Also print where every application goes: clusters, replicas, fort, holds.
+    /// Also print where every application goes (clusters, replicas, fort, holds) and why it
+    /// was rescheduled, if it was.
     #[arg(long, short)]
     pub verbose: bool,
     /// Render only shard K of N (1-based) of the fleet's clusters into --shard-dir, for a CI

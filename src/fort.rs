@@ -147,6 +147,9 @@ mod tests {
                     .collect::<BTreeMap<_, _>>()
             }),
             notes: vec![],
+            would_be: None,
+            withheld: Default::default(),
+            remembered: false,
         }
     }
 

@@ -60,9 +60,6 @@ pub struct App {
     pub held: BTreeSet<String>,
     /// Overrides applied, per cluster, in order.
     pub overrides: BTreeMap<String, overrides::Applied>,
-    /// What held clusters would receive without the hold (for held-back
-    /// counts); `None` when that is what they hold now.
-    pub would_be: Option<Vec<Assignment>>,
     /// The render digest ([`crate::reuse`]); `None` when nothing was rendered.
     pub digest: Option<String>,
 }
@@ -219,7 +216,6 @@ pub fn plan_with(
         };
         let requirements = replicas.as_ref().and_then(|r| r.requirements.clone());
 
-        let mut would_be = None;
         // Karmada's namespace controller sends every Namespace to every
         // cluster, whatever policy also selects it, unless it opts out.
         let auto_namespace = template.key.kind == "Namespace"
@@ -258,6 +254,7 @@ pub fn plan_with(
                 requirements: requirements.as_ref(),
                 previous: previous_binding,
                 held: &held,
+                paused: &paused,
             };
             let binding = match schedule::schedule(&request, fleet) {
                 Ok(b) => b,
@@ -272,22 +269,6 @@ pub fn plan_with(
                     continue;
                 }
             };
-            if !held.is_empty() {
-                let unheld = BTreeSet::new();
-                let free = schedule::Request {
-                    held: &unheld,
-                    ..request.clone()
-                };
-                if let Ok(desired) = schedule::schedule(&free, fleet) {
-                    would_be = Some(
-                        desired
-                            .clusters
-                            .into_iter()
-                            .filter(|a| held.contains(&a.cluster))
-                            .collect(),
-                    );
-                }
-            }
             if let Decision::Unschedulable(why) | Decision::KeptAfterFailure(why) =
                 &binding.decision
             {
@@ -317,7 +298,6 @@ pub fn plan_with(
             placement_json,
             held,
             overrides: BTreeMap::new(),
-            would_be,
             digest: None,
         };
         if policy.is_some_and(|p| {
@@ -437,6 +417,15 @@ fn everywhere(
     previous: Option<&crate::model::previous::PreviousBinding>,
 ) -> Binding {
     let had = |c: &str| previous.is_some_and(|p| p.clusters.iter().any(|(n, _)| n == c));
+    let would_be: Vec<Assignment> = fleet
+        .iter()
+        .filter(|c| held.contains(&c.name))
+        .map(|c| Assignment {
+            cluster: c.name.clone(),
+            replicas: 0,
+            held: false,
+        })
+        .collect();
     Binding {
         clusters: fleet
             .iter()
@@ -454,6 +443,9 @@ fn everywhere(
         decision: Decision::Scheduled("Namespaces go to every cluster".into()),
         static_weights: None,
         notes: Vec::new(),
+        would_be: (!would_be.is_empty()).then_some(would_be),
+        withheld: BTreeSet::new(),
+        remembered: false,
     }
 }
 
@@ -468,15 +460,24 @@ fn pinned_binding(
         previous.and_then(|p| p.clusters.iter().find(|(c, _)| c == name).map(|(_, r)| *r))
     };
     let mut clusters = Vec::new();
+    let mut would_be = Vec::new();
     for target in &pin.spec.clusters {
         let is_held = held.contains(&target.name);
+        let pinned = target
+            .replicas
+            .map_or(desired.unwrap_or(0), |r| u64::try_from(r).unwrap_or(0));
+        if is_held {
+            would_be.push(Assignment {
+                cluster: target.name.clone(),
+                replicas: pinned,
+                held: false,
+            });
+        }
         // A held cluster keeps what it had, and gets nothing it did not have.
         let replicas = match (is_held, previous_replicas(&target.name)) {
             (true, Some(kept)) => kept,
             (true, None) => continue,
-            (false, _) => target
-                .replicas
-                .map_or(desired.unwrap_or(0), |r| u64::try_from(r).unwrap_or(0)),
+            (false, _) => pinned,
         };
         clusters.push(Assignment {
             cluster: target.name.clone(),
@@ -497,6 +498,9 @@ fn pinned_binding(
         decision: Decision::Pinned,
         static_weights: None,
         notes: Vec::new(),
+        would_be: (!would_be.is_empty()).then_some(would_be),
+        withheld: BTreeSet::new(),
+        remembered: false,
     }
 }
 
@@ -865,7 +869,7 @@ fn propagate_dependencies(
     previous: &PreviousRender,
     diagnostics: &mut Diagnostics,
 ) {
-    let mut required: BTreeMap<ObjectKey, (BTreeSet<String>, Vec<ObjectKey>)> = BTreeMap::new();
+    let mut required: BTreeMap<ObjectKey, Required> = BTreeMap::new();
     for app in apps.iter() {
         let propagate = match &app.source {
             Source::Policy { policy, .. }
@@ -897,14 +901,48 @@ fn propagate_dependencies(
             }
             let entry = required.entry(key).or_default();
             entry
-                .0
+                .clusters
                 .extend(app.binding.clusters.iter().map(|a| a.cluster.clone()));
-            entry.1.push(app.key.clone());
+            entry.without_holds.extend(
+                app.binding
+                    .would_be
+                    .iter()
+                    .flatten()
+                    .map(|a| a.cluster.clone()),
+            );
+            entry.of.push(app.key.clone());
         }
     }
-    for (key, (clusters, of)) in required {
+    for (
+        key,
+        Required {
+            clusters,
+            without_holds,
+            of,
+        },
+    ) in required
+    {
         let held = pause::held_for(None, fleet, paused);
+        // What its held clusters would get without the holds: the object,
+        // wherever a workload that references it is or would be.
+        let would_be = |held: &BTreeSet<String>| -> Vec<Assignment> {
+            clusters
+                .union(&without_holds)
+                .filter(|c| held.contains(*c))
+                .map(|c| Assignment {
+                    cluster: c.clone(),
+                    replicas: 0,
+                    held: false,
+                })
+                .collect()
+        };
         if let Some(existing) = apps.iter_mut().find(|a| a.key == key) {
+            for extra in would_be(&existing.held) {
+                let shadow = existing.binding.would_be.get_or_insert_with(Vec::new);
+                if !shadow.iter().any(|a| a.cluster == extra.cluster) {
+                    shadow.push(extra);
+                }
+            }
             for cluster in clusters {
                 if !existing
                     .binding
@@ -928,6 +966,7 @@ fn propagate_dependencies(
                 .get(&key)
                 .is_some_and(|p| p.clusters.iter().any(|(n, _)| n == c))
         };
+        let would_be = would_be(&held);
         let assignments = clusters
             .into_iter()
             .filter(|c| !held.contains(c) || had(c))
@@ -951,16 +990,29 @@ fn propagate_dependencies(
                 ),
                 static_weights: None,
                 notes: Vec::new(),
+                would_be: (!would_be.is_empty()).then_some(would_be),
+                withheld: BTreeSet::new(),
+                remembered: false,
             },
             fort: None,
             placement: None,
             placement_json: None,
             held,
             overrides: BTreeMap::new(),
-            would_be: None,
             digest: None,
         });
     }
+}
+
+/// What one dependency needs, from the workloads that reference it.
+#[derive(Default)]
+struct Required {
+    /// The clusters the workloads are on.
+    clusters: BTreeSet<String>,
+    /// The held clusters the workloads would be on without their holds.
+    without_holds: BTreeSet<String>,
+    /// The workloads.
+    of: Vec<ObjectKey>,
 }
 
 /// The labels a cluster shows while `app` is rendered for it: its own, plus
@@ -1034,11 +1086,8 @@ fn render_clusters(
                 .iter()
                 .filter(|a| !a.held)
                 .map(move |a| (i, a, false));
-            let shadow: Vec<&Assignment> = match &app.would_be {
-                Some(would_be) => would_be.iter().collect(),
-                None => app.binding.clusters.iter().filter(|a| a.held).collect(),
-            };
-            live.chain(shadow.into_iter().map(move |a| (i, a, true)))
+            let shadow = app.binding.would_be.iter().flatten();
+            live.chain(shadow.map(move |a| (i, a, true)))
         })
         .filter_map(|(i, a, shadow)| {
             // Every application comes from a template; a binding's cluster
@@ -1115,12 +1164,6 @@ fn render_clusters(
             (Err(d), false) => diagnostics.push(d),
         }
     }
-    let format = context.options.format;
-    for (name, objects) in per_cluster.iter_mut().chain(shadows.iter_mut()) {
-        if let Err(d) = add_namespaces(objects, name, format) {
-            diagnostics.push(d);
-        }
-    }
     let mut frozen: BTreeMap<String, Vec<ObjectKey>> = BTreeMap::new();
     for app in apps.iter() {
         for a in app.binding.clusters.iter().filter(|a| a.held) {
@@ -1128,6 +1171,30 @@ fn render_clusters(
                 .entry(a.cluster.clone())
                 .or_default()
                 .push(app.key.clone());
+        }
+    }
+    let format = context.options.format;
+    for (name, objects) in per_cluster.iter_mut() {
+        // A frozen object keeps its namespace: pruning the Namespace would
+        // delete what the hold keeps running.
+        let previous = context.previous;
+        let frozen_in: BTreeSet<&str> = frozen
+            .get(name)
+            .into_iter()
+            .flatten()
+            .filter(|key| {
+                let path = format!("clusters/{name}/{}", emit::file_of(key, name, format));
+                previous.files.contains_key(&path) || previous.unread.contains(&path)
+            })
+            .filter_map(|key| key.namespace.as_deref())
+            .collect();
+        if let Err(d) = add_namespaces(objects, &frozen_in, name, format) {
+            diagnostics.push(d);
+        }
+    }
+    for (name, objects) in shadows.iter_mut() {
+        if let Err(d) = add_namespaces(objects, &BTreeSet::new(), name, format) {
+            diagnostics.push(d);
         }
     }
     per_cluster
@@ -1188,10 +1255,12 @@ fn kept(
     })
 }
 
-/// Every namespace a cluster's objects live in is created on it, unless the
-/// source already sends that Namespace or Kubernetes provides it.
+/// Every namespace a cluster's objects (and the `frozen` objects it keeps
+/// from the previous render) live in is created on it, unless the source
+/// already sends that Namespace or Kubernetes provides it.
 fn add_namespaces(
     objects: &mut Vec<Rendered>,
+    frozen: &BTreeSet<&str>,
     cluster: &str,
     format: Format,
 ) -> Result<(), Diagnostic> {
@@ -1203,6 +1272,7 @@ fn add_namespaces(
     let needed: BTreeSet<String> = objects
         .iter()
         .filter_map(|o| o.key.namespace.as_deref())
+        .chain(frozen.iter().copied())
         .filter(|ns| !present.contains(ns) && !RESERVED_NAMESPACES.contains(ns))
         .map(str::to_string)
         .collect();

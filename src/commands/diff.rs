@@ -54,7 +54,7 @@ fn held_view(outcome: &pipeline::Outcome) -> crate::emit::Tree {
         .plan
         .clusters
         .iter()
-        .filter(|c| c.paused || !c.frozen.is_empty())
+        .filter(|c| c.paused || !c.frozen.is_empty() || !c.shadow.is_empty())
     {
         let root = format!("clusters/{}/", cluster.name);
         let frozen: Vec<String> = cluster

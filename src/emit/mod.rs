@@ -39,8 +39,14 @@ pub const PROVENANCE_FILES: &[&str] = &[MARKER_FILE, GITATTRIBUTES];
 /// Marks a rendered branch as generated for code review tools.
 pub const GITATTRIBUTES: &str = ".gitattributes";
 
-/// Annotation on a rendered binding: the clusters held for the application.
+/// Annotation on a rendered binding: the held clusters in the binding
+/// (frozen with what they had).
 pub const HELD_ANNOTATION: &str = "garrison.dev/held-clusters";
+/// Annotation on a rendered binding: the held clusters the application
+/// would be on without their holds, which have none of it. Present, even
+/// empty, on every binding whose schedule the next render may keep, so that
+/// lifting such a hold reschedules the application (SPEC §9).
+pub const WITHHELD_ANNOTATION: &str = "garrison.dev/withheld-clusters";
 /// Annotation on a rendered binding: the placement it was scheduled for (Karmada's own key).
 pub const APPLIED_PLACEMENT_ANNOTATION: &str = "policy.karmada.io/applied-placement";
 
@@ -280,6 +286,11 @@ fn binding_file(app: &App) -> Result<(String, Vec<u8>), Diagnostic> {
         .collect();
     if !held.is_empty() {
         annotations.insert(HELD_ANNOTATION.into(), Value::String(held.join(",")));
+    }
+    let withheld = &app.binding.withheld;
+    if app.binding.remembered || !withheld.is_empty() {
+        let names: Vec<&str> = withheld.iter().map(String::as_str).collect();
+        annotations.insert(WITHHELD_ANNOTATION.into(), Value::String(names.join(",")));
     }
     if let Some(digest) = &app.digest {
         annotations.insert(

@@ -477,6 +477,16 @@ fn encode_binding(binding: Option<&(ObjectKey, PreviousBinding)>) -> Vec<u8> {
     for cluster in &binding.held {
         put_str(&mut out, cluster);
     }
+    match &binding.withheld {
+        None => out.push(0),
+        Some(withheld) => {
+            out.push(1);
+            put_uint(&mut out, withheld.len() as u64);
+            for cluster in withheld {
+                put_str(&mut out, cluster);
+            }
+        }
+    }
     out
 }
 
@@ -644,6 +654,18 @@ pub fn decode_binding(payload: &[u8]) -> Option<Option<(ObjectKey, PreviousBindi
             for _ in 0..count {
                 held.insert(r.string()?);
             }
+            let withheld = match r.byte()? {
+                0 => None,
+                1 => {
+                    let count = r.count()?;
+                    let mut withheld = BTreeSet::new();
+                    for _ in 0..count {
+                        withheld.insert(r.string()?);
+                    }
+                    Some(withheld)
+                }
+                _ => return None,
+            };
             let binding = PreviousBinding {
                 clusters,
                 replicas,
@@ -651,6 +673,7 @@ pub fn decode_binding(payload: &[u8]) -> Option<Option<(ObjectKey, PreviousBindi
                 affinity_name,
                 fort,
                 held,
+                withheld,
                 digest,
             };
             Some((key, binding))

@@ -1,7 +1,7 @@
 //! Reading the previous render back: its bindings become the scheduler's
 //! memory (clusters, replicas, placement, observed affinity, fort, holds).
 
-use crate::emit::{Tree, APPLIED_PLACEMENT_ANNOTATION, HELD_ANNOTATION};
+use crate::emit::{Tree, APPLIED_PLACEMENT_ANNOTATION, HELD_ANNOTATION, WITHHELD_ANNOTATION};
 use crate::fort::FORT_CLUSTER_ANNOTATION;
 use crate::model::binding::BindingDoc;
 use crate::model::meta::ObjectKey;
@@ -78,13 +78,19 @@ fn binding(bytes: &[u8]) -> Option<(ObjectKey, PreviousBinding)> {
         digest: annotations.get(crate::reuse::DIGEST_ANNOTATION).cloned(),
         held: annotations
             .get(HELD_ANNOTATION)
-            .map(|h| {
-                h.split(',')
-                    .filter(|s| !s.is_empty())
-                    .map(str::to_string)
-                    .collect()
-            })
+            .map(|h| cluster_list(h))
             .unwrap_or_default(),
+        withheld: annotations
+            .get(WITHHELD_ANNOTATION)
+            .map(|w| cluster_list(w)),
     };
     Some((key, previous))
+}
+
+/// A comma-separated list of cluster names (empty: none).
+fn cluster_list(text: &str) -> std::collections::BTreeSet<String> {
+    text.split(',')
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+        .collect()
 }

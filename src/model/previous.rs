@@ -20,8 +20,13 @@ pub struct PreviousBinding {
     /// `status.schedulerObservingAffinityName`.
     pub affinity_name: Option<String>,
     pub fort: Option<String>,
-    /// Clusters that were held (paused or suspended) for this application.
+    /// Clusters that were held (paused or suspended) for this application
+    /// and are in its binding, frozen.
     pub held: BTreeSet<String>,
+    /// Held clusters the application would have been on without their
+    /// holds, which got none of it. `None`: the binding does not say (an
+    /// older garrison wrote it, or its schedule is not remembered).
+    pub withheld: Option<BTreeSet<String>>,
     /// The render digest its files were made with ([`crate::reuse`]).
     pub digest: Option<String>,
 }

@@ -116,6 +116,7 @@ pub fn explain(app: &App) -> Explanation {
         Decision::Pinned => "pinned".to_string(),
         Decision::Kept => "kept from the previous render".to_string(),
         Decision::Scheduled(why) => format!("scheduled: {why}"),
+        Decision::Rescheduled(why) => format!("rescheduled: {why}"),
         Decision::KeptAfterFailure(why) => {
             format!("scheduling failed ({why}); the previous schedule is kept")
         }

@@ -125,12 +125,19 @@ impl Summary {
                 None => count(&mut summary.other, o, n),
             }
         }
+        // What a hold keeps back is the difference between what its cluster
+        // gets from this render and what it would get without the hold:
+        // measured against this render's output (not the previous one), so
+        // the same inputs count the same on every render.
         for cluster in &plan.clusters {
             let root = format!("clusters/{}/", cluster.name);
             let mut scope: BTreeSet<&String> =
                 shadow.keys().filter(|p| p.starts_with(&root)).collect();
+            // A cluster suspended for an application it never had holds back
+            // only what the shadow shows.
+            let withholds = !scope.is_empty();
             if cluster.paused {
-                scope.extend(old.keys().filter(|p| {
+                scope.extend(new.keys().filter(|p| {
                     cluster_of(p).is_some_and(|(c, object)| object && c == cluster.name)
                 }));
             }
@@ -139,11 +146,11 @@ impl Summary {
                 .iter()
                 .map(|key| format!("{root}{}", crate::emit::file_of(key, &cluster.name, format)))
                 .collect();
-            scope.extend(old.keys().filter(|p| frozen.contains(p)));
-            if cluster.paused || !cluster.frozen.is_empty() {
+            scope.extend(new.keys().filter(|p| frozen.contains(p)));
+            if cluster.paused || !cluster.frozen.is_empty() || withholds {
                 let mut counts = Counts::default();
                 for path in scope {
-                    count(&mut counts, old.get(path), shadow.get(path));
+                    count(&mut counts, new.get(path), shadow.get(path));
                 }
                 summary.held_back.insert(cluster.name.clone(), counts);
             }
@@ -338,7 +345,8 @@ fn listed(names: &[String], limit: usize) -> Option<(String, String)> {
 }
 
 /// One line per application: where it goes and with how many replicas,
-/// its fort and its held clusters (`render --verbose`).
+/// its fort, its held clusters, and why it was rescheduled if it was
+/// (`render --verbose`).
 pub fn placements(plan: &Plan) -> String {
     let mut out = String::new();
     for app in &plan.apps {
@@ -366,7 +374,11 @@ pub fn placements(plan: &Plan) -> String {
         } else {
             clusters.join(", ")
         };
-        let _ = writeln!(out, "{} → {targets}{fort}", app.key);
+        let rescheduled = match &app.binding.decision {
+            crate::schedule::Decision::Rescheduled(why) => format!("; rescheduled: {why}"),
+            _ => String::new(),
+        };
+        let _ = writeln!(out, "{} → {targets}{fort}{rescheduled}", app.key);
     }
     out
 }

@@ -8,7 +8,10 @@
 //! Aggregated). The previous render's binding is the scheduler's memory: a
 //! Divided application whose placement, replicas, clusters and holds are
 //! unchanged keeps its assignment. Held clusters (paused or suspended) keep
-//! what they had and get nothing new. Never touches fort, overrides or files.
+//! what they had and get nothing new; what they would get without their
+//! holds is worked out too, both for the held-back counts and so that the
+//! binding remembers every hold that affects the application: lifting one
+//! is a rescheduling trigger (SPEC §9). Never touches fort, overrides or files.
 
 pub mod divide;
 pub mod estimate;
@@ -38,8 +41,12 @@ pub enum Decision {
     Pinned,
     /// The previous render's schedule still holds (nothing Karmada reschedules on changed).
     Kept,
-    /// Scheduled now, with the reason.
+    /// Scheduled now with no schedule to keep: the first one, or one that
+    /// Karmada re-evaluates on every render; with the reason.
     Scheduled(String),
+    /// The previous schedule was replaced because something that triggers
+    /// rescheduling changed; with what changed.
+    Rescheduled(String),
     /// Scheduling failed; the previous schedule is kept, as Karmada keeps it.
     KeptAfterFailure(String),
     /// Scheduling failed and there was nothing to keep.
@@ -62,6 +69,22 @@ pub struct Binding {
     pub static_weights: Option<BTreeMap<String, u64>>,
     /// Every cluster considered, and what happened to it.
     pub notes: Vec<ClusterNote>,
+    /// What the held clusters would get if every hold were lifted now, which
+    /// is what the next render gives them once they are unheld (SPEC §5.5):
+    /// the held-back counts compare it with what they keep. `None` when no
+    /// cluster of the fleet is held for the application.
+    pub would_be: Option<Vec<Assignment>>,
+    /// Held clusters that the application would be on without their holds
+    /// but that have none of it (a cluster paused before the application
+    /// reached it). The rendered binding records them beside the frozen
+    /// ones, so that lifting a hold that affects the application
+    /// reschedules it, and lifting one that does not, does not.
+    pub withheld: BTreeSet<String>,
+    /// The next render may keep this schedule (a Divided workload scheduled
+    /// by its policy), so the rendered binding records [`Binding::withheld`]
+    /// even when it is empty: a remembered binding without the record was
+    /// written by an older garrison, and is read conservatively.
+    pub remembered: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -85,10 +108,237 @@ pub struct Request<'a> {
     pub previous: Option<&'a PreviousBinding>,
     /// Clusters paused or suspended for this application.
     pub held: &'a BTreeSet<String>,
+    /// Clusters paused for the whole fleet (the rest of `held` is
+    /// suspended by the policy), to say which hold changed.
+    pub paused: &'a BTreeSet<String>,
 }
 
-/// Schedule one application onto `fleet` (sorted by name).
+/// Schedule one application onto `fleet` (sorted by name), and work out
+/// what its held clusters would get without their holds.
 pub fn schedule(request: &Request<'_>, fleet: &[Cluster]) -> Result<Binding, String> {
+    let mut binding = place(request, fleet, memory(request, fleet));
+    if fleet.iter().any(|c| request.held.contains(&c.name)) {
+        // The render after the holds are lifted reads this binding back and
+        // divides again from it (`memory` finds the lifted holds in its
+        // record): that division, made now, is what the holds keep back.
+        let now = binding.to_previous(request.placement_json);
+        let unheld = BTreeSet::new();
+        let lifted = Request {
+            held: &unheld,
+            previous: Some(&now),
+            ..request.clone()
+        };
+        let all_lifted = Memory::Reschedule {
+            reason: String::new(),
+            fresh: true,
+        };
+        let would_be: Vec<Assignment> = place(&lifted, fleet, all_lifted)
+            .clusters
+            .into_iter()
+            .filter(|a| request.held.contains(&a.cluster))
+            .collect();
+        binding.withheld = would_be
+            .iter()
+            .filter(|w| !binding.clusters.iter().any(|a| a.cluster == w.cluster))
+            .map(|w| w.cluster.clone())
+            .collect();
+        binding.would_be = Some(would_be);
+    }
+    Ok(binding)
+}
+
+impl Binding {
+    /// The binding as the next render reads it back from the rendered one
+    /// (`emit` writes replicas only for workloads).
+    fn to_previous(&self, placement_json: &str) -> PreviousBinding {
+        let replicas = |r: u64| if self.workload { r } else { 0 };
+        PreviousBinding {
+            clusters: self
+                .clusters
+                .iter()
+                .map(|a| (a.cluster.clone(), replicas(a.replicas)))
+                .collect(),
+            replicas: replicas(self.desired),
+            placement: Some(placement_json.to_string()),
+            affinity_name: self.affinity_name.clone(),
+            ..PreviousBinding::default()
+        }
+    }
+}
+
+/// Whether the previous render's schedule stands, and if not, why.
+enum Memory {
+    /// Nothing that triggers rescheduling changed: keep it.
+    Keep,
+    /// There is no schedule to keep: the first one, or one re-evaluated on
+    /// every render.
+    Schedule(String),
+    /// Something that triggers rescheduling changed. `fresh`: a hold was
+    /// lifted, so the division starts over for every unheld cluster (as
+    /// Karmada's Fresh mode does) instead of building on the previous
+    /// replicas, which the held clusters had no part in.
+    Reschedule { reason: String, fresh: bool },
+}
+
+/// Karmada reschedules a Divided workload only when its placement or its
+/// replicas change or one of its clusters is gone (karmada-semantics §c);
+/// garrison adds holds (SPEC §9): a cluster of the binding that becomes
+/// held, and the lifting of any hold the binding records (a frozen cluster,
+/// or a withheld one that got nothing because it was held). Duplicated and
+/// non-workload applications are re-evaluated on every render, but still
+/// say what changed.
+fn memory(request: &Request<'_>, fleet: &[Cluster]) -> Memory {
+    let Some(previous) = request.previous else {
+        return Memory::Schedule("first schedule".into());
+    };
+    let reschedule = |reason: String| Memory::Reschedule {
+        reason,
+        fresh: false,
+    };
+    let desired = request.replicas.unwrap_or(0);
+    if previous.placement.as_deref() != Some(request.placement_json) {
+        return reschedule("the placement changed".into());
+    }
+    if previous.replicas != desired {
+        return reschedule(format!(
+            "replicas changed from {} to {desired}",
+            previous.replicas
+        ));
+    }
+    let in_fleet = |name: &str| {
+        fleet
+            .binary_search_by(|c| c.name.as_str().cmp(name))
+            .is_ok()
+    };
+    let scheduled: Vec<&str> = previous.clusters.iter().map(|(c, _)| c.as_str()).collect();
+    let gone: Vec<&str> = scheduled.iter().copied().filter(|c| !in_fleet(c)).collect();
+    if !gone.is_empty() {
+        return reschedule(format!(
+            "{} the fleet",
+            subject_and_verb(&gone, "left", "left")
+        ));
+    }
+    let recorded: BTreeSet<&str> = previous
+        .held
+        .iter()
+        .chain(previous.withheld.iter().flatten())
+        .map(String::as_str)
+        .collect();
+    let lifted: Vec<&str> = recorded
+        .iter()
+        .copied()
+        .filter(|c| in_fleet(c) && !request.held.contains(*c))
+        .collect();
+    let workload = request.replicas.is_some_and(|r| r > 0) || request.requirements.is_some();
+    let duplicated = matches!(request.placement.division(), Division::Duplicated);
+    if !lifted.is_empty() {
+        let again = if workload && !duplicated {
+            ": divided again over all its clusters"
+        } else {
+            ""
+        };
+        return Memory::Reschedule {
+            reason: format!(
+                "{} no longer paused or suspended{again}",
+                subject_and_verb(&lifted, "is", "are")
+            ),
+            fresh: true,
+        };
+    }
+    let newly_held: Vec<&str> = scheduled
+        .iter()
+        .copied()
+        .filter(|c| request.held.contains(*c) && !recorded.contains(c))
+        .collect();
+    if !newly_held.is_empty() {
+        let (paused, suspended): (Vec<&str>, Vec<&str>) = newly_held
+            .iter()
+            .partition(|c| request.paused.contains(**c));
+        let mut reasons = Vec::new();
+        if !paused.is_empty() {
+            reasons.push(format!(
+                "{} paused",
+                subject_and_verb(&paused, "was", "were")
+            ));
+        }
+        if !suspended.is_empty() {
+            reasons.push(format!(
+                "dispatching to {} suspended",
+                subject_and_verb(&suspended, "was", "was")
+            ));
+        }
+        return reschedule(reasons.join("; "));
+    }
+    if duplicated {
+        return Memory::Schedule("Duplicated: re-evaluated on every render".into());
+    }
+    if !workload {
+        return Memory::Schedule("no replicas to divide: re-evaluated on every render".into());
+    }
+    if scheduled.is_empty() {
+        return reschedule("the previous render placed it on no cluster".into());
+    }
+    if previous.withheld.is_none() {
+        let missing = unrecorded_candidates(request, fleet, previous);
+        if !missing.is_empty() {
+            return Memory::Reschedule {
+                reason: format!(
+                    "{} selected but not in a binding written before garrison recorded withheld clusters (it may have been paused then): divided again over all its clusters",
+                    subject_and_verb(&missing, "is", "are")
+                ),
+                fresh: true,
+            };
+        }
+    }
+    Memory::Keep
+}
+
+/// For a binding that does not record its withheld clusters: the unheld
+/// clusters the placement selects now (in the affinity group it observed)
+/// that the binding does not have. Any of them may have been held when the
+/// schedule was made, so it is made again, once; the new binding has the
+/// record.
+fn unrecorded_candidates<'a>(
+    request: &Request<'_>,
+    fleet: &'a [Cluster],
+    previous: &PreviousBinding,
+) -> Vec<&'a str> {
+    let terms = request.placement.affinity_terms();
+    let Some((_, affinity)) = previous
+        .affinity_name
+        .as_ref()
+        .and_then(|name| terms.iter().find(|(n, _)| n.as_ref() == Some(name)))
+        .or_else(|| terms.first())
+    else {
+        return Vec::new();
+    };
+    let scheduled: BTreeMap<&str, u64> = previous
+        .clusters
+        .iter()
+        .map(|(c, r)| (c.as_str(), *r))
+        .collect();
+    filter(request, affinity, fleet, &scheduled, None)
+        .0
+        .into_iter()
+        .map(|c| c.cluster.name.as_str())
+        .filter(|c| !scheduled.contains_key(c))
+        .collect()
+}
+
+/// "cluster `a` was" or "clusters `a` and `b` were": the clusters as the
+/// subject of `singular` or `plural`.
+fn subject_and_verb(clusters: &[&str], singular: &str, plural: &str) -> String {
+    let quoted: Vec<String> = clusters.iter().map(|c| format!("`{c}`")).collect();
+    match quoted.as_slice() {
+        [one] => format!("cluster {one} {singular}"),
+        [init @ .., last] => format!("clusters {} and {last} {plural}", init.join(", ")),
+        [] => String::new(),
+    }
+}
+
+/// The binding for `request` given what `memory` decided: the previous
+/// schedule kept, or a schedule made now.
+fn place(request: &Request<'_>, fleet: &[Cluster], memory: Memory) -> Binding {
     let division = request.placement.division();
     let desired = request.replicas.unwrap_or(0);
     let workload = request.replicas.is_some_and(|r| r > 0) || request.requirements.is_some();
@@ -98,13 +348,15 @@ pub fn schedule(request: &Request<'_>, fleet: &[Cluster]) -> Result<Binding, Str
         .map(|p| p.clusters.iter().map(|(c, r)| (c.as_str(), *r)).collect())
         .unwrap_or_default();
 
-    // Held clusters that had the application keep it, frozen (no eviction while paused).
+    // Held clusters that had the application keep it, frozen (no eviction
+    // while paused). Without a workload the binding records no replicas, so
+    // none are kept: the next render reads the same binding back.
     let kept_held: Vec<Assignment> = previous_clusters
         .iter()
         .filter(|(c, _)| request.held.contains(**c) && by_name.contains_key(**c))
         .map(|(c, r)| Assignment {
             cluster: c.to_string(),
-            replicas: *r,
+            replicas: if workload { *r } else { 0 },
             held: true,
         })
         .collect();
@@ -125,39 +377,39 @@ pub fn schedule(request: &Request<'_>, fleet: &[Cluster]) -> Result<Binding, Str
         decision: Decision::Scheduled(String::new()),
         static_weights: None,
         notes: Vec::new(),
+        would_be: None,
+        withheld: BTreeSet::new(),
+        remembered: divided && workload,
     };
 
-    if let Some(reason) = keep_reason(
-        request,
-        &division,
-        workload,
-        desired,
-        &by_name,
-        &previous_clusters,
-    ) {
-        binding.clusters = request
-            .previous
-            .map(|p| {
-                p.clusters
-                    .iter()
-                    .map(|(c, r)| Assignment {
-                        cluster: c.clone(),
-                        replicas: *r,
-                        held: request.held.contains(c),
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
-        binding.affinity_name = request.previous.and_then(|p| p.affinity_name.clone());
-        binding.decision = Decision::Kept;
-        binding.notes.push(ClusterNote {
-            cluster: "*".into(),
-            note: reason,
-        });
-        binding.static_weights =
-            static_rules.map(|rules| weights_of(&binding.clusters, rules, &by_name));
-        return Ok(binding);
-    }
+    let (decision, fresh) = match memory {
+        Memory::Keep => {
+            binding.clusters = request
+                .previous
+                .map(|p| {
+                    p.clusters
+                        .iter()
+                        .map(|(c, r)| Assignment {
+                            cluster: c.clone(),
+                            replicas: *r,
+                            held: request.held.contains(c),
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            binding.affinity_name = request.previous.and_then(|p| p.affinity_name.clone());
+            binding.decision = Decision::Kept;
+            binding.notes.push(ClusterNote {
+                cluster: "*".into(),
+                note: "placement, replicas, clusters and holds are unchanged since the previous render: its schedule is kept".into(),
+            });
+            binding.static_weights =
+                static_rules.map(|rules| weights_of(&binding.clusters, rules, &by_name));
+            return binding;
+        }
+        Memory::Schedule(why) => (Decision::Scheduled(why), false),
+        Memory::Reschedule { reason, fresh } => (Decision::Rescheduled(reason), fresh),
+    };
 
     let terms = request.placement.affinity_terms();
     let start = request
@@ -195,14 +447,22 @@ pub fn schedule(request: &Request<'_>, fleet: &[Cluster]) -> Result<Binding, Str
                 continue;
             }
         };
+        let before: Vec<(String, u64)> = if fresh {
+            Vec::new()
+        } else {
+            previous_clusters
+                .iter()
+                .filter(|(c, _)| !request.held.contains(**c))
+                .map(|(c, r)| (c.to_string(), *r))
+                .collect()
+        };
         let assigned = match assign(
             request,
             &division,
             workload,
             desired.saturating_sub(if divided { frozen } else { 0 }),
             &candidates,
-            &previous_clusters,
-            request.held,
+            &before,
         ) {
             Ok(a) => a,
             Err(e) => {
@@ -218,10 +478,10 @@ pub fn schedule(request: &Request<'_>, fleet: &[Cluster]) -> Result<Binding, Str
         clusters.sort_by(|a, b| a.cluster.cmp(&b.cluster));
         binding.clusters = clusters;
         binding.affinity_name = name.clone();
-        binding.decision = Decision::Scheduled(reschedule_reason(request, desired));
+        binding.decision = decision;
         binding.static_weights =
             static_rules.map(|rules| weights_of(&binding.clusters, rules, &by_name));
-        return Ok(binding);
+        return binding;
     }
     // Karmada keeps the last schedule when scheduling fails.
     if let Some(previous) = request.previous.filter(|p| !p.clusters.is_empty()) {
@@ -231,7 +491,7 @@ pub fn schedule(request: &Request<'_>, fleet: &[Cluster]) -> Result<Binding, Str
             .filter(|(c, _)| by_name.contains_key(c.as_str()))
             .map(|(c, r)| Assignment {
                 cluster: c.clone(),
-                replicas: *r,
+                replicas: if workload { *r } else { 0 },
                 held: request.held.contains(c),
             })
             .collect();
@@ -243,53 +503,7 @@ pub fn schedule(request: &Request<'_>, fleet: &[Cluster]) -> Result<Binding, Str
     }
     binding.static_weights =
         static_rules.map(|rules| weights_of(&binding.clusters, rules, &by_name));
-    Ok(binding)
-}
-
-/// Why the previous schedule stands, if it does: Karmada reschedules a
-/// Divided workload only when its placement or replicas change or one of
-/// its clusters is gone; pausing or unpausing one of them is a trigger too.
-fn keep_reason(
-    request: &Request<'_>,
-    division: &Division,
-    workload: bool,
-    desired: u64,
-    fleet: &BTreeMap<&str, &Cluster>,
-    previous_clusters: &BTreeMap<&str, u64>,
-) -> Option<String> {
-    let previous = request.previous?;
-    if matches!(division, Division::Duplicated) || !workload || previous.clusters.is_empty() {
-        return None;
-    }
-    if previous.placement.as_deref() != Some(request.placement_json) || previous.replicas != desired
-    {
-        return None;
-    }
-    if previous_clusters.keys().any(|c| !fleet.contains_key(c)) {
-        return None;
-    }
-    let held_now: BTreeSet<String> = previous_clusters
-        .keys()
-        .filter(|c| request.held.contains(**c))
-        .map(|c| c.to_string())
-        .collect();
-    if held_now != previous.held {
-        return None;
-    }
-    Some("placement, replicas and clusters are unchanged since the previous render: its schedule is kept".into())
-}
-
-fn reschedule_reason(request: &Request<'_>, desired: u64) -> String {
-    match request.previous {
-        None => "first schedule".into(),
-        Some(p) if p.placement.as_deref() != Some(request.placement_json) => {
-            "the placement changed".into()
-        }
-        Some(p) if p.replicas != desired => {
-            format!("replicas changed from {} to {desired}", p.replicas)
-        }
-        Some(_) => "re-evaluated (Duplicated, non-workload, or a scheduled cluster changed)".into(),
-    }
+    binding
 }
 
 fn weights_of(
@@ -419,8 +633,7 @@ fn assign(
     workload: bool,
     to_divide: u64,
     candidates: &[Candidate<'_>],
-    previous: &BTreeMap<&str, u64>,
-    held: &BTreeSet<String>,
+    before: &[(String, u64)],
 ) -> Result<Vec<Assignment>, String> {
     let plain = |replicas: u64| -> Vec<Assignment> {
         candidates
@@ -468,12 +681,7 @@ fn assign(
                     available: c.available,
                 })
                 .collect();
-            let before: Vec<(String, u64)> = previous
-                .iter()
-                .filter(|(c, _)| !held.contains(**c))
-                .map(|(c, r)| (c.to_string(), *r))
-                .collect();
-            let result = divide::divide_dynamic(to_divide, &dynamic, &before, mode)
+            let result = divide::divide_dynamic(to_divide, &dynamic, before, mode)
                 .map_err(|e| e.to_string())?;
             if result.is_empty() {
                 // Nothing to divide: every candidate gets the empty workload (SPEC §2).

@@ -110,6 +110,34 @@ impl Fleet {
     pub fn out(&self) -> &Path {
         &self.out
     }
+
+    /// Render with `--verbose`; the lines that say where each application
+    /// goes (and why it was rescheduled, if it was).
+    pub fn placements(&self) -> String {
+        let output = self.try_render(&["--verbose"]);
+        assert!(
+            output.status.success(),
+            "render failed:\n{}",
+            stderr(&output)
+        );
+        stdout(&output)
+            .lines()
+            .filter(|l| l.contains(" → "))
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    /// `garrison explain` of `app` against the fleet's output; it must succeed.
+    pub fn explain(&self, app: &str) -> String {
+        let (repo, out) = (self.repo.to_string_lossy(), self.out.to_string_lossy());
+        let output = crate::support::run(&["explain", "--repo", &repo, "--out", &out, app]);
+        assert!(
+            output.status.success(),
+            "explain failed:\n{}",
+            stderr(&output)
+        );
+        stdout(&output)
+    }
 }
 
 /// A Karmada Cluster, optionally paused and labelled.

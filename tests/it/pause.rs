@@ -1,8 +1,10 @@
 //! Paused clusters and suspended dispatching across renders (SPEC §5).
 
 use crate::fleet::{
-    cluster, clusters, deployment, deployment_file, policy, weighted, Fleet, DIVIDED, DUPLICATED,
+    cluster, clusters, deployment, deployment_file, policy, weighted, Fleet, Render, DIVIDED,
+    DUPLICATED,
 };
+use crate::support::{read_tree, render_to, stdout, testdata};
 
 fn three(paused: Option<&str>) -> String {
     ["a", "b", "c"]
@@ -112,6 +114,268 @@ fn unpausing_brings_the_cluster_to_the_desired_state() {
     assert!(render.file(&format!("clusters/c/{file}")).contains(":v2"));
 }
 
+/// The replicas of `web` on a, b and c.
+fn shares(render: &Render) -> [Option<u64>; 3] {
+    let file = deployment_file("web");
+    ["a", "b", "c"].map(|c| render.replicas(c, &file))
+}
+
+const SUSPEND_C: &str = "  suspension:\n    dispatchingOnClusters:\n      clusterNames: [c]\n";
+const SUSPEND_ALL: &str = "  suspension:\n    dispatching: true\n";
+const BINDING: &str = "bindings/apps/deployment.apps_web.yaml";
+
+#[test]
+fn a_cluster_paused_since_the_first_render_gets_its_share_when_unpaused() {
+    let fleet = Fleet::new();
+    fleet.write("clusters.yaml", &three(Some("c")));
+    fleet.write("app.yaml", &deployment("web", 6, "v1"));
+    fleet.write("policy.yaml", &policy("web", DIVIDED, &[], ""));
+    assert_eq!(shares(&fleet.render()), [Some(3), Some(3), None]);
+    // A render that changes nothing must not forget why c has nothing.
+    assert_eq!(shares(&fleet.render()), [Some(3), Some(3), None]);
+    fleet.write("clusters.yaml", &three(None));
+    insta::assert_snapshot!(fleet.explain("Deployment/apps/web"), @r"
+    Deployment/apps/web (apps/v1)
+    policy: PropagationPolicy/apps/web
+    schedule: rescheduled: cluster `c` is no longer paused or suspended: divided again over all its clusters
+      desired replicas: 6
+    clusters considered:
+      a: selected
+      b: selected
+      c: selected
+    binding:
+      a  replicas 2  weight 1
+      b  replicas 2  weight 1
+      c  replicas 2  weight 1
+    ");
+    assert_eq!(shares(&fleet.render()), [Some(2), Some(2), Some(2)]);
+}
+
+#[test]
+fn a_cluster_paused_since_the_first_render_gets_the_edited_share_when_unpaused() {
+    let fleet = Fleet::new();
+    fleet.write("clusters.yaml", &three(Some("c")));
+    fleet.write("app.yaml", &deployment("web", 6, "v1"));
+    fleet.write("policy.yaml", &policy("web", DIVIDED, &[], ""));
+    fleet.render();
+    fleet.write("app.yaml", &deployment("web", 9, "v2"));
+    assert_eq!(shares(&fleet.render()), [Some(5), Some(4), None]);
+    fleet.write("clusters.yaml", &three(None));
+    let render = fleet.render();
+    assert_eq!(shares(&render), [Some(3), Some(3), Some(3)]);
+    assert!(render
+        .file(&format!("clusters/c/{}", deployment_file("web")))
+        .contains(":v2"));
+}
+
+#[test]
+fn lifting_a_suspension_on_one_cluster_divides_again_over_it() {
+    let fleet = Fleet::new();
+    fleet.write("clusters.yaml", &three(None));
+    fleet.write("app.yaml", &deployment("web", 6, "v1"));
+    fleet.write("policy.yaml", &policy("web", DIVIDED, &[], SUSPEND_C));
+    assert_eq!(shares(&fleet.render()), [Some(3), Some(3), None]);
+    fleet.write("policy.yaml", &policy("web", DIVIDED, &[], ""));
+    insta::assert_snapshot!(fleet.placements(), @"Deployment/apps/web → a×2, b×2, c×2; rescheduled: cluster `c` is no longer paused or suspended: divided again over all its clusters");
+    assert_eq!(shares(&fleet.render()), [Some(2), Some(2), Some(2)]);
+}
+
+#[test]
+fn lifting_a_suspension_of_all_dispatching_divides_over_every_cluster() {
+    let fleet = Fleet::new();
+    fleet.write("clusters.yaml", &three(None));
+    fleet.write("app.yaml", &deployment("web", 6, "v1"));
+    fleet.write("policy.yaml", &policy("web", DIVIDED, &[], SUSPEND_ALL));
+    assert_eq!(shares(&fleet.render()), [None, None, None]);
+    fleet.write("policy.yaml", &policy("web", DIVIDED, &[], ""));
+    assert_eq!(shares(&fleet.render()), [Some(2), Some(2), Some(2)]);
+}
+
+#[test]
+fn a_suspension_that_withholds_an_application_is_counted_as_held_back() {
+    let fleet = Fleet::new();
+    fleet.write("clusters.yaml", &three(None));
+    fleet.write("app.yaml", &deployment("web", 6, "v1"));
+    fleet.write("policy.yaml", &policy("web", DIVIDED, &[], SUSPEND_C));
+    let render = fleet.render();
+    insta::assert_snapshot!(render.stdout.lines().filter(|l| l.starts_with("held back")).collect::<Vec<_>>().join("\n"), @"held back on c: 2 to add, 0 to change, 0 to remove");
+}
+
+#[test]
+fn pausing_and_unpausing_a_cluster_outside_the_placement_reschedules_nothing() {
+    let only_a_and_b = format!(
+        "    clusterAffinity:\n      clusterNames: [a, b]\n{}",
+        DIVIDED
+    );
+    let fleet = Fleet::new();
+    fleet.write("clusters.yaml", &three(None));
+    fleet.write("app.yaml", &deployment("web", 6, "v1"));
+    fleet.write("policy.yaml", &policy("web", &only_a_and_b, &[], ""));
+    let binding = fleet.render().file(BINDING);
+    for paused in [Some("c"), None] {
+        fleet.write("clusters.yaml", &three(paused));
+        assert_eq!(
+            fleet.placements(),
+            "Deployment/apps/web → a×3, b×3",
+            "not rescheduled (c paused: {paused:?})"
+        );
+        assert_eq!(
+            fleet.render().file(BINDING),
+            binding,
+            "c paused: {paused:?}"
+        );
+    }
+}
+
+#[test]
+fn a_cluster_that_joins_the_fleet_paused_gets_its_share_when_unpaused() {
+    let two = || clusters(&["a", "b"]);
+    let fleet = Fleet::new();
+    fleet.write("clusters.yaml", &two());
+    fleet.write("app.yaml", &deployment("web", 6, "v1"));
+    fleet.write("policy.yaml", &policy("web", DIVIDED, &[], ""));
+    fleet.render();
+    // Joining unpaused reshuffles nothing, as in Karmada.
+    fleet.write("clusters.yaml", &three(None));
+    assert_eq!(shares(&fleet.render()), [Some(3), Some(3), None]);
+    // Joining paused, then unpaused: the pause kept it out, so it gets its share.
+    let fleet = Fleet::new();
+    fleet.write("clusters.yaml", &two());
+    fleet.write("app.yaml", &deployment("web", 6, "v1"));
+    fleet.write("policy.yaml", &policy("web", DIVIDED, &[], ""));
+    fleet.render();
+    fleet.write("clusters.yaml", &three(Some("c")));
+    assert_eq!(shares(&fleet.render()), [Some(3), Some(3), None]);
+    fleet.write("clusters.yaml", &three(None));
+    assert_eq!(shares(&fleet.render()), [Some(2), Some(2), Some(2)]);
+}
+
+#[test]
+fn pausing_a_cluster_of_the_binding_says_so_and_keeps_its_share() {
+    let fleet = Fleet::new();
+    fleet.write("clusters.yaml", &three(None));
+    fleet.write("app.yaml", &deployment("web", 6, "v1"));
+    fleet.write("policy.yaml", &policy("web", DIVIDED, &[], ""));
+    fleet.render();
+    fleet.write("clusters.yaml", &three(Some("c")));
+    insta::assert_snapshot!(fleet.placements(), @"Deployment/apps/web → a×2, b×2, c×2 (held); rescheduled: cluster `c` was paused");
+    fleet.write("clusters.yaml", &three(None));
+    insta::assert_snapshot!(fleet.placements(), @"Deployment/apps/web → a×2, b×2, c×2; rescheduled: cluster `c` is no longer paused or suspended: divided again over all its clusters");
+    insta::assert_snapshot!(fleet.placements(), @"Deployment/apps/web → a×2, b×2, c×2");
+}
+
+#[test]
+fn a_binding_written_before_withheld_clusters_were_recorded_still_gives_an_unpaused_cluster_its_share(
+) {
+    let fleet = Fleet::new();
+    fleet.write("clusters.yaml", &three(Some("c")));
+    fleet.write("app.yaml", &deployment("web", 6, "v1"));
+    fleet.write("policy.yaml", &policy("web", DIVIDED, &[], ""));
+    fleet.render();
+    let older = |fleet: &Fleet| {
+        let path = fleet.out().join(BINDING);
+        let text = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(text.contains("garrison.dev/withheld-clusters"), "{text}");
+        let without: String = text
+            .lines()
+            .filter(|l| !l.contains("garrison.dev/withheld-clusters"))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        if let Err(e) = std::fs::write(&path, without) {
+            panic!("{e}");
+        }
+    };
+    // While c stays paused, the older binding is kept as it is.
+    older(&fleet);
+    insta::assert_snapshot!(fleet.placements(), @"Deployment/apps/web → a×3, b×3");
+    older(&fleet);
+    fleet.write("clusters.yaml", &three(None));
+    insta::assert_snapshot!(fleet.placements(), @"Deployment/apps/web → a×2, b×2, c×2; rescheduled: cluster `c` is selected but not in a binding written before garrison recorded withheld clusters (it may have been paused then): divided again over all its clusters");
+    // A binding of that age that lacks no selected cluster is simply kept.
+    older(&fleet);
+    insta::assert_snapshot!(fleet.placements(), @"Deployment/apps/web → a×2, b×2, c×2");
+}
+
+#[test]
+fn held_back_counts_are_the_same_on_every_render_of_the_same_inputs() {
+    let held_back = |output: &std::process::Output| {
+        assert!(output.status.success());
+        stdout(output)
+            .lines()
+            .filter(|l| l.starts_with("held back"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    // The bundled fleet: the paused us-west-2 holds back a Divided share,
+    // Duplicated applications and the dependencies that follow them.
+    let dir = crate::support::temp();
+    let repo = testdata().join("fleet/repo");
+    let out = dir.path().join("out");
+    let first = held_back(&render_to(&repo, &out, &[]));
+    insta::assert_snapshot!(first, @"held back on us-west-2: 9 to add, 0 to change, 0 to remove");
+    let rendered = read_tree(&out);
+    assert_eq!(held_back(&render_to(&repo, &out, &[])), first);
+    assert_eq!(
+        read_tree(&out),
+        rendered,
+        "the second render changes nothing"
+    );
+
+    // A cluster paused after it was scheduled, with a change held back.
+    let fleet = Fleet::new();
+    fleet.write("clusters.yaml", &three(None));
+    fleet.write("app.yaml", &deployment("web", 6, "v1"));
+    fleet.write("policy.yaml", &policy("web", DIVIDED, &[], ""));
+    fleet.render();
+    fleet.write("clusters.yaml", &three(Some("c")));
+    fleet.write("app.yaml", &deployment("web", 9, "v2"));
+    let first = held_back(&fleet.try_render(&[]));
+    insta::assert_snapshot!(first, @"held back on c: 0 to add, 1 to change, 0 to remove");
+    assert_eq!(held_back(&fleet.try_render(&[])), first);
+}
+
+#[test]
+fn held_back_counts_of_a_cluster_unpaused_while_still_suspended_stay_the_same() {
+    let fleet = Fleet::new();
+    fleet.write("clusters.yaml", &three(Some("c")));
+    fleet.write("app.yaml", &deployment("web", 3, "v1"));
+    fleet.write("api.yaml", &deployment("api", 3, "v1"));
+    fleet.write("policy.yaml", &policy("web", DUPLICATED, &[], SUSPEND_C));
+    fleet.write("api-policy.yaml", &policy("api", DUPLICATED, &[], ""));
+    fleet.render();
+    // c now gets `api` and the namespace; `web` and nothing else stays held back.
+    fleet.write("clusters.yaml", &three(None));
+    let held_back = |render: Render| {
+        render
+            .stdout
+            .lines()
+            .filter(|l| l.starts_with("held back"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let first = held_back(fleet.render());
+    insta::assert_snapshot!(first, @"held back on c: 1 to add, 0 to change, 0 to remove");
+    assert_eq!(held_back(fleet.render()), first);
+}
+
+#[test]
+fn an_application_scaled_to_zero_while_frozen_renders_the_same_twice() {
+    let fleet = Fleet::new();
+    fleet.write("clusters.yaml", &three(None));
+    fleet.write("app.yaml", &deployment("web", 1, "v1"));
+    fleet.write("policy.yaml", &policy("web", DUPLICATED, &[], ""));
+    fleet.render();
+    fleet.write("clusters.yaml", &three(Some("c")));
+    fleet.render();
+    fleet.write("app.yaml", &deployment("web", 0, "v1"));
+    let scaled = fleet.render();
+    assert_eq!(
+        fleet.render().tree,
+        scaled.tree,
+        "the binding read back is the binding written"
+    );
+}
+
 #[test]
 fn a_first_render_gives_a_paused_cluster_nothing() {
     let fleet = Fleet::new();
@@ -216,6 +480,21 @@ fn suspended_dispatching_everywhere_freezes_every_cluster_for_that_policy() {
             .contains("held back on a: 0 to add, 1 to change, 0 to remove"),
         "{}",
         render.stdout
+    );
+}
+
+#[test]
+fn a_suspended_application_keeps_its_namespace_when_nothing_else_uses_it() {
+    let fleet = Fleet::new();
+    fleet.write("clusters.yaml", &three(None));
+    fleet.write("app.yaml", &deployment("web", 3, "v1"));
+    fleet.write("policy.yaml", &policy("web", DUPLICATED, &[], ""));
+    let before = fleet.render().cluster("a");
+    fleet.write("policy.yaml", &policy("web", DUPLICATED, &[], SUSPEND_ALL));
+    assert_eq!(
+        fleet.render().cluster("a"),
+        before,
+        "the Namespace of the frozen Deployment stays, and so does its kustomization entry"
     );
 }
 

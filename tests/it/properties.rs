@@ -1,12 +1,17 @@
 //! Invariants over random fleets, rendered in-process: divided replicas sum
 //! to the desired count, input order never matters, a paused cluster's
-//! bytes never change whatever is edited in the source, and keeping the
-//! files of unchanged applications never changes what a render writes.
+//! bytes never change whatever is edited in the source, keeping the files
+//! of unchanged applications never changes what a render writes, and
+//! however clusters are paused, unpaused and applications edited, holds
+//! behave as SPEC §5 says and leave nothing behind once they are lifted.
 
 use crate::fleet::{cluster, deployment, policy, weighted, DIVIDED, DUPLICATED};
+use crate::support::tree_text;
 use garrison::emit::{self, Format, Tree};
 use garrison::load::{self, cache::Cache, previous, LoadOptions};
+use garrison::report::{Counts, Summary};
 use proptest::prelude::*;
+use std::collections::BTreeMap;
 use std::path::Path;
 
 /// load → plan → tree, exactly as `render --rebuild` does, without the disk write.
@@ -35,6 +40,98 @@ fn render_with(repo: &Path, previous_tree: &Tree, reuse: bool) -> Tree {
     }
 }
 
+/// One render as `render` makes it: the tree, what held clusters would
+/// receive without their holds, and the held-back counts of its summary.
+struct Held {
+    tree: Tree,
+    shadow: Tree,
+    held_back: BTreeMap<String, Counts>,
+}
+
+fn render_held(repo: &Path, previous_tree: &Tree) -> Held {
+    let (inputs, diagnostics) =
+        load::load_repository(repo, &LoadOptions::default(), &Cache::disabled());
+    assert!(!diagnostics.has_errors(), "{diagnostics:?}");
+    let previous = previous::from_tree(previous_tree.clone());
+    let mut plan = match garrison::plan::plan(&inputs, &previous) {
+        Ok(plan) => plan,
+        Err(d) => panic!("{d:?}"),
+    };
+    let built = match emit::build_tree(&mut plan, &previous, Format::Manifests) {
+        Ok(built) => built,
+        Err(d) => panic!("{d:?}"),
+    };
+    let shadow = emit::shadow_tree(&plan);
+    let summary = Summary::new(
+        &plan,
+        &previous,
+        &built.tree,
+        &built.kept,
+        &shadow,
+        Format::Manifests,
+    );
+    Held {
+        tree: built.tree,
+        shadow,
+        held_back: summary.held_back,
+    }
+}
+
+/// The files of `tree` under `clusters/<cluster>/`; with `objects_only`,
+/// without its `kustomization.yaml`.
+fn cluster_files(tree: &Tree, cluster: &str, objects_only: bool) -> Tree {
+    let prefix = format!("clusters/{cluster}/");
+    tree.iter()
+        .filter(|(p, _)| p.starts_with(&prefix))
+        .filter(|(p, _)| !(objects_only && p.ends_with(emit::KUSTOMIZATION)))
+        .map(|(p, b)| (p.clone(), b.clone()))
+        .collect()
+}
+
+/// One edit between two renders.
+#[derive(Clone, Debug)]
+enum Edit {
+    /// Pause or unpause a cluster (by index).
+    Toggle(usize),
+    /// Suspend or resume dispatching an application (by index) to a cluster.
+    Suspend(usize, usize),
+    /// New desired replicas for an application (by index).
+    Replicas(usize, u64),
+    /// New static weights for an application, which makes it weighted.
+    Weights(usize, Vec<u64>),
+}
+
+fn edit() -> impl Strategy<Value = Edit> {
+    prop_oneof![
+        3 => (0usize..5).prop_map(Edit::Toggle),
+        1 => (0usize..4, 0usize..5).prop_map(|(app, cluster)| Edit::Suspend(app, cluster)),
+        1 => (0usize..4, 0u64..40).prop_map(|(app, replicas)| Edit::Replicas(app, replicas)),
+        1 => (0usize..4, proptest::collection::vec(1u64..6, 5))
+            .prop_map(|(app, weights)| Edit::Weights(app, weights)),
+    ]
+}
+
+fn apply(world: &mut World, edit: &Edit) {
+    let apps = world.apps.len();
+    match edit {
+        Edit::Toggle(cluster) => {
+            let cluster = cluster % world.clusters;
+            world.paused[cluster] = !world.paused[cluster];
+        }
+        Edit::Suspend(app, cluster) => {
+            let cluster = cluster % world.clusters;
+            let app = &mut world.apps[app % apps];
+            app.suspended[cluster] = !app.suspended[cluster];
+        }
+        Edit::Replicas(app, replicas) => world.apps[app % apps].replicas = *replicas,
+        Edit::Weights(app, weights) => {
+            let app = &mut world.apps[app % apps];
+            app.division = 2;
+            app.weights.clone_from(weights);
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 struct App {
     replicas: u64,
@@ -42,6 +139,8 @@ struct App {
     /// 0 Duplicated, 1 Divided equal, 2 Divided weighted.
     division: u8,
     weights: Vec<u64>,
+    /// Per cluster: its policy suspends dispatching there.
+    suspended: Vec<bool>,
 }
 
 #[derive(Clone, Debug)]
@@ -65,6 +164,7 @@ fn app() -> impl Strategy<Value = App> {
             tag,
             division,
             weights,
+            suspended: vec![false; NAMES.len()],
         })
 }
 
@@ -108,9 +208,24 @@ fn files(world: &World, with_pauses: bool) -> Vec<(String, String)> {
                     .collect::<Vec<_>>(),
             ),
         };
+        let suspended: Vec<&str> = NAMES
+            .iter()
+            .take(world.clusters)
+            .zip(&app.suspended)
+            .filter(|(_, s)| **s)
+            .map(|(n, _)| *n)
+            .collect();
+        let suspension = if suspended.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "  suspension:\n    dispatchingOnClusters:\n      clusterNames: [{}]\n",
+                suspended.join(", ")
+            )
+        };
         files.push((
             format!("{name}-policy.yaml"),
-            policy(&name, &placement, &[], ""),
+            policy(&name, &placement, &[], &suspension),
         ));
     }
     files
@@ -187,6 +302,110 @@ proptest! {
             prop_assert_eq!(&now, &frozen);
             previous = tree;
         }
+    }
+
+    #[test]
+    fn holds_keep_what_spec_5_says_and_leave_nothing_behind_once_lifted(
+        start in world(),
+        suspended_from_the_start in proptest::collection::vec((0usize..4, 0usize..5), 0..3),
+        renders in proptest::collection::vec(proptest::collection::vec(edit(), 1..3), 1..6),
+    ) {
+        let dir = tempfile::tempdir().map_err(|e| TestCaseError::fail(e.to_string()))?;
+        let mut world = start;
+        world.clusters = world.clusters.max(2);
+        for (app, cluster) in suspended_from_the_start {
+            apply(&mut world, &Edit::Suspend(app, cluster));
+        }
+        let names: Vec<&str> = NAMES.iter().take(world.clusters).copied().collect();
+        let paused = |world: &World| -> Vec<&str> {
+            names.iter().zip(&world.paused).filter(|(_, p)| **p).map(|(n, _)| *n).collect()
+        };
+        // The clusters held for an application: paused, or suspended by its policy.
+        let held = |world: &World, app: usize| -> Vec<&str> {
+            let suspended = &world.apps[app].suspended;
+            names.iter().enumerate().filter(|(c, _)| world.paused[*c] || suspended[*c]).map(|(_, n)| *n).collect()
+        };
+        let app_file = |cluster: &str, app: usize| format!("clusters/{cluster}/apps/deployment.apps_app{app}.yaml");
+        write(dir.path(), &files(&world, true));
+        let mut previous = render_held(dir.path(), &Tree::new());
+        // §5.4: a first render gives a held cluster nothing.
+        for (i, _) in world.apps.iter().enumerate() {
+            for name in held(&world, i) {
+                prop_assert!(!previous.tree.contains_key(&app_file(name, i)), "app{} on {} on the first render", i, name);
+            }
+        }
+        let mut history = vec![world.clone()];
+        for edits in &renders {
+            for edit in edits {
+                apply(&mut world, edit);
+            }
+            write(dir.path(), &files(&world, true));
+            let now = render_held(dir.path(), &previous.tree);
+            // §5.1: a paused cluster's output is byte-identical to the
+            // previous render; a suspension freezes the application's file.
+            for name in paused(&world) {
+                prop_assert_eq!(
+                    tree_text(&cluster_files(&now.tree, name, false)),
+                    tree_text(&cluster_files(&previous.tree, name, false)),
+                    "{} is paused after {:?}", name, edits
+                );
+            }
+            for (i, app) in world.apps.iter().enumerate() {
+                let held = held(&world, i);
+                for name in &held {
+                    let path = app_file(name, i);
+                    prop_assert_eq!(now.tree.get(&path), previous.tree.get(&path), "{} after {:?}", path, edits);
+                }
+                // §5.3: a held cluster keeps its replicas; the rest of the
+                // desired replicas (never below zero) goes to the others.
+                if app.division == 0 || held.len() == names.len() {
+                    continue;
+                }
+                let on = |cluster: &&str| replicas_in(&now.tree, cluster, &format!("app{i}")).unwrap_or(0);
+                let frozen: u64 = held.iter().map(on).sum();
+                let running: u64 = names.iter().filter(|n| !held.contains(n)).map(on).sum();
+                prop_assert_eq!(running, app.replicas.saturating_sub(frozen), "app{} after {:?}", i, edits);
+            }
+            // The same inputs again: the same output, and the same counts held back.
+            let again = render_held(dir.path(), &now.tree);
+            prop_assert_eq!(tree_text(&again.tree), tree_text(&now.tree), "again after {:?}", edits);
+            prop_assert_eq!(&again.held_back, &now.held_back, "held back after {:?}", edits);
+            history.push(world.clone());
+            previous = now;
+        }
+
+        // Every hold lifted, nothing else changed.
+        let was_paused = paused(&world);
+        world.paused = vec![false; NAMES.len()];
+        for app in &mut world.apps {
+            app.suspended = vec![false; NAMES.len()];
+        }
+        write(dir.path(), &files(&world, true));
+        let lifted = render_held(dir.path(), &previous.tree);
+        // §5.5: lifting the holds brings exactly what was counted as held back.
+        for (path, bytes) in &previous.shadow {
+            prop_assert_eq!(lifted.tree.get(path), Some(bytes), "{}", path);
+        }
+        for name in &was_paused {
+            prop_assert_eq!(
+                tree_text(&cluster_files(&lifted.tree, name, true)),
+                tree_text(&cluster_files(&previous.shadow, name, true)),
+                "{} unpaused", name
+            );
+        }
+        // SPEC §9: on unpause a Divided application is divided again over
+        // all its clusters; with no hold left, the render is a fresh one's.
+        let fresh = render_held(dir.path(), &Tree::new());
+        for (i, _) in world.apps.iter().enumerate().filter(|(_, a)| a.division != 0) {
+            for name in &names {
+                prop_assert_eq!(
+                    replicas_in(&lifted.tree, name, &format!("app{i}")),
+                    replicas_in(&fresh.tree, name, &format!("app{i}")),
+                    "app{} on {} after {:?}", i, name, history
+                );
+            }
+        }
+        prop_assert_eq!(tree_text(&lifted.tree), tree_text(&fresh.tree));
     }
 
     #[test]

@@ -23,6 +23,7 @@ fn binding() -> (ObjectKey, PreviousBinding) {
         affinity_name: None,
         fort: Some("a".into()),
         held: ["b".to_string()].into_iter().collect(),
+        withheld: Some(["c".to_string()].into_iter().collect()),
         digest: Some("abc".into()),
     };
     (key, binding)
@@ -64,7 +65,20 @@ fn bindings_round_trip_and_so_does_a_file_that_is_not_one() {
     let binding = binding();
     assert_eq!(
         decode_binding(&encode_binding(Some(&binding))),
-        Some(Some(binding))
+        Some(Some(binding.clone()))
+    );
+    // An older binding without a record of withheld clusters stays without one.
+    let (key, older) = binding;
+    let older = (
+        key,
+        PreviousBinding {
+            withheld: None,
+            ..older
+        },
+    );
+    assert_eq!(
+        decode_binding(&encode_binding(Some(&older))),
+        Some(Some(older))
     );
     assert_eq!(decode_binding(&encode_binding(None)), Some(None));
 }
