@@ -38,6 +38,18 @@ impl ExitStatus {
 /// Run the parsed command line.
 pub fn run(cli: &Cli) -> anyhow::Result<ExitStatus> {
     let printer = Printer::new(cli);
+    let repo = match &cli.command {
+        Command::Render(args) => Some(&args.repo),
+        Command::Diff(args) => Some(&args.stored.repo),
+        Command::Check(args) => Some(&args.repo),
+        Command::Explain(args) => Some(&args.repo),
+        Command::Validate(args) => Some(args),
+        Command::Completions { .. } | Command::Man => None,
+    };
+    if let Some(Err(diagnostic)) = repo.map(|r| crate::load::repository_root(&r.repo)) {
+        printer.diagnostics(&Diagnostics(vec![diagnostic]), &Sources::default());
+        return Ok(ExitStatus::Error);
+    }
     match &cli.command {
         Command::Render(args) => render::run(args, &printer),
         Command::Diff(args) => diff::run(args, &printer),

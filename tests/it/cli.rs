@@ -70,3 +70,35 @@ fn completions_and_man_page_come_from_the_command_line_definitions() {
         "{page}"
     );
 }
+
+#[test]
+fn a_missing_or_wrong_repository_fails_every_command_the_same_way() {
+    let dir = crate::support::temp();
+    let file = dir.path().join("file.yaml");
+    if let Err(e) = std::fs::write(&file, "kind: ConfigMap\n") {
+        panic!("{e}");
+    }
+    let mut transcript = String::new();
+    for repo in [dir.path().join("nope"), file] {
+        let repo = repo.to_string_lossy().into_owned();
+        for args in [
+            &["render", "--branch", "rendered"][..],
+            &["diff", "--out", "out"],
+            &["check", "--branch", "rendered"],
+            &["explain", "Deployment/apps/web"],
+            &["validate"],
+        ] {
+            let mut full = args.to_vec();
+            full.extend(["--repo", &repo, "--diagnostics", "concise"]);
+            let output = run(&full);
+            assert_eq!(output.status.code(), Some(2), "{full:?}");
+            transcript.push_str(&format!(
+                "$ garrison {} --repo [REPO]\n{}",
+                args.join(" "),
+                stderr(&output).replace(&repo, "[REPO]")
+            ));
+        }
+    }
+    assert!(!dir.path().join("out").exists());
+    insta::assert_snapshot!(transcript);
+}
