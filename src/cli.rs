@@ -136,6 +136,10 @@ pub struct RenderArgs {
     /// Render a working tree whose tracked files have uncommitted changes (branch mode).
     #[arg(long, requires = "branch")]
     pub allow_dirty: bool,
+    /// Let a render remove every object of the previous render, or more than
+    /// the share `massPrune` in garrison.yaml allows (refused otherwise).
+    #[arg(long)]
+    pub allow_mass_prune: bool,
     /// Render every object again instead of keeping the previous files of
     /// applications whose inputs did not change; repairs hand-edited output.
     #[arg(long)]

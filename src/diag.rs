@@ -290,16 +290,22 @@ fn render_concise(d: &Diagnostic, sources: &Sources) -> String {
         .origin
         .map(|o| format!("{}: ", sources.locate(&o)))
         .unwrap_or_default();
+    // A message that lists things (one per line) stays on one line.
+    let mut lines = d.message.lines();
+    let mut message = lines.next().unwrap_or_default().to_string();
+    let listed: Vec<&str> = lines.map(str::trim).collect();
+    if !listed.is_empty() {
+        message = format!("{message} {}", listed.join(", "));
+    }
     let help = d
         .help
         .as_deref()
         .map(|h| format!(" (help: {h})"))
         .unwrap_or_default();
     format!(
-        "{place}{}[{}]: {}{help}",
+        "{place}{}[{}]: {message}{help}",
         level_word(d.severity),
         d.code.code(),
-        d.message
     )
 }
 
@@ -445,6 +451,17 @@ mod tests {
         let (sources, diagnostics) = sample();
         insta::assert_snapshot!(render(&diagnostics, &sources, Style::Concise), @"policies/pp.yaml:5:30: error[G0104]: unknown variant `Dvided`, expected `Duplicated` or `Divided` (help: use `Duplicated` or `Divided`)");
         insta::assert_snapshot!(render(&diagnostics, &sources, Style::Github), @"::error file=policies/pp.yaml,line=5,col=30,title=G0104 invalid-field::unknown variant `Dvided`, expected `Duplicated` or `Divided` (help: use `Duplicated` or `Divided`)");
+    }
+
+    #[test]
+    fn a_listing_stays_on_one_line_when_concise() {
+        let listing = Diagnostics(vec![Diagnostic::error(
+            Code::MassPrune,
+            "the render would remove 2 objects:\na: ConfigMap/web/one\nb: ConfigMap/web/two",
+        )]);
+        let sources = Sources::default();
+        insta::assert_snapshot!(render(&listing, &sources, Style::Concise), @"error[G0603]: the render would remove 2 objects: a: ConfigMap/web/one, b: ConfigMap/web/two");
+        insta::assert_snapshot!(render(&listing, &sources, Style::Github), @"::error title=G0603 mass-prune::the render would remove 2 objects:%0Aa: ConfigMap/web/one%0Ab: ConfigMap/web/two");
     }
 
     #[test]

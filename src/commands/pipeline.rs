@@ -4,7 +4,9 @@
 
 use super::{ExitStatus, Printer};
 use crate::cli::RepoArgs;
+use crate::diag::Severity;
 use crate::emit::{self, Format, Tree};
+use crate::load::config::MassPruneConfig;
 use crate::load::{self, cache::Cache, previous, LoadOptions};
 use crate::model::previous::PreviousRender;
 use crate::plan::Plan;
@@ -20,18 +22,42 @@ pub struct Outcome {
     pub kept: BTreeSet<String>,
     pub shadow: Tree,
     pub format: Format,
+    /// The `massPrune` settings of garrison.yaml, for a render built
+    /// outside [`run`] (merged shards).
+    pub mass_prune: MassPruneConfig,
 }
 
 /// What a [`run`] is for, which decides how much work it does and keeps.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Purpose {
-    /// A render to store; with `reuse`, unchanged applications keep their
-    /// previous files ([`crate::reuse`]).
-    Render { reuse: bool },
+    /// A render to store, or to show (`diff`); with `reuse`, unchanged
+    /// applications keep their previous files ([`crate::reuse`]).
+    Render { reuse: bool, prune: Prune },
     /// A comparison (`check`): every object rendered again.
-    Compare,
+    Compare { prune: Prune },
     /// `explain`: every object rendered, and what each override did kept.
     Explain,
+}
+
+/// What [`run`] does about a render that would remove most of the previous
+/// one ([`crate::prune`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Prune {
+    /// Refuse it (error G0603): a render about to be stored.
+    Refuse,
+    /// Say so (warning G0603): a command that shows what a render would do.
+    Warn,
+    /// Do not look: `--allow-mass-prune`, or nothing is stored from this run.
+    Allow,
+}
+
+impl Purpose {
+    fn prune(self) -> Prune {
+        match self {
+            Purpose::Render { prune, .. } | Purpose::Compare { prune } => prune,
+            Purpose::Explain => Prune::Allow,
+        }
+    }
 }
 
 /// The previous render as handed to [`run`]: every file read, or (for a
@@ -95,10 +121,11 @@ pub fn recorded_format(tree: &Tree) -> Option<Format> {
 }
 
 /// Load `repo`, plan against the previous render, build the new tree. Input
-/// faults are printed and become `Err(ExitStatus::Error)`. With `reuse`,
-/// files of unchanged applications are kept from the previous render
-/// instead of rendered again ([`crate::reuse`]). Files parsed by an earlier
-/// run come from the parse cache ([`crate::load::cache`]).
+/// faults are printed and become `Err(ExitStatus::Error)`; so does a mass
+/// prune when the purpose refuses one. With
+/// `reuse`, files of unchanged applications are kept from the previous
+/// render instead of rendered again ([`crate::reuse`]). Files parsed by an
+/// earlier run come from the parse cache ([`crate::load::cache`]).
 pub fn run(
     repo: &RepoArgs,
     skip: Vec<PathBuf>,
@@ -132,7 +159,7 @@ pub fn run(
     let options = crate::plan::Options {
         scope: scope.clone(),
         format,
-        reuse: purpose == Purpose::Render { reuse: true },
+        reuse: matches!(purpose, Purpose::Render { reuse: true, .. }),
         record_overrides: purpose == Purpose::Explain,
     };
     let mut plan = match crate::plan::plan_with(&inputs, &previous, &options) {
@@ -172,7 +199,22 @@ pub fn run(
         }
     };
     spinner.finish_and_clear();
+    let severity = match purpose.prune() {
+        Prune::Refuse => Some(Severity::Error),
+        Prune::Warn => Some(Severity::Warning),
+        Prune::Allow => None,
+    };
+    if let Some(severity) = severity {
+        let removal = removal(&plan, &previous, &built.tree, &built.kept);
+        if let Some(diagnostic) = removal.diagnostic(&inputs.config.mass_prune, severity) {
+            plan.warnings.push(diagnostic.clone());
+            diagnostics.push(diagnostic);
+        }
+    }
     printer.diagnostics(&diagnostics, &inputs.sources);
+    if diagnostics.has_errors() {
+        return Err(ExitStatus::Error);
+    }
     let shadow = emit::shadow_tree(&plan);
     Ok(Outcome {
         plan,
@@ -181,7 +223,32 @@ pub fn run(
         kept: built.kept,
         shadow,
         format,
+        mass_prune: inputs.config.mass_prune.clone(),
     })
+}
+
+/// What the render `new` (plus the `kept` previous files) removes from the
+/// previous render, the paused clusters of `plan` aside.
+pub fn removal(
+    plan: &Plan,
+    previous: &PreviousRender,
+    new: &Tree,
+    kept: &BTreeSet<String>,
+) -> crate::prune::Removal {
+    let paused: BTreeSet<&str> = plan
+        .clusters
+        .iter()
+        .filter(|c| c.paused)
+        .map(|c| c.name.as_str())
+        .collect();
+    let format = recorded_format(&previous.files).unwrap_or_default();
+    let names = crate::prune::names(&previous.bindings, format);
+    crate::prune::removal(
+        previous.files.keys().chain(&previous.unread),
+        |path| new.contains_key(path) || kept.contains(path),
+        &paused,
+        &names,
+    )
 }
 
 /// The unread previous files a render compares or copies: those of paused

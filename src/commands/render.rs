@@ -41,6 +41,7 @@ fn to_directory(args: &RenderArgs, out: &Path, printer: &Printer) -> anyhow::Res
         &crate::plan::Scope::All,
         pipeline::Purpose::Render {
             reuse: !args.rebuild,
+            prune: prune(args),
         },
         printer,
     ) {
@@ -60,6 +61,15 @@ fn to_directory(args: &RenderArgs, out: &Path, printer: &Printer) -> anyhow::Res
     }
     finish(args, printer, &summary, None, None, None)?;
     Ok(ExitStatus::Success)
+}
+
+/// Whether a render may remove most of the previous one.
+pub(super) fn prune(args: &RenderArgs) -> pipeline::Prune {
+    if args.allow_mass_prune {
+        pipeline::Prune::Allow
+    } else {
+        pipeline::Prune::Refuse
+    }
 }
 
 /// Report a finished render: the summary on stdout, and for CI the Markdown
@@ -147,6 +157,7 @@ fn to_branch(args: &RenderArgs, branch: &str, printer: &Printer) -> anyhow::Resu
             &scope,
             pipeline::Purpose::Render {
                 reuse: !args.rebuild,
+                prune: prune(args),
             },
             printer,
         ) {

@@ -22,6 +22,7 @@
 
 use super::yaml::Limits;
 use serde::Deserialize;
+use serde_saphyr::Spanned;
 
 pub const CONFIG_FILE: &str = "garrison.yaml";
 
@@ -61,8 +62,10 @@ pub struct LimitsConfig {
 #[derive(Clone, Debug, Default, PartialEq, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct MassPruneConfig {
-    /// The largest share (0 to 1) of the previous render's objects one render may remove.
-    pub max_share: Option<f64>,
+    /// The largest share (0 to 1) of the previous render's objects one
+    /// render may remove; where it was written, for the error when it is
+    /// out of range.
+    pub max_share: Option<Spanned<f64>>,
     /// The share applies once the previous render has at least this many objects.
     pub min_objects: Option<usize>,
 }
@@ -74,7 +77,9 @@ pub const DEFAULT_MASS_PRUNE_MIN_OBJECTS: usize = 20;
 
 impl MassPruneConfig {
     pub fn max_share(&self) -> f64 {
-        self.max_share.unwrap_or(DEFAULT_MASS_PRUNE_SHARE)
+        self.max_share
+            .as_ref()
+            .map_or(DEFAULT_MASS_PRUNE_SHARE, |share| share.value)
     }
     pub fn min_objects(&self) -> usize {
         self.min_objects.unwrap_or(DEFAULT_MASS_PRUNE_MIN_OBJECTS)

@@ -119,7 +119,32 @@ fn read_config(root: &Path, sources: &mut Sources, diagnostics: &mut Diagnostics
     };
     let file = sources.add(CONFIG_FILE.to_string(), text.clone());
     match serde_saphyr::from_str::<Option<Config>>(&text) {
-        Ok(config) => config.unwrap_or_default(),
+        Ok(config) => {
+            let config = config.unwrap_or_default();
+            if let Some(share) = &config.mass_prune.max_share {
+                if !(0.0..=1.0).contains(&share.value) {
+                    let at = &share.referenced;
+                    diagnostics.push(
+                        Diagnostic::error(
+                            Code::InvalidConfig,
+                            format!(
+                                "`massPrune.maxShare` is {}; it must be a share from 0 to 1",
+                                share.value
+                            ),
+                        )
+                        .at(Origin {
+                            file,
+                            pos: Pos {
+                                line: u32::try_from(at.line()).unwrap_or(0),
+                                column: u32::try_from(at.column()).unwrap_or(0),
+                            },
+                        })
+                        .help("write the largest share of the previous render's objects one render may remove, such as `0.5` for half"),
+                    );
+                }
+            }
+            config
+        }
         Err(error) => {
             let pos = error.location().map(|l| Pos {
                 line: u32::try_from(l.line()).unwrap_or(0),

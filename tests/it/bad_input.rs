@@ -6,8 +6,10 @@
 use crate::support::{copy_dir, read_tree, render_to, stderr, testdata};
 use std::path::{Path, PathBuf};
 
-fn render(repo: &Path, out: &Path) -> std::process::Output {
-    render_to(repo, out, &["--color", "never"])
+fn render(repo: &Path, out: &Path, extra: &[&str]) -> std::process::Output {
+    let mut args = vec!["--color", "never"];
+    args.extend_from_slice(extra);
+    render_to(repo, out, &args)
 }
 
 /// The repository to render for `case`: the fixture itself, or a copy with
@@ -68,17 +70,25 @@ fn bad_input_is_refused_and_nothing_is_written() {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
+        // The previous render is of another fleet, which an `ok-` case
+        // replaces whole: a mass prune, allowed here (tests/it/prune.rs
+        // tests the guard).
+        let extra: &[&str] = if case.starts_with("ok-") {
+            &["--allow-mass-prune"]
+        } else {
+            &[]
+        };
         let dir = crate::support::temp();
         let out = dir.path().join("out");
 
         // A known-good previous render.
-        let good = render(&testdata().join("duplicated/repo"), &out);
+        let good = render(&testdata().join("duplicated/repo"), &out, &[]);
         assert!(good.status.success(), "{}", stderr(&good));
         let before = read_tree(&out);
         assert!(!before.is_empty());
 
         let repo = prepare(&case, repo, dir.path());
-        let output = render(&repo, &out);
+        let output = render(&repo, &out, extra);
         let text = stderr(&output)
             .replace(&repo.to_string_lossy().into_owned(), "[REPO]")
             .replace(&dir.path().to_string_lossy().into_owned(), "[TMP]");
@@ -90,9 +100,9 @@ fn bad_input_is_refused_and_nothing_is_written() {
                 let plain = dir.path().join("plain");
                 normalized_copy(&repo, &plain);
                 let out2 = dir.path().join("out2");
-                let first = render(&testdata().join("duplicated/repo"), &out2);
+                let first = render(&testdata().join("duplicated/repo"), &out2, &[]);
                 assert!(first.status.success(), "{}", stderr(&first));
-                let again = render(&plain, &out2);
+                let again = render(&plain, &out2, extra);
                 assert!(again.status.success(), "{}", stderr(&again));
                 assert_eq!(read_tree(&out), read_tree(&out2), "{case}");
             }

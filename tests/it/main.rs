@@ -16,6 +16,7 @@ mod lua;
 mod memory;
 mod pause;
 mod properties;
+mod prune;
 mod render;
 mod reuse;
 mod secrets;
