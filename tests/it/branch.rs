@@ -294,3 +294,56 @@ fn a_reusing_render_on_a_branch_commits_what_a_full_render_commits() {
     );
     git(repo, &["fsck", "--strict"]);
 }
+
+#[test]
+fn diff_check_and_explain_against_a_missing_render_are_errors_not_stale() {
+    let fleet = repo();
+    let repo = fleet.repo.as_path();
+    let empty = repo.join("empty");
+    if let Err(e) = std::fs::create_dir(&empty) {
+        panic!("{e}");
+    }
+    let mut transcript = String::new();
+    for args in [
+        &["check", "--branch", "rendred"][..],
+        &["diff", "--branch", "rendred"],
+        &["explain", "--branch", "rendred", "Deployment/apps/web"],
+        &["check", "--out", "missing"],
+        &["diff", "--out", "missing"],
+        &["explain", "--out", "missing", "Deployment/apps/web"],
+        &["check", "--out", "empty"],
+    ] {
+        let output = garrison_in(repo, args);
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        assert_eq!(stdout(&output), "", "{args:?}");
+        transcript.push_str(&format!(
+            "$ garrison {}\n{}",
+            args.join(" "),
+            stderr(&output).replace(&repo.display().to_string(), "[REPO]")
+        ));
+    }
+    insta::assert_snapshot!(transcript);
+    assert!(!repo.join("missing").exists(), "nothing is created");
+    assert_eq!(
+        std::fs::read_dir(&empty).map(Iterator::count).ok(),
+        Some(0),
+        "nothing is written"
+    );
+
+    // Rendering is what creates them; then they compare.
+    for (render, check) in [
+        (
+            ["render", "--branch", "rendred"],
+            ["check", "--branch", "rendred"],
+        ),
+        (
+            ["render", "--out", "missing"],
+            ["check", "--out", "missing"],
+        ),
+    ] {
+        let first = garrison_in(repo, &render);
+        assert!(first.status.success(), "{}", stderr(&first));
+        let current = garrison_in(repo, &check);
+        assert_eq!(current.status.code(), Some(0), "{}", stderr(&current));
+    }
+}
