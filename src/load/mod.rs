@@ -112,6 +112,21 @@ pub fn load_repository(
     (inputs, diagnostics)
 }
 
+/// The paths, relative to `root` with `/`, of the files a load of `root`
+/// reads: `garrison.yaml` and every input file the walk finds. Empty when
+/// the walk fails; the load itself then says why.
+pub fn input_paths(root: &Path) -> Vec<String> {
+    let mut sources = Sources::default();
+    let config = read_config(root, &mut sources, &mut Diagnostics::default());
+    let mut paths: Vec<String> = walk(root, &config, &LoadOptions::default())
+        .map(|files| files.into_iter().map(|file| file.relative).collect())
+        .unwrap_or_default();
+    if root.join(CONFIG_FILE).is_file() {
+        paths.push(CONFIG_FILE.to_string());
+    }
+    paths
+}
+
 fn read_config(root: &Path, sources: &mut Sources, diagnostics: &mut Diagnostics) -> Config {
     let path = root.join(CONFIG_FILE);
     let Ok(text) = std::fs::read_to_string(&path) else {
