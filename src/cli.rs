@@ -26,6 +26,11 @@ pub struct Cli {
     /// Show progress on stderr even when it is not a terminal or `CI` is set.
     #[arg(long, global = true)]
     pub progress: bool,
+    /// Refuse on any warning, as on an error (warnings a `relax` rule of
+    /// garrison.yaml made on purpose excepted).
+    // The variable is off when empty, `0`, `false`, `no`, `off`; else on.
+    #[arg(long, global = true, env = "GARRISON_STRICT", value_parser = clap::builder::FalseyValueParser::new())]
+    pub strict: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

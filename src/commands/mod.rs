@@ -69,7 +69,7 @@ pub fn run(cli: &Cli) -> anyhow::Result<ExitStatus> {
     }
 }
 
-/// Where human output goes, and how it looks.
+/// Where human output goes, how it looks, and how strictly warnings are taken.
 pub struct Printer {
     style: Style,
     /// ANSI colour on stdout.
@@ -78,6 +78,8 @@ pub struct Printer {
     pub json: bool,
     /// A spinner on stderr while a render works.
     progress: bool,
+    /// `--strict`: warnings refuse the command like errors.
+    pub strict: bool,
 }
 
 impl Printer {
@@ -103,6 +105,7 @@ impl Printer {
             color: stdout_color && !cli.json,
             json: cli.json,
             progress: cli.progress || interactive,
+            strict: cli.strict,
         }
     }
 

@@ -4,7 +4,7 @@
 
 use super::{ExitStatus, Printer};
 use crate::cli::RepoArgs;
-use crate::diag::Severity;
+use crate::diag::{Diagnostics, Severity};
 use crate::emit::{self, Format, Tree};
 use crate::load::config::MassPruneConfig;
 use crate::load::{self, cache::Cache, previous, LoadOptions};
@@ -25,6 +25,17 @@ pub struct Outcome {
     /// The `massPrune` settings of garrison.yaml, for a render built
     /// outside [`run`] (merged shards).
     pub mass_prune: MassPruneConfig,
+    /// How many inputs of each kind were read, for `validate`.
+    pub read: InputCounts,
+}
+
+/// How many inputs of each kind a run read.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct InputCounts {
+    pub templates: usize,
+    pub propagation_policies: usize,
+    pub override_policies: usize,
+    pub clusters: usize,
 }
 
 /// What a [`run`] is for, which decides how much work it does and keeps.
@@ -33,7 +44,7 @@ pub enum Purpose {
     /// A render to store, or to show (`diff`); with `reuse`, unchanged
     /// applications keep their previous files ([`crate::reuse`]).
     Render { reuse: bool, prune: Prune },
-    /// A comparison (`check`): every object rendered again.
+    /// A comparison (`check`, `validate`): every object rendered again.
     Compare { prune: Prune },
     /// `explain`: every object rendered, and what each override did kept.
     Explain,
@@ -121,8 +132,8 @@ pub fn recorded_format(tree: &Tree) -> Option<Format> {
 }
 
 /// Load `repo`, plan against the previous render, build the new tree. Input
-/// faults are printed and become `Err(ExitStatus::Error)`; so does a mass
-/// prune when the purpose refuses one. With
+/// faults are printed and become `Err(ExitStatus::Error)`; so do warnings
+/// with `--strict`, and a mass prune when the purpose refuses one. With
 /// `reuse`, files of unchanged applications are kept from the previous
 /// render instead of rendered again ([`crate::reuse`]). Files parsed by an
 /// earlier run come from the parse cache ([`crate::load::cache`]).
@@ -135,11 +146,20 @@ pub fn run(
     purpose: Purpose,
     printer: &Printer,
 ) -> Result<Outcome, ExitStatus> {
+    // The one place `--strict` applies: whatever a command does, it has
+    // loaded and planned here first.
+    let judged = |diagnostics: Diagnostics| {
+        if printer.strict {
+            diagnostics.strict()
+        } else {
+            diagnostics
+        }
+    };
     let spinner = printer.spinner();
     spinner.set_message("loading the repository");
     let cache = Cache::open_in(repo.cache().as_deref());
-    let (inputs, mut diagnostics) =
-        load::load_repository(&repo.repo, &LoadOptions { skip }, &cache);
+    let (inputs, diagnostics) = load::load_repository(&repo.repo, &LoadOptions { skip }, &cache);
+    let mut diagnostics = judged(diagnostics);
     spinner.set_message(format!(
         "planning {} templates on {} clusters",
         inputs.templates.len(),
@@ -165,12 +185,17 @@ pub fn run(
     let mut plan = match crate::plan::plan_with(&inputs, &previous, &options) {
         Ok(plan) => plan,
         Err(errors) => {
-            diagnostics.extend(errors);
+            diagnostics.extend(judged(errors));
             printer.diagnostics(&diagnostics, &inputs.sources);
             return Err(ExitStatus::Error);
         }
     };
-    diagnostics.extend(plan.warnings.clone());
+    diagnostics.extend(judged(plan.warnings.clone()));
+    if diagnostics.has_errors() {
+        spinner.finish_and_clear();
+        printer.diagnostics(&diagnostics, &inputs.sources);
+        return Err(ExitStatus::Error);
+    }
     // Every warning of the run, loading included, is counted in the summary.
     plan.warnings = diagnostics.clone();
     if let Some(fetch) = stored.fetch {
@@ -207,8 +232,9 @@ pub fn run(
     if let Some(severity) = severity {
         let removal = removal(&plan, &previous, &built.tree, &built.kept);
         if let Some(diagnostic) = removal.diagnostic(&inputs.config.mass_prune, severity) {
-            plan.warnings.push(diagnostic.clone());
-            diagnostics.push(diagnostic);
+            let diagnostic = judged(Diagnostics(vec![diagnostic]));
+            plan.warnings.extend(diagnostic.clone());
+            diagnostics.extend(diagnostic);
         }
     }
     printer.diagnostics(&diagnostics, &inputs.sources);
@@ -224,6 +250,12 @@ pub fn run(
         shadow,
         format,
         mass_prune: inputs.config.mass_prune.clone(),
+        read: InputCounts {
+            templates: inputs.templates.len(),
+            propagation_policies: inputs.propagation_policies.len(),
+            override_policies: inputs.override_policies.len(),
+            clusters: inputs.clusters.len(),
+        },
     })
 }
 
