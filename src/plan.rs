@@ -504,7 +504,7 @@ fn pinned_bindings<'a>(
         };
         if !templates.contains_key(&key) {
             diagnostics.push(
-                Diagnostic::warning(
+                Diagnostic::error(
                     Code::BindingWithoutTemplate,
                     format!("this binding pins `{key}`, which is not in the source"),
                 )
@@ -771,7 +771,8 @@ fn validate_references(inputs: &Inputs, diagnostics: &mut Diagnostics) {
                     Code::InvalidOverride,
                     format!("{}: {}", policy.display(), fault.1),
                 )
-                .at(policy.doc.at(&refs)),
+                .at(policy.doc.at(&refs))
+                .help("change the policy as the message says: Karmada's admission webhook refuses it as it is"),
             );
         }
     }
