@@ -28,8 +28,7 @@ const LISTED: usize = 20;
 pub struct Removal {
     /// Object files of the previous render, those of paused clusters aside.
     pub previous: usize,
-    /// The ones the new render does not keep, in path order, each as
-    /// `cluster: Kind/namespace/name` (or its path when no binding names it).
+    /// The paths of those the new render does not keep, sorted.
     pub removed: Vec<String>,
 }
 
@@ -49,18 +48,16 @@ fn object_cluster(path: &str) -> Option<&str> {
     (file != emit::KUSTOMIZATION).then_some(cluster)
 }
 
-/// What the previous render at `previous` (every path, read or not) loses
-/// when only the paths for which `survives` holds are left. `paused`
-/// clusters are not counted; `names` maps object paths to what they hold.
+/// What the previous render (every path of it, read or not) loses when
+/// only the paths for which `survives` holds are left; the objects of
+/// `paused` clusters are not counted.
 pub fn removal<'a>(
     previous: impl IntoIterator<Item = &'a String>,
     survives: impl Fn(&str) -> bool,
     paused: &BTreeSet<&str>,
-    names: &BTreeMap<String, String>,
 ) -> Removal {
     let mut removal = Removal::default();
-    let objects: BTreeSet<&String> = previous.into_iter().collect();
-    for path in objects {
+    for path in previous {
         let Some(cluster) = object_cluster(path) else {
             continue;
         };
@@ -69,12 +66,10 @@ pub fn removal<'a>(
         }
         removal.previous += 1;
         if !survives(path) {
-            removal.removed.push(match names.get(path.as_str()) {
-                Some(name) => format!("{cluster}: {name}"),
-                None => path.clone(),
-            });
+            removal.removed.push(path.clone());
         }
     }
+    removal.removed.sort();
     removal
 }
 
@@ -96,8 +91,15 @@ pub fn names(
 
 impl Removal {
     /// G0603 when this removal is a mass prune under `config`: an error for
-    /// a render, a warning for a command that only shows what a render would do.
-    pub fn diagnostic(&self, config: &MassPruneConfig, severity: Severity) -> Option<Diagnostic> {
+    /// a render, a warning for a command that only shows what a render
+    /// would do. The removed objects are named from `names` ([`names`]),
+    /// which is asked for only then.
+    pub fn diagnostic(
+        &self,
+        config: &MassPruneConfig,
+        severity: Severity,
+        names: impl FnOnce() -> BTreeMap<String, String>,
+    ) -> Option<Diagnostic> {
         let removed = self.removed.len();
         let share = config.max_share();
         if !is_mass_prune(self.previous, removed, share, config.min_objects()) {
@@ -117,9 +119,13 @@ impl Removal {
         // One line each: the full renderer aligns them under the message,
         // the concise one joins them.
         message.push(':');
-        for line in self.removed.iter().take(LISTED) {
+        let names = names();
+        for path in self.removed.iter().take(LISTED) {
             message.push('\n');
-            message.push_str(line);
+            match (object_cluster(path), names.get(path)) {
+                (Some(cluster), Some(name)) => message.push_str(&format!("{cluster}: {name}")),
+                _ => message.push_str(path),
+            }
         }
         if removed > LISTED {
             message.push_str(&format!("\nand {} more", removed - LISTED));
@@ -177,47 +183,52 @@ mod tests {
             "bindings/web/deployment.apps_web.yaml",
             "clusters/a/kustomization.yaml",
             "clusters/a/web/deployment.apps_web.yaml",
-            "clusters/a/_cluster/namespace_web.yaml",
             "clusters/b/web/deployment.apps_web.yaml",
             "clusters/p/web/deployment.apps_web.yaml",
         ]);
-        let names: BTreeMap<String, String> = [(
-            "clusters/a/web/deployment.apps_web.yaml".to_string(),
-            "Deployment/web/web".to_string(),
-        )]
-        .into_iter()
-        .collect();
+        // Unread files come after the read ones; the removed are sorted.
+        let unread = paths(&["clusters/a/_cluster/namespace_web.yaml"]);
         let paused = BTreeSet::from(["p"]);
         let survives = |p: &str| p.starts_with("clusters/b/");
-        let removal = removal(&previous, survives, &paused, &names);
+        let removal = removal(previous.iter().chain(&unread), survives, &paused);
         assert_eq!(
             removal,
             Removal {
                 previous: 3,
-                removed: vec![
-                    "clusters/a/_cluster/namespace_web.yaml".to_string(),
-                    "a: Deployment/web/web".to_string(),
-                ],
+                removed: paths(&[
+                    "clusters/a/_cluster/namespace_web.yaml",
+                    "clusters/a/web/deployment.apps_web.yaml",
+                ]),
             }
         );
     }
 
     #[test]
-    fn the_diagnostic_counts_and_lists_the_first_twenty() {
+    fn the_diagnostic_counts_and_names_the_first_twenty() {
         let removal = Removal {
             previous: 30,
             removed: (1..=25)
-                .map(|i| format!("a: ConfigMap/web/c{i:02}"))
+                .map(|i| format!("clusters/a/web/configmap_c{i:02}.yaml"))
                 .collect(),
         };
+        let names = || {
+            (2..=25)
+                .map(|i| {
+                    (
+                        format!("clusters/a/web/configmap_c{i:02}.yaml"),
+                        format!("ConfigMap/web/c{i:02}"),
+                    )
+                })
+                .collect()
+        };
         let config = MassPruneConfig::default();
-        let Some(diagnostic) = removal.diagnostic(&config, Severity::Error) else {
+        let Some(diagnostic) = removal.diagnostic(&config, Severity::Error, names) else {
             panic!("25 of 30 is a mass prune");
         };
         assert_eq!(diagnostic.severity, Severity::Error);
         insta::assert_snapshot!(diagnostic.message, @r"
         the render would remove 25 of the previous render's 30 objects, more than `massPrune.maxShare` (0.5) allows:
-        a: ConfigMap/web/c01
+        clusters/a/web/configmap_c01.yaml
         a: ConfigMap/web/c02
         a: ConfigMap/web/c03
         a: ConfigMap/web/c04
@@ -241,25 +252,26 @@ mod tests {
         ");
         let few = Removal {
             previous: 30,
-            removed: vec!["a: ConfigMap/web/c01".to_string()],
+            removed: paths(&["clusters/a/web/configmap_c01.yaml"]),
         };
-        assert_eq!(few.diagnostic(&config, Severity::Warning), None);
+        let unasked = || -> BTreeMap<String, String> { panic!("no names without a mass prune") };
+        assert_eq!(few.diagnostic(&config, Severity::Warning, unasked), None);
         let all = Removal {
             previous: 2,
-            removed: vec![
-                "a: ConfigMap/web/c01".to_string(),
-                "b: ConfigMap/web/c01".to_string(),
-            ],
+            removed: paths(&[
+                "clusters/a/web/configmap_c01.yaml",
+                "clusters/b/web/configmap_c01.yaml",
+            ]),
         };
-        let warning = all.diagnostic(&config, Severity::Warning);
+        let warning = all.diagnostic(&config, Severity::Warning, BTreeMap::new);
         assert_eq!(
             warning.as_ref().map(|d| d.severity),
             Some(Severity::Warning)
         );
         insta::assert_snapshot!(warning.map(|d| d.message).unwrap_or_default(), @r"
         the render would remove every object of the previous render (2 of 2):
-        a: ConfigMap/web/c01
-        b: ConfigMap/web/c01
+        clusters/a/web/configmap_c01.yaml
+        clusters/b/web/configmap_c01.yaml
         ");
     }
 }

@@ -4,7 +4,7 @@
 
 use super::{ExitStatus, Printer};
 use crate::cli::RepoArgs;
-use crate::diag::{Diagnostics, Severity};
+use crate::diag::{Diagnostic, Diagnostics, Severity};
 use crate::emit::{self, Format, Tree};
 use crate::load::config::MassPruneConfig;
 use crate::load::{self, cache::Cache, previous, LoadOptions};
@@ -230,8 +230,10 @@ pub fn run(
         Prune::Allow => None,
     };
     if let Some(severity) = severity {
-        let removal = removal(&plan, &previous, &built.tree, &built.kept);
-        if let Some(diagnostic) = removal.diagnostic(&inputs.config.mass_prune, severity) {
+        let built = (&built.tree, &built.kept);
+        if let Some(diagnostic) =
+            mass_prune(&plan, &previous, built, &inputs.config.mass_prune, severity)
+        {
             let diagnostic = judged(Diagnostics(vec![diagnostic]));
             plan.warnings.extend(diagnostic.clone());
             diagnostics.extend(diagnostic);
@@ -259,28 +261,31 @@ pub fn run(
     })
 }
 
-/// What the render `new` (plus the `kept` previous files) removes from the
-/// previous render, the paused clusters of `plan` aside.
-pub fn removal(
+/// G0603 of `severity` when the render `new` (plus the `kept` previous
+/// files) removes too much of the previous render under `config`
+/// ([`crate::prune`]); the paused clusters of `plan` are left out.
+pub fn mass_prune(
     plan: &Plan,
     previous: &PreviousRender,
-    new: &Tree,
-    kept: &BTreeSet<String>,
-) -> crate::prune::Removal {
+    (new, kept): (&Tree, &BTreeSet<String>),
+    config: &MassPruneConfig,
+    severity: Severity,
+) -> Option<Diagnostic> {
     let paused: BTreeSet<&str> = plan
         .clusters
         .iter()
         .filter(|c| c.paused)
         .map(|c| c.name.as_str())
         .collect();
-    let format = recorded_format(&previous.files).unwrap_or_default();
-    let names = crate::prune::names(&previous.bindings, format);
-    crate::prune::removal(
+    let removal = crate::prune::removal(
         previous.files.keys().chain(&previous.unread),
         |path| new.contains_key(path) || kept.contains(path),
         &paused,
-        &names,
-    )
+    );
+    removal.diagnostic(config, severity, || {
+        let format = recorded_format(&previous.files).unwrap_or_default();
+        crate::prune::names(&previous.bindings, format)
+    })
 }
 
 /// The unread previous files a render compares or copies: those of paused

@@ -215,13 +215,14 @@ pub fn merge(args: &RenderArgs, printer: &Printer) -> anyhow::Result<ExitStatus>
         Err(status) => return Ok(status),
     };
     if super::render::prune(args) == pipeline::Prune::Refuse {
-        let removal = pipeline::removal(
+        let none = Default::default();
+        if let Some(refusal) = pipeline::mass_prune(
             &outcome.plan,
             &outcome.previous,
-            &merged,
-            &Default::default(),
-        );
-        if let Some(refusal) = removal.diagnostic(&outcome.mass_prune, Severity::Error) {
+            (&merged, &none),
+            &outcome.mass_prune,
+            Severity::Error,
+        ) {
             printer.diagnostics(&Diagnostics(vec![refusal]), &Sources::default());
             return Ok(ExitStatus::Error);
         }
