@@ -138,7 +138,8 @@ pub struct RenderArgs {
     pub repo: RepoArgs,
     #[command(flatten)]
     pub target: StoredRender,
-    /// Render a working tree whose tracked files have uncommitted changes (branch mode).
+    /// Render a working tree whose tracked files have uncommitted changes, or
+    /// whose input files are untracked (branch mode); the commit records it.
     #[arg(long, requires = "branch")]
     pub allow_dirty: bool,
     /// Let a render remove every object of the previous render, or more than
