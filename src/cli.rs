@@ -26,6 +26,11 @@ pub struct Cli {
     /// Show progress on stderr even when it is not a terminal or `CI` is set.
     #[arg(long, global = true)]
     pub progress: bool,
+    /// Refuse on any warning, as on an error (warnings a `relax` rule of
+    /// garrison.yaml made on purpose excepted).
+    // The variable is off when empty, `0`, `false`, `no`, `off`; else on.
+    #[arg(long, global = true, env = "GARRISON_STRICT", value_parser = clap::builder::FalseyValueParser::new())]
+    pub strict: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -133,9 +138,14 @@ pub struct RenderArgs {
     pub repo: RepoArgs,
     #[command(flatten)]
     pub target: StoredRender,
-    /// Render a working tree whose tracked files have uncommitted changes (branch mode).
+    /// Render a working tree whose tracked files have uncommitted changes, or
+    /// whose input files are untracked (branch mode); the commit records it.
     #[arg(long, requires = "branch")]
     pub allow_dirty: bool,
+    /// Let a render remove every object of the previous render, or more than
+    /// the share `massPrune` in garrison.yaml allows (refused otherwise).
+    #[arg(long)]
+    pub allow_mass_prune: bool,
     /// Render every object again instead of keeping the previous files of
     /// applications whose inputs did not change; repairs hand-edited output.
     #[arg(long)]

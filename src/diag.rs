@@ -234,6 +234,22 @@ impl Diagnostics {
     pub fn warnings(&self) -> usize {
         self.0.len() - self.errors()
     }
+    /// What `--strict` makes of these findings: every warning becomes an
+    /// error, except those a `relax` rule of garrison.yaml turned into
+    /// warnings on purpose. The help says why it is an error now.
+    pub fn strict(mut self) -> Diagnostics {
+        for diagnostic in &mut self.0 {
+            if diagnostic.severity == Severity::Warning && !diagnostic.relaxed {
+                diagnostic.severity = Severity::Error;
+                let why = "a warning, refused because of `--strict`";
+                diagnostic.help = Some(match diagnostic.help.take() {
+                    Some(help) => format!("{help}; {why}"),
+                    None => why.to_string(),
+                });
+            }
+        }
+        self
+    }
     /// Sort for output and drop exact repeats.
     pub fn sorted(mut self) -> Diagnostics {
         self.0.sort_by(|a, b| {
@@ -332,16 +348,22 @@ fn render_concise(d: &Diagnostic, sources: &Sources) -> String {
         .origin
         .map(|o| format!("{}: ", sources.locate(&o)))
         .unwrap_or_default();
+    // A message that lists things (one per line) stays on one line.
+    let mut lines = d.message.lines();
+    let mut message = lines.next().unwrap_or_default().to_string();
+    let listed: Vec<&str> = lines.map(str::trim).collect();
+    if !listed.is_empty() {
+        message = format!("{message} {}", listed.join(", "));
+    }
     let help = d
         .help
         .as_deref()
         .map(|h| format!(" (help: {h})"))
         .unwrap_or_default();
     format!(
-        "{place}{}[{}]: {}{help}",
+        "{place}{}[{}]: {message}{help}",
         level_word(d.severity),
         d.code.code(),
-        d.message
     )
 }
 
@@ -502,6 +524,57 @@ mod tests {
         assert_eq!(closest("x", ["y"]), Some("y"));
         assert_eq!(closest("ab", ["xy"]), None);
         assert_eq!(closest("fats", ["fast", "slow"]), Some("fast"));
+    }
+
+    #[test]
+    fn a_listing_stays_on_one_line_when_concise() {
+        let listing = Diagnostics(vec![Diagnostic::error(
+            Code::MassPrune,
+            "the render would remove 2 objects:\na: ConfigMap/web/one\nb: ConfigMap/web/two",
+        )]);
+        let sources = Sources::default();
+        insta::assert_snapshot!(render(&listing, &sources, Style::Concise), @"error[G0603]: the render would remove 2 objects: a: ConfigMap/web/one, b: ConfigMap/web/two");
+        insta::assert_snapshot!(render(&listing, &sources, Style::Github), @"::error title=G0603 mass-prune::the render would remove 2 objects:%0Aa: ConfigMap/web/one%0Ab: ConfigMap/web/two");
+    }
+
+    #[test]
+    fn strict_makes_every_warning_an_error_except_relaxed_ones() {
+        let warning = Diagnostic::warning(Code::PolicyMatchesNothing, "matches nothing")
+            .help("check the selectors");
+        let bare = Diagnostic::warning(Code::UnsupportedField, "unknown field");
+        let relaxed = Diagnostic {
+            relaxed: true,
+            ..Diagnostic::warning(Code::UnknownField, "relaxed by garrison.yaml")
+        };
+        let error = Diagnostic::error(Code::InvalidName, "bad name").help("rename it");
+        let diagnostics = Diagnostics(vec![
+            warning.clone(),
+            bare.clone(),
+            relaxed.clone(),
+            error.clone(),
+        ]);
+        assert_eq!(diagnostics.warnings(), 3);
+        let strict = diagnostics.strict();
+        assert_eq!((strict.errors(), strict.warnings()), (3, 1));
+        assert_eq!(
+            strict.0,
+            vec![
+                Diagnostic {
+                    severity: Severity::Error,
+                    help: Some(
+                        "check the selectors; a warning, refused because of `--strict`".into()
+                    ),
+                    ..warning
+                },
+                Diagnostic {
+                    severity: Severity::Error,
+                    help: Some("a warning, refused because of `--strict`".into()),
+                    ..bare
+                },
+                relaxed,
+                error,
+            ]
+        );
     }
 
     #[test]

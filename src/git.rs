@@ -96,6 +96,10 @@ pub struct Source {
     pub time: i64,
     /// Tracked files are modified or staged (untracked files do not count).
     pub dirty: bool,
+    /// Untracked files under the source directory that git does not ignore,
+    /// relative to it with `/`. Those garrison reads as inputs are
+    /// uncommitted changes too; which they are, only the loader knows.
+    pub untracked: Vec<String>,
 }
 
 /// Whether `descendant` has `ancestor` in its history (and is not it).
@@ -198,25 +202,45 @@ pub fn source_info(repo: &Path) -> Result<Option<Source>, Error> {
         String::from_utf8_lossy(author.name_bytes()),
         String::from_utf8_lossy(author.email_bytes())
     );
-    let dirty = if git.is_bare() {
-        false
-    } else {
+    let (mut dirty, mut untracked) = (false, Vec::new());
+    if let Some(workdir) = git.workdir() {
         let mut options = StatusOptions::new();
         options
-            .include_untracked(false)
+            .include_untracked(true)
+            .recurse_untracked_dirs(true)
             .include_ignored(false)
             .exclude_submodules(true);
         let statuses = git
             .statuses(Some(&mut options))
             .map_err(|source| read_error(repo, "the status of the working tree", source))?;
-        !statuses.is_empty()
-    };
+        // Paths are relative to the work tree; `repo` may be below it.
+        let workdir = workdir
+            .canonicalize()
+            .unwrap_or_else(|_| workdir.to_path_buf());
+        let below = repo
+            .canonicalize()
+            .ok()
+            .and_then(|r| r.strip_prefix(&workdir).ok().map(Path::to_path_buf))
+            .unwrap_or_default();
+        for entry in statuses.iter() {
+            if entry.status() != git2::Status::WT_NEW {
+                dirty = true;
+                continue;
+            }
+            let path = String::from_utf8_lossy(entry.path_bytes()).into_owned();
+            if let Ok(relative) = Path::new(&path).strip_prefix(&below) {
+                untracked.push(relative.to_string_lossy().replace('\\', "/"));
+            }
+        }
+    }
+    untracked.sort();
     Ok(Some(Source {
         commit: commit.id().to_string(),
         subject,
         author,
         time: commit.time().seconds(),
         dirty,
+        untracked,
     }))
 }
 
@@ -1255,9 +1279,27 @@ mod tests {
         assert!(info.dirty, "a modified tracked file is dirty");
 
         git(repo, &["checkout", "-q", "--", "fleet.yaml"]);
+        std::fs::write(repo.join(".gitignore"), "ignored.yaml\n").expect("write");
+        git(repo, &["add", ".gitignore"]);
+        git(repo, &["commit", "-q", "-m", "ignore"]);
         std::fs::write(repo.join("untracked.yaml"), "x").expect("write");
+        std::fs::create_dir_all(sub.join("deep")).expect("mkdir");
+        std::fs::write(sub.join("deep/new.yaml"), "x").expect("write");
+        std::fs::write(repo.join("ignored.yaml"), "x").expect("write");
         let info = source_info(repo).expect("info").expect("a repository");
-        assert!(!info.dirty, "untracked files do not count");
+        assert!(!info.dirty, "untracked files are not tracked changes");
+        assert_eq!(
+            info.untracked,
+            ["sub/deep/new.yaml", "untracked.yaml"],
+            "untracked, not ignored, files are listed"
+        );
+        let info = source_info(&sub).expect("info").expect("a repository");
+        assert_eq!(
+            info.untracked,
+            ["deep/new.yaml"],
+            "relative to the source directory"
+        );
+        std::fs::remove_dir_all(&sub).expect("rm");
 
         git(repo, &["add", "untracked.yaml"]);
         let info = source_info(repo).expect("info").expect("a repository");

@@ -3,7 +3,8 @@
 //! Data flows one way: `load` turns the repository into typed, positioned
 //! `Inputs`; `plan` (with `schedule`, `fort`, `pause`, `overrides`,
 //! `interpret`) turns inputs plus the previous render into a `Plan`; `emit`
-//! turns the plan into a `Tree` of files and swaps it onto disk; `report`
+//! turns the plan into a `Tree` of files and swaps it onto disk, unless
+//! `prune` finds that it would remove most of the previous render; `report`
 //! summarises. `diag` carries every user-facing fault. Only `emit::write`
 //! and `commands` touch the file system.
 
@@ -19,6 +20,7 @@ pub mod model;
 pub mod overrides;
 pub mod pause;
 pub mod plan;
+pub mod prune;
 pub mod report;
 pub mod reuse;
 pub mod schedule;

@@ -521,7 +521,7 @@ fn pinned_bindings<'a>(
         };
         if !templates.contains_key(&key) {
             diagnostics.push(
-                Diagnostic::warning(
+                Diagnostic::error(
                     Code::BindingWithoutTemplate,
                     format!("this binding pins `{key}`, which is not in the source"),
                 )
@@ -822,7 +822,8 @@ fn validate_references(inputs: &Inputs, diagnostics: &mut Diagnostics) {
                     Code::InvalidOverride,
                     format!("{}: {}", policy.display(), fault.1),
                 )
-                .at(policy.doc.at(&refs)),
+                .at(policy.doc.at(&refs))
+                .help("change the policy as the message says: Karmada's admission webhook refuses it as it is"),
             );
         }
     }

@@ -14,7 +14,9 @@ pub fn run(args: &StoredArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
         old.into(),
         args.format.map(Into::into),
         &crate::plan::Scope::All,
-        pipeline::Purpose::Compare,
+        pipeline::Purpose::Compare {
+            prune: pipeline::Prune::Warn,
+        },
         printer,
     ) {
         Ok(outcome) => outcome,

@@ -16,7 +16,10 @@ pub fn run(args: &DiffArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
         old.into(),
         args.stored.format.map(Into::into),
         &crate::plan::Scope::All,
-        pipeline::Purpose::Render { reuse: true },
+        pipeline::Purpose::Render {
+            reuse: true,
+            prune: pipeline::Prune::Warn,
+        },
         printer,
     ) {
         Ok(outcome) => outcome,

@@ -38,6 +38,18 @@ impl ExitStatus {
 /// Run the parsed command line.
 pub fn run(cli: &Cli) -> anyhow::Result<ExitStatus> {
     let printer = Printer::new(cli);
+    let repo = match &cli.command {
+        Command::Render(args) => Some(&args.repo),
+        Command::Diff(args) => Some(&args.stored.repo),
+        Command::Check(args) => Some(&args.repo),
+        Command::Explain(args) => Some(&args.repo),
+        Command::Validate(args) => Some(args),
+        Command::Completions { .. } | Command::Man => None,
+    };
+    if let Some(Err(diagnostic)) = repo.map(|r| crate::load::repository_root(&r.repo)) {
+        printer.diagnostics(&Diagnostics(vec![diagnostic]), &Sources::default());
+        return Ok(ExitStatus::Error);
+    }
     match &cli.command {
         Command::Render(args) => render::run(args, &printer),
         Command::Diff(args) => diff::run(args, &printer),
@@ -57,7 +69,7 @@ pub fn run(cli: &Cli) -> anyhow::Result<ExitStatus> {
     }
 }
 
-/// Where human output goes, and how it looks.
+/// Where human output goes, how it looks, and how strictly warnings are taken.
 pub struct Printer {
     style: Style,
     /// ANSI colour on stdout.
@@ -66,6 +78,8 @@ pub struct Printer {
     pub json: bool,
     /// A spinner on stderr while a render works.
     progress: bool,
+    /// `--strict`: warnings refuse the command like errors.
+    pub strict: bool,
 }
 
 impl Printer {
@@ -91,6 +105,7 @@ impl Printer {
             color: stdout_color && !cli.json,
             json: cli.json,
             progress: cli.progress || interactive,
+            strict: cli.strict,
         }
     }
 

@@ -4,7 +4,9 @@
 
 use super::{ExitStatus, Printer};
 use crate::cli::RepoArgs;
+use crate::diag::{Diagnostic, Diagnostics, Severity};
 use crate::emit::{self, Format, Tree};
+use crate::load::config::MassPruneConfig;
 use crate::load::{self, cache::Cache, previous, LoadOptions};
 use crate::model::previous::PreviousRender;
 use crate::plan::Plan;
@@ -20,18 +22,53 @@ pub struct Outcome {
     pub kept: BTreeSet<String>,
     pub shadow: Tree,
     pub format: Format,
+    /// The `massPrune` settings of garrison.yaml, for a render built
+    /// outside [`run`] (merged shards).
+    pub mass_prune: MassPruneConfig,
+    /// How many inputs of each kind were read, for `validate`.
+    pub read: InputCounts,
+}
+
+/// How many inputs of each kind a run read.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct InputCounts {
+    pub templates: usize,
+    pub propagation_policies: usize,
+    pub override_policies: usize,
+    pub clusters: usize,
 }
 
 /// What a [`run`] is for, which decides how much work it does and keeps.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Purpose {
-    /// A render to store; with `reuse`, unchanged applications keep their
-    /// previous files ([`crate::reuse`]).
-    Render { reuse: bool },
-    /// A comparison (`check`): every object rendered again.
-    Compare,
+    /// A render to store, or to show (`diff`); with `reuse`, unchanged
+    /// applications keep their previous files ([`crate::reuse`]).
+    Render { reuse: bool, prune: Prune },
+    /// A comparison (`check`, `validate`): every object rendered again.
+    Compare { prune: Prune },
     /// `explain`: every object rendered, and what each override did kept.
     Explain,
+}
+
+/// What [`run`] does about a render that would remove most of the previous
+/// one ([`crate::prune`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Prune {
+    /// Refuse it (error G0603): a render about to be stored.
+    Refuse,
+    /// Say so (warning G0603): a command that shows what a render would do.
+    Warn,
+    /// Do not look: `--allow-mass-prune`, or nothing is stored from this run.
+    Allow,
+}
+
+impl Purpose {
+    fn prune(self) -> Prune {
+        match self {
+            Purpose::Render { prune, .. } | Purpose::Compare { prune } => prune,
+            Purpose::Explain => Prune::Allow,
+        }
+    }
 }
 
 /// The previous render as handed to [`run`]: every file read, or (for a
@@ -95,10 +132,11 @@ pub fn recorded_format(tree: &Tree) -> Option<Format> {
 }
 
 /// Load `repo`, plan against the previous render, build the new tree. Input
-/// faults are printed and become `Err(ExitStatus::Error)`. With `reuse`,
-/// files of unchanged applications are kept from the previous render
-/// instead of rendered again ([`crate::reuse`]). Files parsed by an earlier
-/// run come from the parse cache ([`crate::load::cache`]).
+/// faults are printed and become `Err(ExitStatus::Error)`; so do warnings
+/// with `--strict`, and a mass prune when the purpose refuses one. With
+/// `reuse`, files of unchanged applications are kept from the previous
+/// render instead of rendered again ([`crate::reuse`]). Files parsed by an
+/// earlier run come from the parse cache ([`crate::load::cache`]).
 pub fn run(
     repo: &RepoArgs,
     skip: Vec<PathBuf>,
@@ -108,11 +146,20 @@ pub fn run(
     purpose: Purpose,
     printer: &Printer,
 ) -> Result<Outcome, ExitStatus> {
+    // The one place `--strict` applies: whatever a command does, it has
+    // loaded and planned here first.
+    let judged = |diagnostics: Diagnostics| {
+        if printer.strict {
+            diagnostics.strict()
+        } else {
+            diagnostics
+        }
+    };
     let spinner = printer.spinner();
     spinner.set_message("loading the repository");
     let cache = Cache::open_in(repo.cache().as_deref());
-    let (inputs, mut diagnostics) =
-        load::load_repository(&repo.repo, &LoadOptions { skip }, &cache);
+    let (inputs, diagnostics) = load::load_repository(&repo.repo, &LoadOptions { skip }, &cache);
+    let mut diagnostics = judged(diagnostics);
     spinner.set_message(format!(
         "planning {} templates on {} clusters",
         inputs.templates.len(),
@@ -132,18 +179,23 @@ pub fn run(
     let options = crate::plan::Options {
         scope: scope.clone(),
         format,
-        reuse: purpose == Purpose::Render { reuse: true },
+        reuse: matches!(purpose, Purpose::Render { reuse: true, .. }),
         record_overrides: purpose == Purpose::Explain,
     };
     let mut plan = match crate::plan::plan_with(&inputs, &previous, &options) {
         Ok(plan) => plan,
         Err(errors) => {
-            diagnostics.extend(errors);
+            diagnostics.extend(judged(errors));
             printer.diagnostics(&diagnostics, &inputs.sources);
             return Err(ExitStatus::Error);
         }
     };
-    diagnostics.extend(plan.warnings.clone());
+    diagnostics.extend(judged(plan.warnings.clone()));
+    if diagnostics.has_errors() {
+        spinner.finish_and_clear();
+        printer.diagnostics(&diagnostics, &inputs.sources);
+        return Err(ExitStatus::Error);
+    }
     // Every warning of the run, loading included, is counted in the summary.
     plan.warnings = diagnostics.clone();
     if let Some(fetch) = stored.fetch {
@@ -172,7 +224,25 @@ pub fn run(
         }
     };
     spinner.finish_and_clear();
+    let severity = match purpose.prune() {
+        Prune::Refuse => Some(Severity::Error),
+        Prune::Warn => Some(Severity::Warning),
+        Prune::Allow => None,
+    };
+    if let Some(severity) = severity {
+        let built = (&built.tree, &built.kept);
+        if let Some(diagnostic) =
+            mass_prune(&plan, &previous, built, &inputs.config.mass_prune, severity)
+        {
+            let diagnostic = judged(Diagnostics(vec![diagnostic]));
+            plan.warnings.extend(diagnostic.clone());
+            diagnostics.extend(diagnostic);
+        }
+    }
     printer.diagnostics(&diagnostics, &inputs.sources);
+    if diagnostics.has_errors() {
+        return Err(ExitStatus::Error);
+    }
     let shadow = emit::shadow_tree(&plan);
     Ok(Outcome {
         plan,
@@ -181,6 +251,40 @@ pub fn run(
         kept: built.kept,
         shadow,
         format,
+        mass_prune: inputs.config.mass_prune.clone(),
+        read: InputCounts {
+            templates: inputs.templates.len(),
+            propagation_policies: inputs.propagation_policies.len(),
+            override_policies: inputs.override_policies.len(),
+            clusters: inputs.clusters.len(),
+        },
+    })
+}
+
+/// G0603 of `severity` when the render `new` (plus the `kept` previous
+/// files) removes too much of the previous render under `config`
+/// ([`crate::prune`]); the paused clusters of `plan` are left out.
+pub fn mass_prune(
+    plan: &Plan,
+    previous: &PreviousRender,
+    (new, kept): (&Tree, &BTreeSet<String>),
+    config: &MassPruneConfig,
+    severity: Severity,
+) -> Option<Diagnostic> {
+    let paused: BTreeSet<&str> = plan
+        .clusters
+        .iter()
+        .filter(|c| c.paused)
+        .map(|c| c.name.as_str())
+        .collect();
+    let removal = crate::prune::removal(
+        previous.files.keys().chain(&previous.unread),
+        |path| new.contains_key(path) || kept.contains(path),
+        &paused,
+    );
+    removal.diagnostic(config, severity, || {
+        let format = recorded_format(&previous.files).unwrap_or_default();
+        crate::prune::names(&previous.bindings, format)
     })
 }
 

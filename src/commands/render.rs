@@ -41,6 +41,7 @@ fn to_directory(args: &RenderArgs, out: &Path, printer: &Printer) -> anyhow::Res
         &crate::plan::Scope::All,
         pipeline::Purpose::Render {
             reuse: !args.rebuild,
+            prune: prune(args),
         },
         printer,
     ) {
@@ -60,6 +61,15 @@ fn to_directory(args: &RenderArgs, out: &Path, printer: &Printer) -> anyhow::Res
     }
     finish(args, printer, &summary, None, None, None)?;
     Ok(ExitStatus::Success)
+}
+
+/// Whether a render may remove most of the previous one.
+pub(super) fn prune(args: &RenderArgs) -> pipeline::Prune {
+    if args.allow_mass_prune {
+        pipeline::Prune::Allow
+    } else {
+        pipeline::Prune::Refuse
+    }
 }
 
 /// Report a finished render: the summary on stdout, and for CI the Markdown
@@ -95,18 +105,61 @@ pub(super) fn finish(
     Ok(())
 }
 
-/// The source commit, refusing a dirty working tree unless allowed.
+/// How many untracked input files a refusal names.
+const UNTRACKED_LISTED: usize = 10;
+
+/// The source commit, refusing a dirty working tree unless allowed. The
+/// working tree is what is rendered, so an untracked file garrison reads
+/// as input is an uncommitted change like a modified tracked file; other
+/// untracked files (notes, a render directory, the parse cache) are not.
 fn source(args: &RenderArgs) -> anyhow::Result<Result<Option<crate::git::Source>, ExitStatus>> {
     let repo = &args.repo.repo;
-    let source = crate::git::source_info(repo).context("cannot read the source repository")?;
-    if source.as_ref().is_some_and(|s| s.dirty) && !args.allow_dirty {
+    let Some(mut source) =
+        crate::git::source_info(repo).context("cannot read the source repository")?
+    else {
+        return Ok(Ok(None));
+    };
+    let untracked: Vec<String> = if source.untracked.is_empty() {
+        Vec::new()
+    } else {
+        let inputs: BTreeSet<String> = crate::load::input_paths(repo).into_iter().collect();
+        source
+            .untracked
+            .iter()
+            .filter(|path| inputs.contains(*path))
+            .cloned()
+            .collect()
+    };
+    if (source.dirty || !untracked.is_empty()) && !args.allow_dirty {
+        let mut listed: Vec<String> = untracked
+            .iter()
+            .take(UNTRACKED_LISTED)
+            .map(|path| format!("`{path}`"))
+            .collect();
+        if untracked.len() > UNTRACKED_LISTED {
+            listed.push(format!("and {} more", untracked.len() - UNTRACKED_LISTED));
+        }
+        let repo = repo.display();
+        let listed = listed.join(", ");
+        let what = match (source.dirty, untracked.is_empty()) {
+            (true, true) => {
+                format!("tracked files in `{repo}` have uncommitted changes; commit them")
+            }
+            (true, false) => format!(
+                "tracked files in `{repo}` have uncommitted changes, and input files are untracked: {listed}; commit them"
+            ),
+            (false, _) => format!(
+                "input files in `{repo}` are untracked: {listed}; commit them or list them in .gitignore"
+            ),
+        };
         eprintln!(
-            "garrison: error: tracked files in `{}` have uncommitted changes; commit them, or pass --allow-dirty to render the working tree anyway",
-            repo.display()
+            "garrison: error: {what}, or pass --allow-dirty to render the working tree anyway"
         );
         return Ok(Err(ExitStatus::Error));
     }
-    Ok(Ok(source))
+    // Recorded in the marker and the commit message as any uncommitted change.
+    source.dirty |= !untracked.is_empty();
+    Ok(Ok(Some(source)))
 }
 
 fn to_branch(args: &RenderArgs, branch: &str, printer: &Printer) -> anyhow::Result<ExitStatus> {
@@ -147,6 +200,7 @@ fn to_branch(args: &RenderArgs, branch: &str, printer: &Printer) -> anyhow::Resu
             &scope,
             pipeline::Purpose::Render {
                 reuse: !args.rebuild,
+                prune: prune(args),
             },
             printer,
         ) {

@@ -8,6 +8,7 @@
 use super::stored::Stored;
 use super::{pipeline, ExitStatus, Printer};
 use crate::cli::RenderArgs;
+use crate::diag::{Diagnostics, Severity, Sources};
 use crate::emit::{write, Tree, MARKER_FILE};
 use crate::plan::Scope;
 use crate::report;
@@ -77,8 +78,10 @@ pub fn render_shard(
         old_tree.into(),
         Some(args.format.into()),
         &scope,
+        // The merge judges what is removed, once, from every shard.
         pipeline::Purpose::Render {
             reuse: !args.rebuild,
+            prune: pipeline::Prune::Allow,
         },
         printer,
     ) {
@@ -203,12 +206,27 @@ pub fn merge(args: &RenderArgs, printer: &Printer) -> anyhow::Result<ExitStatus>
         old_tree.into(),
         Some(args.format.into()),
         &Scope::ScheduleOnly,
-        pipeline::Purpose::Compare,
+        pipeline::Purpose::Compare {
+            prune: pipeline::Prune::Allow,
+        },
         printer,
     ) {
         Ok(outcome) => outcome,
         Err(status) => return Ok(status),
     };
+    if super::render::prune(args) == pipeline::Prune::Refuse {
+        let none = Default::default();
+        if let Some(refusal) = pipeline::mass_prune(
+            &outcome.plan,
+            &outcome.previous,
+            (&merged, &none),
+            &outcome.mass_prune,
+            Severity::Error,
+        ) {
+            printer.diagnostics(&Diagnostics(vec![refusal]), &Sources::default());
+            return Ok(ExitStatus::Error);
+        }
+    }
     merged.insert(
         MARKER_FILE.to_string(),
         outcome.tree.get(MARKER_FILE).cloned().unwrap_or_default(),

@@ -20,22 +20,43 @@ impl Stored {
         }
     }
 
-    /// The stored tree (empty when nothing is stored yet).
+    /// The stored tree, for a command that compares with it (`diff`,
+    /// `check`, `explain`). Nothing stored there is an error, not an empty
+    /// render: a mistyped `--out` or `--branch` would otherwise make every
+    /// object look new (SPEC §10). Only `render` starts from nothing.
     pub fn read(&self, repo: &Path) -> anyhow::Result<Tree> {
         match self {
-            // Nothing stored yet: no lock, so reading creates no directory.
-            Stored::Dir(dir) if !dir.exists() => Ok(Tree::new()),
+            // Checked before the lock, which would create the directory.
+            Stored::Dir(dir) if !dir.is_dir() => anyhow::bail!(
+                "`{}` does not exist; render it first with `garrison render --out {}`, or check the path",
+                dir.display(),
+                dir.display()
+            ),
             Stored::Dir(dir) => {
                 // A small render is applied in place: the lock finishes one a
                 // crash interrupted and refuses while one runs, so the tree
                 // read is one render, not a mix of two. Readers share it.
                 let _lock = write::lock_shared(dir)?;
-                write::read_tree(dir).context("cannot read the stored render")
+                let tree = write::read_tree(dir).context("cannot read the stored render")?;
+                if !tree.contains_key(crate::emit::MARKER_FILE) {
+                    anyhow::bail!(
+                        "`{}` holds no garrison render (it has no `{}`); render it first with `garrison render --out {}`, or check the path",
+                        dir.display(),
+                        crate::emit::MARKER_FILE,
+                        dir.display()
+                    );
+                }
+                Ok(tree)
             }
-            Stored::Branch(branch) => Ok(crate::git::read_branch(repo, branch)
+            Stored::Branch(branch) => match crate::git::read_branch(repo, branch)
                 .with_context(|| format!("cannot read branch `{branch}`"))?
-                .map(|stored| stored.tree)
-                .unwrap_or_default()),
+            {
+                Some(stored) => Ok(stored.tree),
+                None => anyhow::bail!(
+                    "branch `{branch}` does not exist in `{}`; render it first with `garrison render --branch {branch}`, or check the name",
+                    repo.display()
+                ),
+            },
         }
     }
 

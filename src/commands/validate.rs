@@ -1,32 +1,33 @@
-//! `garrison validate`: every input parsed and checked, nothing rendered.
+//! `garrison validate`: every input parsed and checked, and a first render
+//! planned and built in memory, so that validate refuses what `render` would
+//! refuse; nothing is written.
 
-use super::{ExitStatus, Printer};
+use super::{pipeline, ExitStatus, Printer};
 use crate::cli::RepoArgs;
-use crate::load::{self, cache::Cache, LoadOptions};
-use crate::model::previous::PreviousRender;
 
 pub fn run(args: &RepoArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
-    let cache = Cache::open_in(args.cache().as_deref());
-    let (inputs, mut diagnostics) =
-        load::load_repository(&args.repo, &LoadOptions::default(), &cache);
-    let _ = cache.save();
-    if !diagnostics.has_errors() {
-        match crate::plan::plan(&inputs, &PreviousRender::default()) {
-            Ok(plan) => diagnostics.extend(plan.warnings),
-            Err(errors) => diagnostics.extend(errors),
-        }
-    }
-    printer.diagnostics(&diagnostics, &inputs.sources);
-    if diagnostics.has_errors() {
-        return Ok(ExitStatus::Error);
-    }
+    let outcome = match pipeline::run(
+        args,
+        Vec::new(),
+        crate::emit::Tree::new().into(),
+        None,
+        &crate::plan::Scope::All,
+        pipeline::Purpose::Compare {
+            prune: pipeline::Prune::Allow,
+        },
+        printer,
+    ) {
+        Ok(outcome) => outcome,
+        Err(status) => return Ok(status),
+    };
+    let read = outcome.read;
     println!(
         "{} templates, {} propagation policies, {} override policies, {} clusters: valid ({} warning(s))",
-        inputs.templates.len(),
-        inputs.propagation_policies.len(),
-        inputs.override_policies.len(),
-        inputs.clusters.len(),
-        diagnostics.warnings()
+        read.templates,
+        read.propagation_policies,
+        read.override_policies,
+        read.clusters,
+        outcome.plan.warnings.warnings()
     );
     Ok(ExitStatus::Success)
 }

@@ -103,10 +103,13 @@ pub fn build_tree(
         match binding_file(app) {
             Ok((path, bytes)) => {
                 if tree.insert(path.clone(), bytes).is_some() {
-                    diagnostics.push(Diagnostic::error(
-                        Code::PathCollision,
-                        format!("two bindings would be written to `{path}`"),
-                    ));
+                    diagnostics.push(
+                        Diagnostic::error(
+                            Code::PathCollision,
+                            format!("two bindings would be written to `{path}`"),
+                        )
+                        .help(COLLISION_HELP),
+                    );
                 }
             }
             Err(d) => diagnostics.push(d),
@@ -130,10 +133,19 @@ fn marker_bytes(format: Format) -> Vec<u8> {
     format!("{{\"generator\":\"garrison\",\"layout\":1,\"format\":\"{format}\"}}\n").into_bytes()
 }
 
+/// What to do about G0601: file names carry kind, group, namespace and name,
+/// so only objects that differ in nothing else meet.
+const COLLISION_HELP: &str = "objects that differ only in API version are one object for the API server, and with `--format work` objects that differ only in API group get one Work name, as in Karmada: keep one of them, or rename one";
+
+/// Serialising a JSON value cannot fail with the YAML writer as used here
+/// (string keys, finite numbers); should a new version of it fail, the
+/// render stops with G0602 instead of writing half a tree.
 fn serialize(value: &Value, what: &str) -> Result<Vec<u8>, Diagnostic> {
-    yaml::to_yaml(value)
-        .map(String::into_bytes)
-        .map_err(|e| Diagnostic::error(Code::Emit, format!("cannot write {what} as YAML: {e}")))
+    yaml::to_yaml(value).map(String::into_bytes).map_err(|e| {
+        Diagnostic::error(Code::Emit, format!("cannot write {what} as YAML: {e}")).help(
+            "this is a fault in garrison, not in the input: report it with the template named here",
+        )
+    })
 }
 
 fn cluster_files(
@@ -201,7 +213,8 @@ fn object_files(
                     "two objects for cluster `{cluster}` would be written to `{}`",
                     object.path
                 ),
-            ));
+            )
+            .help(COLLISION_HELP));
         }
         files.insert(object.path, object.bytes);
     }

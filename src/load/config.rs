@@ -225,9 +225,9 @@ pub fn read(text: &str, file: FileId, diagnostics: &mut Diagnostics) -> Config {
         diagnostics.push(
             fault(
                 at(&["massPrune", "maxShare"]),
-                format!("`massPrune.maxShare` is {share}; it is a share, from 0 to 1"),
+                format!("`massPrune.maxShare` is {share}; it must be a share from 0 to 1"),
             )
-            .help("for example `maxShare: 0.5` lets one render remove at most half of the objects"),
+            .help("write the largest share of the previous render's objects one render may remove, such as `0.5` for half"),
         );
     }
     for (i, rule) in config.relax.iter().enumerate() {

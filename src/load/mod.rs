@@ -54,15 +54,25 @@ pub fn load_repository(
         }
     };
     if files.is_empty() {
+        // Rendering nothing would prune every object of every cluster: an
+        // empty or mistyped `--repo` must never reach the output.
         diagnostics.push(
-            Diagnostic::warning(
+            Diagnostic::error(
                 Code::EmptyRepository,
                 format!(
-                    "`{}` has no input files (`.yaml`, `.yml` or `.json`); the render is empty and removes every previously rendered object",
+                    "`{}` has no input files (`.yaml`, `.yml` or `.json`)",
                     root.display()
                 ),
             )
             .help("check `--repo` and the `include`/`exclude` globs of garrison.yaml"),
+        );
+        return (
+            Inputs {
+                sources,
+                config,
+                ..Inputs::default()
+            },
+            diagnostics,
         );
     }
     let first_id = sources.next_id().0;
@@ -89,6 +99,21 @@ pub fn load_repository(
         config.default_namespace.as_deref(),
         &mut diagnostics,
     );
+    // Without a fleet every cluster directory would be pruned. Only said when
+    // nothing else is wrong: a cluster file that does not parse is the cause.
+    if inputs.clusters.is_empty() && !diagnostics.has_errors() {
+        diagnostics.push(
+            Diagnostic::error(
+                Code::NoClusters,
+                format!(
+                    "`{}` defines no cluster: none of its {} input file(s) holds a Cluster or ManagedCluster",
+                    root.display(),
+                    files.len()
+                ),
+            )
+            .help("define the fleet with Cluster (cluster.karmada.io/v1alpha1) or ManagedCluster (clusters.clusternet.io/v1beta1) documents; check `--repo` and the `include`/`exclude` globs of garrison.yaml"),
+        );
+    }
     inputs.sources = sources;
     inputs.config = config;
     templates::check(&mut inputs, template_documents, cache, &mut diagnostics);
@@ -98,6 +123,21 @@ pub fn load_repository(
             inputs.sources.path(file)
         });
     (inputs, diagnostics)
+}
+
+/// The paths, relative to `root` with `/`, of the files a load of `root`
+/// reads: `garrison.yaml` and every input file the walk finds. Empty when
+/// the walk fails; the load itself then says why.
+pub fn input_paths(root: &Path) -> Vec<String> {
+    let mut sources = Sources::default();
+    let config = read_config(root, &mut sources, &mut Diagnostics::default());
+    let mut paths: Vec<String> = walk(root, &config, &LoadOptions::default())
+        .map(|files| files.into_iter().map(|file| file.relative).collect())
+        .unwrap_or_default();
+    if root.join(CONFIG_FILE).is_file() {
+        paths.push(CONFIG_FILE.to_string());
+    }
+    paths
 }
 
 fn read_config(root: &Path, sources: &mut Sources, diagnostics: &mut Diagnostics) -> Config {
@@ -134,6 +174,24 @@ fn is_input_name(name: &str) -> bool {
     name.ends_with(".yaml") || name.ends_with(".yml") || name.ends_with(".json")
 }
 
+/// `root` resolved, when it is a directory that can be read: every command
+/// checks `--repo` first, so a mistyped one fails the same way whether the
+/// command starts with the source or with git.
+pub fn repository_root(root: &Path) -> Result<PathBuf, Diagnostic> {
+    let unreadable = |reason: String| {
+        Diagnostic::error(
+            Code::Io,
+            format!("cannot read the repository `{}`: {reason}", root.display()),
+        )
+        .help("pass an existing directory with `--repo`")
+    };
+    let canonical = root.canonicalize().map_err(|e| unreadable(e.to_string()))?;
+    if !canonical.is_dir() {
+        return Err(unreadable("it is not a directory".to_string()));
+    }
+    Ok(canonical)
+}
+
 fn walk(
     root: &Path,
     config: &Config,
@@ -141,13 +199,7 @@ fn walk(
 ) -> Result<Vec<SourceFile>, Diagnostic> {
     let include = build_globs(&config.include)?;
     let exclude = build_globs(&config.exclude)?;
-    let canonical_root = root.canonicalize().map_err(|e| {
-        Diagnostic::error(
-            Code::Io,
-            format!("cannot read the repository `{}`: {e}", root.display()),
-        )
-        .help("pass an existing directory with `--repo`")
-    })?;
+    let canonical_root = repository_root(root)?;
     let skip: Vec<PathBuf> = options
         .skip
         .iter()

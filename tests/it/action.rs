@@ -498,6 +498,7 @@ fn the_action_with_push_false_commits_locally_and_checks_its_inputs() {
             "format must be manifests or work, not 'yaml'",
         ),
         (("push", "yes"), "push must be true or false, not 'yes'"),
+        (("strict", "on"), "strict must be true or false, not 'on'"),
         (
             ("max-attempts", "0"),
             "max-attempts must be a positive number, not '0'",
@@ -511,6 +512,52 @@ fn the_action_with_push_false_commits_locally_and_checks_its_inputs() {
         assert_eq!(run.output.status.code(), Some(1), "{}", run.log());
         assert!(stdout(&run.output).contains(message), "{}", run.log());
     }
+}
+
+#[test]
+fn the_action_is_strict_by_default_and_pushes_nothing_while_the_inputs_have_a_warning() {
+    let runner = Runner::new();
+    // A policy that matches nothing: warning G0201.
+    write(
+        &runner.work.join("ghost.yaml"),
+        &policy("ghost", DUPLICATED, &[], ""),
+    );
+    git(&runner.work, &["add", "ghost.yaml"]);
+    git(&runner.work, &["commit", "-qm", "a policy for nothing"]);
+
+    let strict = runner.run_action(&[], 0, "strict");
+    assert_eq!(strict.output.status.code(), Some(2), "{}", strict.log());
+    assert!(
+        strict.log().contains("::error file=ghost.yaml,line=8,col=5,title=G0201 policy-matches-nothing::PropagationPolicy/apps/ghost matches no template"),
+        "the warning is an error annotation:\n{}",
+        strict.log()
+    );
+    assert_eq!(
+        runner.remote(&["for-each-ref", "--format=%(refname)", "refs/heads"]),
+        "refs/heads/main",
+        "nothing rendered, nothing pushed"
+    );
+    assert_eq!(
+        git(&runner.work, &["branch", "--list", "rendered"]),
+        "",
+        "nothing committed"
+    );
+    assert_eq!(strict.outputs, "", "a refused run writes no outputs");
+
+    let lenient = runner.run_action(&[("strict", "false")], 0, "lenient");
+    assert!(lenient.output.status.success(), "{}", lenient.log());
+    assert!(
+        lenient
+            .log()
+            .contains("::warning file=ghost.yaml,line=8,col=5,title=G0201"),
+        "{}",
+        lenient.log()
+    );
+    assert_eq!(
+        runner.remote(&["rev-parse", "rendered"]),
+        git(&runner.work, &["rev-parse", "rendered"]),
+        "rendered and pushed"
+    );
 }
 
 fn first_object(files: &str) -> String {
@@ -553,6 +600,7 @@ fn every_action_input_is_documented_and_used_and_every_output_is_mapped() {
         "branch",
         "format",
         "push",
+        "strict",
         "args",
         "version",
         "remote",

@@ -294,3 +294,108 @@ fn a_reusing_render_on_a_branch_commits_what_a_full_render_commits() {
     );
     git(repo, &["fsck", "--strict"]);
 }
+
+#[test]
+fn diff_check_and_explain_against_a_missing_render_are_errors_not_stale() {
+    let fleet = repo();
+    let repo = fleet.repo.as_path();
+    let empty = repo.join("empty");
+    if let Err(e) = std::fs::create_dir(&empty) {
+        panic!("{e}");
+    }
+    let mut transcript = String::new();
+    for args in [
+        &["check", "--branch", "rendred"][..],
+        &["diff", "--branch", "rendred"],
+        &["explain", "--branch", "rendred", "Deployment/apps/web"],
+        &["check", "--out", "missing"],
+        &["diff", "--out", "missing"],
+        &["explain", "--out", "missing", "Deployment/apps/web"],
+        &["check", "--out", "empty"],
+    ] {
+        let output = garrison_in(repo, args);
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        assert_eq!(stdout(&output), "", "{args:?}");
+        transcript.push_str(&format!(
+            "$ garrison {}\n{}",
+            args.join(" "),
+            stderr(&output).replace(&repo.display().to_string(), "[REPO]")
+        ));
+    }
+    insta::assert_snapshot!(transcript);
+    assert!(!repo.join("missing").exists(), "nothing is created");
+    assert_eq!(
+        std::fs::read_dir(&empty).map(Iterator::count).ok(),
+        Some(0),
+        "nothing is written"
+    );
+
+    // Rendering is what creates them; then they compare.
+    for (render, check) in [
+        (
+            ["render", "--branch", "rendred"],
+            ["check", "--branch", "rendred"],
+        ),
+        (
+            ["render", "--out", "missing"],
+            ["check", "--out", "missing"],
+        ),
+    ] {
+        let first = garrison_in(repo, &render);
+        assert!(first.status.success(), "{}", stderr(&first));
+        let current = garrison_in(repo, &check);
+        assert_eq!(current.status.code(), Some(0), "{}", stderr(&current));
+    }
+}
+
+#[test]
+fn untracked_input_files_make_the_working_tree_dirty() {
+    let fleet = repo();
+    let repo = fleet.repo.as_path();
+    // Not inputs: notes, an ignored file, the parse cache, a render made
+    // in the working tree.
+    fleet.write("NOTES.md", "not an input\n");
+    fleet.write(".gitignore", "scratch/\n");
+    commit_all(repo, "ignore scratch");
+    fleet.write("scratch/draft.yaml", &deployment("draft", 1, "v1"));
+    fleet.write("NOTES.md", "not an input\n");
+    fleet.write("TODO.txt", "neither\n");
+    let cached = garrison()
+        .current_dir(repo)
+        .env_remove("GARRISON_CACHE_DIR")
+        .args(["validate"])
+        .output();
+    assert!(matches!(&cached, Ok(o) if o.status.success()), "{cached:?}");
+    assert!(repo.join(".garrison-cache").is_dir());
+    let local = garrison_in(repo, &["render", "--out", "out"]);
+    assert!(local.status.success(), "{}", stderr(&local));
+    let first = garrison_in(repo, &["render", "--branch", "rendered"]);
+    assert!(first.status.success(), "{}", stderr(&first));
+    assert!(
+        git(repo, &["show", "rendered:.garrison.json"]).contains("\"dirty\": false"),
+        "files garrison does not read leave the render clean"
+    );
+    let tip = git(repo, &["rev-parse", "rendered"]);
+
+    // An untracked input is an uncommitted change.
+    fleet.write("api.yaml", &deployment("api", 1, "v1"));
+    fleet.write("api-policy.yaml", &policy("api", DUPLICATED, &[], ""));
+    let refused = garrison_in(repo, &["render", "--branch", "rendered"]);
+    assert_eq!(refused.status.code(), Some(2));
+    insta::assert_snapshot!(stderr(&refused), @"garrison: error: input files in `.` are untracked: `api-policy.yaml`, `api.yaml`; commit them or list them in .gitignore, or pass --allow-dirty to render the working tree anyway");
+    assert_eq!(git(repo, &["rev-parse", "rendered"]), tip);
+
+    let allowed = garrison_in(repo, &["render", "--branch", "rendered", "--allow-dirty"]);
+    assert!(allowed.status.success(), "{}", stderr(&allowed));
+    assert!(git(repo, &["show", "rendered:.garrison.json"]).contains("\"dirty\": true"));
+    assert!(git(repo, &["log", "-1", "--format=%B", "rendered"])
+        .contains("Rendered from a working tree with uncommitted changes (--allow-dirty)."));
+    assert!(
+        git(repo, &["ls-tree", "-r", "--name-only", "rendered"]).contains("deployment.apps_api")
+    );
+    assert_eq!(
+        git(repo, &["status", "--porcelain"]),
+        "?? TODO.txt\n?? api-policy.yaml\n?? api.yaml\n?? out/",
+        "the working tree is left as it was"
+    );
+}

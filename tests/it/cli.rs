@@ -70,3 +70,112 @@ fn completions_and_man_page_come_from_the_command_line_definitions() {
         "{page}"
     );
 }
+
+#[test]
+fn a_missing_or_wrong_repository_fails_every_command_the_same_way() {
+    let dir = crate::support::temp();
+    let file = dir.path().join("file.yaml");
+    if let Err(e) = std::fs::write(&file, "kind: ConfigMap\n") {
+        panic!("{e}");
+    }
+    let mut transcript = String::new();
+    for repo in [dir.path().join("nope"), file] {
+        let repo = repo.to_string_lossy().into_owned();
+        for args in [
+            &["render", "--branch", "rendered"][..],
+            &["diff", "--out", "out"],
+            &["check", "--branch", "rendered"],
+            &["explain", "Deployment/apps/web"],
+            &["validate"],
+        ] {
+            let mut full = args.to_vec();
+            full.extend(["--repo", &repo, "--diagnostics", "concise"]);
+            let output = run(&full);
+            assert_eq!(output.status.code(), Some(2), "{full:?}");
+            transcript.push_str(&format!(
+                "$ garrison {} --repo [REPO]\n{}",
+                args.join(" "),
+                stderr(&output).replace(&repo, "[REPO]")
+            ));
+        }
+    }
+    assert!(!dir.path().join("out").exists());
+    insta::assert_snapshot!(transcript);
+}
+
+#[test]
+fn strict_refuses_a_render_with_a_warning_and_writes_nothing() {
+    use crate::fleet::{clusters, deployment, policy, Fleet, DUPLICATED};
+    let fleet = Fleet::new();
+    fleet.write("clusters.yaml", &clusters(&["a"]));
+    fleet.write("app.yaml", &deployment("web", 1, "v1"));
+    fleet.write("policy.yaml", &policy("web", DUPLICATED, &[], ""));
+    fleet.render();
+    let before = crate::support::read_tree(fleet.out());
+    fleet.write("app.yaml", &deployment("web", 1, "v2"));
+    // A policy for nothing: warning G0201.
+    fleet.write("ghost.yaml", &policy("ghost", DUPLICATED, &[], ""));
+
+    let refused = fleet.try_render(&["--strict"]);
+    assert_eq!(refused.status.code(), Some(2));
+    insta::assert_snapshot!(stderr(&refused), @r"
+    ghost.yaml:8:5: error[G0201]: PropagationPolicy/apps/ghost matches no template (help: check apiVersion, kind, namespace, name and labels of its resource selectors; a warning, refused because of `--strict`)
+    garrison: 1 error(s), 0 warning(s); nothing was written
+    ");
+    assert_eq!(
+        crate::support::read_tree(fleet.out()),
+        before,
+        "nothing is written"
+    );
+
+    // The same for every command that loads the source, and from the environment.
+    let repo = fleet.repo.to_string_lossy().into_owned();
+    let out = fleet.out().to_string_lossy().into_owned();
+    for (args, lenient) in [
+        (&["validate", "--repo", &repo][..], 0),
+        (&["diff", "--repo", &repo, "--out", &out], 0),
+        (&["check", "--repo", &repo, "--out", &out], 1),
+        (
+            &[
+                "explain",
+                "--repo",
+                &repo,
+                "--out",
+                &out,
+                "Deployment/apps/web",
+            ],
+            0,
+        ),
+    ] {
+        assert_eq!(run(args).status.code(), Some(lenient), "{args:?}");
+        let mut strict = vec!["--strict"];
+        strict.extend_from_slice(args);
+        let output = run(&strict);
+        assert_eq!(output.status.code(), Some(2), "{strict:?}");
+        assert!(
+            stderr(&output).contains("error[G0201]"),
+            "{}",
+            stderr(&output)
+        );
+        let from_env = crate::support::garrison()
+            .env("GARRISON_STRICT", "1")
+            .args(args)
+            .output();
+        assert!(
+            matches!(&from_env, Ok(o) if o.status.code() == Some(2)),
+            "GARRISON_STRICT=1 {args:?}: {from_env:?}"
+        );
+    }
+    assert_eq!(crate::support::read_tree(fleet.out()), before);
+
+    let lenient = fleet.render();
+    assert!(
+        lenient.stdout.contains("1 warning(s)"),
+        "{}",
+        lenient.stdout
+    );
+    assert_ne!(
+        lenient.tree, before,
+        "without --strict the change is rendered"
+    );
+}

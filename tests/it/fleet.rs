@@ -89,7 +89,12 @@ impl Fleet {
 
     /// Render into the fleet's output directory; the render must succeed.
     pub fn render(&self) -> Render {
-        let output = self.try_render(&[]);
+        self.render_with(&[])
+    }
+
+    /// [`Fleet::render`] with extra flags.
+    pub fn render_with(&self, extra: &[&str]) -> Render {
+        let output = self.try_render(extra);
         assert!(
             output.status.success(),
             "render failed:\n{}",

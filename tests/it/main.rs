@@ -17,6 +17,7 @@ mod lua;
 mod memory;
 mod pause;
 mod properties;
+mod prune;
 mod render;
 mod reuse;
 mod secrets;

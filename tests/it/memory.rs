@@ -101,7 +101,8 @@ fn a_template_removed_from_the_source_is_pruned() {
         .tree
         .contains_key(&format!("clusters/a/{}", deployment_file("web"))));
     fleet.remove("app.yaml");
-    let second = fleet.render();
+    // The fleet's only object: removing it is a mass prune, allowed here.
+    let second = fleet.render_with(&["--allow-mass-prune"]);
     assert!(!second
         .tree
         .contains_key(&format!("clusters/a/{}", deployment_file("web"))));

@@ -46,7 +46,8 @@ fn a_template_deleted_while_paused_stays_on_the_paused_cluster() {
     let before = fleet.render().cluster("c");
     fleet.write("clusters.yaml", &three(Some("c")));
     fleet.remove("app.yaml");
-    let render = fleet.render();
+    // Every object of the active clusters goes: a mass prune, allowed here.
+    let render = fleet.render_with(&["--allow-mass-prune"]);
     assert_eq!(render.cluster("c"), before);
     assert!(
         render
