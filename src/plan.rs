@@ -173,6 +173,7 @@ pub fn plan_with(
     let scope = &options.scope;
     let mut diagnostics = Diagnostics::default();
     validate_references(inputs, &mut diagnostics);
+    overrides::check::against_schemas(inputs, &mut diagnostics);
     if diagnostics.has_errors() {
         return Err(diagnostics);
     }
@@ -1374,6 +1375,8 @@ fn render_one(
     interpreter
         .revise_object(key, &mut value, &hook_cluster, replicas, &hook_fort)
         .map_err(|error| error.diagnostic(key, Some(&cluster.name)))?;
+    check_revised(inputs, interpreter, key, &value)
+        .map_err(|error| error.diagnostic(key, Some(&cluster.name)))?;
     annotate(&mut value, app, &applied);
     let (path, bytes) = emit::object_file(
         key,
@@ -1390,6 +1393,49 @@ fn render_one(
         },
         applied,
     ))
+}
+
+/// What Lua scripts returned, checked like a template (SPEC §10): a script
+/// that writes a field the kind does not have, or a value it does not
+/// allow, fails like a script that raises an error.
+fn check_revised(
+    inputs: &Inputs,
+    interpreter: &interpret::Interpreter,
+    key: &ObjectKey,
+    value: &Value,
+) -> Result<(), interpret::InterpretError> {
+    if !interpreter.revises(key) {
+        return Ok(());
+    }
+    let Some(catalog) = inputs.catalog.as_deref() else {
+        return Ok(());
+    };
+    let crate::schema::Lookup::Known(kind) = catalog.lookup(&key.api_version, &key.kind) else {
+        return Ok(());
+    };
+    let node = crate::load::yaml::Node::from_value(value, crate::load::yaml::Pos::default());
+    let Some(fault) = crate::schema::validate_object(catalog.schemas(), kind.root, &node)
+        .into_iter()
+        .next()
+    else {
+        return Ok(());
+    };
+    let path = crate::load::typed::display_path(&fault.path);
+    let why = match fault.kind {
+        crate::schema::FaultKind::UnknownField { field, .. } if path.is_empty() => {
+            format!("it returned an object with the unknown field `{field}`")
+        }
+        crate::schema::FaultKind::UnknownField { field, .. } => {
+            format!("it returned an object with the unknown field `{field}` in `{path}`")
+        }
+        crate::schema::FaultKind::Invalid(message) => {
+            format!("it returned an invalid object: `{path}`: {message}")
+        }
+    };
+    match interpreter.revised_object_error(key, why) {
+        Some(error) => Err(error),
+        None => Ok(()),
+    }
 }
 
 /// The propagating policy of `app`, if any.

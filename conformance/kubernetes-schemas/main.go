@@ -12,9 +12,11 @@
 //   - the definitions those kinds reach, stripped to type, format,
 //     properties, items, additionalProperties, required and $ref
 //     (descriptions, defaults and patch hints dropped);
-//   - `required` only for properties without a `default`: a required
-//     property with a default (`revision: 0`, `template: {}`) decodes to its
-//     zero value when absent and is not refused for being missing;
+//   - `required`, except for properties whose zero value the API server
+//     takes when they are absent (see zeroIsValid): booleans and numbers (a
+//     CRD version's `storage`), and objects with no required field of their
+//     own (a CSIDriver's `spec`); a missing string (a container's `name`) or
+//     an object with required fields (a RoleBinding's `roleRef`) is refused;
 //   - an object with neither properties nor additionalProperties (RawExtension,
 //     FieldsV1) and a schema with no type at all (apiextensions JSON) are
 //     free-form: `x-kubernetes-preserve-unknown-fields: true`;
@@ -52,6 +54,9 @@ type output struct {
 }
 
 const refPrefix = "#/components/schemas/"
+
+// all holds every definition of the release being read.
+var all map[string]map[string]any
 
 func main() {
 	out := flag.String("out", "", "directory to write v<major>.<minor>.json into")
@@ -92,7 +97,7 @@ func generate(version, outDir string) error {
 	if err != nil {
 		return err
 	}
-	all := map[string]map[string]any{}
+	all = map[string]map[string]any{}
 	kinds := map[string]kind{}
 	for _, file := range files {
 		var doc struct {
@@ -204,6 +209,28 @@ func requestRef(post map[string]any) string {
 	return strings.TrimPrefix(ref, refPrefix)
 }
 
+// zeroIsValid reports a required property whose zero value the API server
+// takes when it is absent: a boolean or a number (it decodes as false or 0),
+// or an object none of whose own fields is required (it decodes as the
+// empty struct, which the server then defaults: a CSIDriver's `spec`).
+func zeroIsValid(property map[string]any, all map[string]map[string]any) bool {
+	switch property["default"].(type) {
+	case bool, float64:
+		return true
+	case map[string]any:
+		target := property
+		if allOf, ok := property["allOf"].([]any); ok && len(allOf) == 1 {
+			target, _ = allOf[0].(map[string]any)
+		}
+		if ref, ok := target["$ref"].(string); ok {
+			target = all[strings.TrimPrefix(ref, refPrefix)]
+		}
+		required, _ := target["required"].([]any)
+		return len(required) == 0
+	}
+	return false
+}
+
 // compact keeps what validation reads, recording the definitions it refers to.
 func compact(schema map[string]any, refs map[string]bool) map[string]any {
 	if ref, ok := schema["$ref"].(string); ok {
@@ -249,9 +276,10 @@ func compact(schema map[string]any, refs map[string]bool) map[string]any {
 			var kept []any
 			for _, name := range required {
 				p, _ := properties[fmt.Sprint(name)].(map[string]any)
-				if _, defaulted := p["default"]; !defaulted {
-					kept = append(kept, name)
+				if zeroIsValid(p, all) {
+					continue
 				}
+				kept = append(kept, name)
 			}
 			if len(kept) > 0 {
 				result["required"] = kept

@@ -182,6 +182,24 @@ impl Interpreter {
         self.scripts(key, rule).first()
     }
 
+    /// Whether scripts may change `key`'s objects beyond what garrison
+    /// checks itself: a ReviseReplica script or the revise-object hook.
+    pub fn revises(&self, key: &ObjectKey) -> bool {
+        self.script(key, Rule::ReviseObject).is_some()
+            || self.script(key, Rule::ReplicaRevision).is_some()
+    }
+
+    /// The error to report when what those scripts returned is not a valid
+    /// object (`fault` says why), at the script that last changed it.
+    pub fn revised_object_error(&self, key: &ObjectKey, fault: String) -> Option<InterpretError> {
+        [Rule::ReviseObject, Rule::ReplicaRevision]
+            .into_iter()
+            .find_map(|rule| {
+                self.script(key, rule)
+                    .map(|script| fail(script, rule, Fault::Call(fault.clone())))
+            })
+    }
+
     fn run(
         &self,
         script: &Script,

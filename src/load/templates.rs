@@ -46,6 +46,7 @@ pub fn check(
 ) {
     let catalog = catalog(&inputs.config, &inputs.templates, &documents, diagnostics);
     check_with(&catalog, inputs, documents, cache, diagnostics);
+    inputs.catalog = Some(std::sync::Arc::new(catalog));
 }
 
 /// The catalog of the configured Kubernetes version plus the CRDs among
@@ -176,7 +177,7 @@ fn validate(catalog: &Catalog, template: &Template, document: &Document) -> Diag
         },
         _ => "ObjectMeta".to_string(),
     };
-    for fault in schema::validate(catalog.schemas(), root, node) {
+    for fault in schema::validate_object(catalog.schemas(), root, node) {
         let path: Vec<String> = prefix.iter().cloned().chain(fault.path).collect();
         let origin = Origin {
             file: document.file,

@@ -127,6 +127,9 @@ pub struct Inputs {
     pub sources: Sources,
     /// `garrison.yaml` (defaults when there is none).
     pub config: crate::load::config::Config,
+    /// The schemas templates were checked against (the Kubernetes API and
+    /// the repository's CRDs), for checking what overrides and hooks make.
+    pub catalog: Option<std::sync::Arc<crate::schema::Catalog>>,
     /// Sorted by key.
     pub templates: Vec<Template>,
     /// Sorted by (namespace, name); cluster-scoped first.

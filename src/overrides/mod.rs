@@ -10,7 +10,8 @@
 //! Any failure aborts the whole object for that cluster; the object is then
 //! left unchanged. Pure functions, no IO.
 
-pub mod command;
+pub mod check;
+mod command;
 pub mod field;
 pub mod image;
 pub mod metadata;

@@ -26,7 +26,7 @@ pub mod crd;
 mod openapi;
 mod validate;
 
-pub use validate::{validate, Fault, FaultKind};
+pub use validate::{resolve, validate, validate_object, Fault, FaultKind, PathFault};
 
 use crate::diag::Origin;
 use regex::Regex;

@@ -331,3 +331,44 @@ spec:
         ]
     );
 }
+
+#[test]
+fn an_override_path_resolves_to_the_schema_it_writes() {
+    let (catalog, _) = catalog_with(&[CRD]);
+    let Lookup::Known(deployment) = catalog.lookup("apps/v1", "Deployment") else {
+        panic!("no Deployment")
+    };
+    let schemas = catalog.schemas();
+    let types_at = |pointer: &str| match resolve(schemas, deployment.root, pointer) {
+        Ok(Some(id)) => Ok(schemas.get(id).types.describe()),
+        Ok(None) => Ok("free-form".to_string()),
+        Err(fault) => Err(fault),
+    };
+    assert_eq!(types_at("/spec/replicas"), Ok("an integer".into()));
+    assert_eq!(
+        types_at("/metadata/labels/app.kubernetes.io~1name"),
+        Ok("a string".into())
+    );
+    assert_eq!(
+        types_at("/spec/template/spec/containers/0/env/-"),
+        Ok("a mapping".into())
+    );
+    assert!(matches!(
+        types_at("/spec/replica"),
+        Err(PathFault::UnknownField { ref field, ref known }) if field == "replica" && known.contains(&"replicas".to_string())
+    ));
+    assert_eq!(
+        types_at("/spec/replicas/x"),
+        Err(PathFault::NotAContainer {
+            at: "/spec/replicas".into(),
+            types: "an integer".into()
+        })
+    );
+    let Lookup::Known(widget) = catalog.lookup("example.com/v1", "Widget") else {
+        panic!("no Widget")
+    };
+    assert_eq!(
+        resolve(schemas, widget.root, "/spec/extra/anything/deep"),
+        Ok(None)
+    );
+}

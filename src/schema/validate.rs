@@ -38,6 +38,88 @@ pub fn validate(schemas: &Schemas, root: SchemaId, node: &Node) -> Vec<Fault> {
     walk.faults
 }
 
+/// [`validate`] for a whole object as it will be delivered: its `status`
+/// is not checked, since Karmada prunes it before an object leaves for a
+/// cluster (and the API server ignores it when the object is created).
+pub fn validate_object(schemas: &Schemas, root: SchemaId, node: &Node) -> Vec<Fault> {
+    match &node.kind {
+        NodeKind::Map(entries) if entries.iter().any(|(key, _, _)| key == "status") => {
+            let without = Node {
+                pos: node.pos,
+                kind: NodeKind::Map(
+                    entries
+                        .iter()
+                        .filter(|(key, _, _)| key != "status")
+                        .cloned()
+                        .collect(),
+                ),
+            };
+            validate(schemas, root, &without)
+        }
+        _ => validate(schemas, root, node),
+    }
+}
+
+/// Why a JSON pointer does not lead into a schema.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PathFault {
+    /// The segment names a field the mapping does not declare.
+    UnknownField { field: String, known: Vec<String> },
+    /// The segment goes below a value that has no fields or items.
+    NotAContainer { at: String, types: String },
+}
+
+/// The schema of what the JSON pointer `pointer` (RFC 6901, as an
+/// override's `path`) names below `root`; `None` when it leads into
+/// free-form data (`x-kubernetes-preserve-unknown-fields`, or no schema),
+/// where anything may be written.
+pub fn resolve(
+    schemas: &Schemas,
+    root: SchemaId,
+    pointer: &str,
+) -> Result<Option<SchemaId>, PathFault> {
+    let mut id = root;
+    let mut walked = String::new();
+    for raw in pointer.split('/').skip(1) {
+        let segment = raw.replace("~1", "/").replace("~0", "~");
+        let schema = schemas.get(id);
+        let next = if let Some(property) = schema.property(&segment) {
+            Some(property)
+        } else if let Some(items) = schema
+            .items
+            .filter(|_| segment == "-" || segment.parse::<usize>().is_ok())
+        {
+            Some(items)
+        } else {
+            match schema.others() {
+                Additional::Schema(value) => Some(value),
+                Additional::Any => return Ok(None),
+                Additional::Closed
+                    if !schema.properties.is_empty() || schema.types.contains(Types::OBJECT) =>
+                {
+                    return Err(PathFault::UnknownField {
+                        field: segment,
+                        known: schema.properties.iter().map(|(k, _)| k.clone()).collect(),
+                    })
+                }
+                Additional::Closed => {
+                    return Err(PathFault::NotAContainer {
+                        at: walked,
+                        types: schema.types.describe(),
+                    })
+                }
+            }
+        };
+        walked.push('/');
+        walked.push_str(raw);
+        match next {
+            Some(next) => id = next,
+            None => return Ok(None),
+        }
+    }
+    Ok(Some(id))
+}
+
 struct Walk<'s> {
     schemas: &'s Schemas,
     path: Vec<String>,
