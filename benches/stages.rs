@@ -4,7 +4,9 @@
 //! FLEET_TEMPLATES=200 FLEET_CLUSTERS=10 cargo bench --bench stages
 //! ```
 //!
-//! Stages: loading (`load::load_repository`), planning (`plan::plan`, first
+//! Stages: loading (`load::load_repository`), schema validation of the
+//! templates alone (`load::templates::check_with`, the part of loading a
+//! first render pays for checking), planning (`plan::plan`, first
 //! render and against the previous render), division
 //! (`schedule::divide::{webster, divide_static}`), overrides
 //! (`overrides::apply` of one Deployment for every cluster) and emission
@@ -61,6 +63,42 @@ fn stages(c: &mut Criterion) {
     warm.save().expect("write the parse cache");
     group.bench_function("load/cached", |b| {
         b.iter(|| load::load_repository(black_box(&repo), &options, &Cache::open(&cache_dir)))
+    });
+    // Schema validation alone: the documents classified once, checked per iteration.
+    let mut sources = garrison::diag::Sources::default();
+    let mut documents = Vec::new();
+    for path in yaml_files(&repo) {
+        let text = std::fs::read_to_string(&path).expect("read a fleet file");
+        let file = sources.add(path.display().to_string(), text.clone());
+        let nodes = load::yaml::parse_stream(&text, &Default::default()).expect("parse");
+        documents.extend(nodes.into_iter().map(|n| (file, n)));
+    }
+    let mut faults = garrison::diag::Diagnostics::default();
+    let (mut classified, template_documents) =
+        load::classify::classify_documents(documents, &sources, None, &mut faults);
+    classified.sources = sources;
+    let catalog = load::templates::catalog(
+        &classified.config,
+        &classified.templates,
+        &template_documents,
+        &mut faults,
+    );
+    group.bench_function("validate/templates", |b| {
+        b.iter_batched(
+            || (classified.clone(), template_documents.clone()),
+            |(mut inputs, documents)| {
+                let mut diagnostics = garrison::diag::Diagnostics::default();
+                load::templates::check_with(
+                    &catalog,
+                    &mut inputs,
+                    documents,
+                    &Cache::disabled(),
+                    &mut diagnostics,
+                );
+                black_box(diagnostics.0.len())
+            },
+            criterion::BatchSize::LargeInput,
+        )
     });
     group.bench_function("plan/first", |b| {
         b.iter(|| garrison::plan::plan(black_box(&inputs), &empty).map(|p| p.apps.len()))
@@ -119,6 +157,24 @@ fn stages(c: &mut Criterion) {
         })
     });
     group.finish();
+}
+
+/// Every YAML file under `dir`, sorted.
+fn yaml_files(dir: &std::path::Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(dir) = pending.pop() {
+        for entry in std::fs::read_dir(&dir).expect("read the fleet").flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                pending.push(path);
+            } else if path.extension().is_some_and(|e| e == "yaml") {
+                out.push(path);
+            }
+        }
+    }
+    out.sort();
+    out
 }
 
 criterion_group!(benches, stages);
