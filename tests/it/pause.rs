@@ -313,7 +313,7 @@ fn held_back_counts_are_the_same_on_every_render_of_the_same_inputs() {
     let repo = testdata().join("fleet/repo");
     let out = dir.path().join("out");
     let first = held_back(&render_to(&repo, &out, &[]));
-    insta::assert_snapshot!(first, @"held back on us-west-2: 9 to add, 0 to change, 0 to remove");
+    insta::assert_snapshot!(first, @"held back on us-west-2: 10 to add, 0 to change, 0 to remove");
     let rendered = read_tree(&out);
     assert_eq!(held_back(&render_to(&repo, &out, &[])), first);
     assert_eq!(
