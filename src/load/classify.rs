@@ -842,6 +842,23 @@ mod tests {
         (inputs, shown.lines().map(str::to_string).collect())
     }
 
+    /// Fields garrison carries without acting on them are read as strictly
+    /// as the rest: a typo deep inside one is still an error at its key.
+    #[test]
+    fn typos_inside_carried_fields_are_refused_too() {
+        let text = "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: p, namespace: shop}\nspec:\n  resourceSelectors: [{apiVersion: v1, kind: ConfigMap}]\n  failover:\n    aplication:\n      decisionConditions: {tolerationSeconds: 30}\n---\napiVersion: cluster.karmada.io/v1alpha1\nkind: Cluster\nmetadata: {name: c}\nspec:\n  secretRef: {namespace: karmada-cluster, nmae: c}\n";
+        let (inputs, shown) = classify_text("typos.yaml", text);
+        assert!(inputs.propagation_policies.is_empty() && inputs.clusters.is_empty());
+        assert_eq!(
+            shown,
+            vec![
+                "typos.yaml:7:5: error[G0109]: unknown field `aplication` in `spec.failover` of PropagationPolicy (help: did you mean `application`?)".to_string(),
+                "typos.yaml:14:43: error[G0109]: unknown field `nmae` in `spec.secretRef` of Cluster (help: did you mean `name`?)".to_string(),
+                "typos.yaml:14:14: error[G0104]: invalid Cluster: `spec.secretRef`: missing field `name` (help: fix the value at this position; see Karmada's API reference for the field)".to_string(),
+            ]
+        );
+    }
+
     /// Karmada v1.19's API, every field set (testdata/karmada-api, generated
     /// from Karmada's CRDs): strict reading must refuse none of them.
     #[test]

@@ -12,6 +12,7 @@ use crate::diag::Origin;
 use crate::schedule::estimate::ResourceSummary;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use std::collections::BTreeMap;
 
 /// The annotation that pauses a Karmada `Cluster` (SPEC §5).
 pub const SYNC_PAUSED_ANNOTATION: &str = "garrison.dev/sync-paused";
@@ -24,7 +25,7 @@ pub struct Taint {
     pub value: Option<String>,
     pub effect: TaintEffect,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub time_added: Option<Value>,
+    pub time_added: Option<String>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -100,23 +101,48 @@ pub struct KarmadaClusterSpec {
     #[serde(default)]
     pub taints: Vec<Taint>,
     #[serde(default)]
-    pub id: Option<Value>,
+    pub id: Option<String>,
     #[serde(default)]
     pub sync_mode: Option<SyncMode>,
     #[serde(default)]
-    pub api_endpoint: Option<Value>,
+    pub api_endpoint: Option<String>,
     #[serde(default)]
-    pub secret_ref: Option<Value>,
+    pub secret_ref: Option<SecretReference>,
     #[serde(default)]
-    pub impersonator_secret_ref: Option<Value>,
+    pub impersonator_secret_ref: Option<SecretReference>,
     #[serde(default, rename = "insecureSkipTLSVerification")]
-    pub insecure_skip_tls_verification: Option<Value>,
+    pub insecure_skip_tls_verification: Option<bool>,
     #[serde(default, rename = "proxyURL")]
-    pub proxy_url: Option<Value>,
+    pub proxy_url: Option<String>,
     #[serde(default)]
-    pub proxy_header: Option<Value>,
+    pub proxy_header: Option<BTreeMap<String, String>>,
     #[serde(default)]
-    pub resource_models: Option<Value>,
+    pub resource_models: Option<Vec<ResourceModel>>,
+}
+
+/// A Secret a control plane uses to reach the cluster: carried without effect.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SecretReference {
+    pub namespace: String,
+    pub name: String,
+}
+
+/// A grade of Karmada's resource models (for its estimator): carried without effect.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ResourceModel {
+    pub grade: u32,
+    pub ranges: Vec<ResourceModelRange>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ResourceModelRange {
+    pub name: String,
+    /// Quantities: a string (`"1Gi"`) or a number.
+    pub min: Value,
+    pub max: Value,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -134,13 +160,39 @@ pub struct ClusterStatus {
     #[serde(default)]
     pub resource_summary: Option<ResourceSummary>,
     #[serde(default)]
-    pub kubernetes_version: Option<Value>,
+    pub kubernetes_version: Option<String>,
     #[serde(default)]
-    pub conditions: Option<Value>,
+    pub conditions: Option<Vec<Condition>>,
     #[serde(default)]
-    pub node_summary: Option<Value>,
+    pub node_summary: Option<NodeSummary>,
     #[serde(default)]
-    pub remedy_actions: Option<Value>,
+    pub remedy_actions: Option<Vec<String>>,
+}
+
+/// `metav1.Condition`, as a cluster's status reports it: carried without effect.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Condition {
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub status: String,
+    #[serde(default)]
+    pub observed_generation: Option<i64>,
+    #[serde(default)]
+    pub last_transition_time: Option<String>,
+    #[serde(default)]
+    pub reason: Option<String>,
+    #[serde(default)]
+    pub message: Option<String>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeSummary {
+    #[serde(default)]
+    pub total_num: Option<i32>,
+    #[serde(default)]
+    pub ready_num: Option<i32>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

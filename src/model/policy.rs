@@ -10,7 +10,6 @@ use super::cluster::Toleration;
 use super::meta::ObjectMeta;
 use super::resource_selector::ResourceSelector;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 /// The annotation that opts a propagation policy into fort placement (SPEC §3).
 pub const FORT_ANNOTATION: &str = "garrison.dev/fort";
@@ -48,11 +47,94 @@ pub struct PropagationSpec {
     #[serde(default)]
     pub scheduler_name: Option<String>,
     #[serde(default)]
-    pub failover: Option<Value>,
+    pub failover: Option<Failover>,
     #[serde(default)]
-    pub activation_preference: Option<Value>,
+    pub activation_preference: Option<ActivationPreference>,
     #[serde(default)]
-    pub schedule_priority: Option<Value>,
+    pub schedule_priority: Option<SchedulePriority>,
+}
+
+/// `spec.failover`: how Karmada migrates applications off failing clusters.
+/// garrison does not see cluster health, so it only reads it strictly.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Failover {
+    #[serde(default)]
+    pub application: Option<ApplicationFailover>,
+    #[serde(default)]
+    pub cluster: Option<ClusterFailover>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ApplicationFailover {
+    pub decision_conditions: DecisionConditions,
+    #[serde(default)]
+    pub purge_mode: Option<ApplicationPurgeMode>,
+    #[serde(default)]
+    pub grace_period_seconds: Option<i32>,
+    #[serde(default)]
+    pub state_preservation: Option<StatePreservation>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DecisionConditions {
+    #[serde(default)]
+    pub toleration_seconds: Option<i32>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ApplicationPurgeMode {
+    Directly,
+    Gracefully,
+    Never,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ClusterFailover {
+    #[serde(default)]
+    pub purge_mode: Option<ClusterPurgeMode>,
+    #[serde(default)]
+    pub state_preservation: Option<StatePreservation>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ClusterPurgeMode {
+    Directly,
+    Gracefully,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StatePreservation {
+    pub rules: Vec<StatePreservationRule>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StatePreservationRule {
+    pub alias_label_name: String,
+    pub json_path: String,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ActivationPreference {
+    Lazy,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SchedulePriority {
+    pub priority_class_name: String,
+    pub priority_class_source: PriorityClassSource,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum PriorityClassSource {
+    #[default]
+    KubePriorityClass,
 }
 
 impl PropagationSpec {
@@ -124,7 +206,23 @@ pub struct Placement {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replica_scheduling: Option<ReplicaSchedulingStrategy>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub workload_affinity: Option<Value>,
+    pub workload_affinity: Option<WorkloadAffinity>,
+}
+
+/// `placement.workloadAffinity` (Karmada's alpha WorkloadAffinity gate).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WorkloadAffinity {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub affinity: Option<WorkloadAffinityTerm>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub anti_affinity: Option<WorkloadAffinityTerm>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WorkloadAffinityTerm {
+    pub group_by_label_key: String,
 }
 
 /// One entry of `clusterAffinities`: a named affinity group tried in order.
@@ -142,7 +240,23 @@ pub struct ClusterAffinityTerm {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub exclude: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub overflow_affinities: Option<Value>,
+    pub overflow_affinities: Option<Vec<OverflowAffinity>>,
+}
+
+/// One entry of `clusterAffinities[].overflowAffinities`: a further group
+/// of clusters Karmada fills, in order, when the main group lacks capacity.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OverflowAffinity {
+    pub affinity_name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label_selector: Option<super::selector::LabelSelector>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub field_selector: Option<super::affinity::FieldSelector>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cluster_names: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub exclude: Vec<String>,
 }
 
 impl ClusterAffinityTerm {

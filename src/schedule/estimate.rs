@@ -316,7 +316,15 @@ pub struct ResourceSummary {
     pub allocated: BTreeMap<String, serde_json::Value>,
     /// Accepted and carried; the resource-model estimate is not reproduced.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub allocatable_modelings: Option<serde_json::Value>,
+    pub allocatable_modelings: Option<Vec<AllocatableModeling>>,
+}
+
+/// How many nodes of a resource-model grade a cluster has: carried without effect.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AllocatableModeling {
+    pub grade: u32,
+    pub count: i64,
 }
 
 impl ResourceSummary {
