@@ -39,18 +39,22 @@ pub fn load_repository(
     let mut diagnostics = Diagnostics::default();
     let mut sources = Sources::default();
     let config = read_config(root, &mut sources, &mut diagnostics);
+    // Nothing to classify: the sources and settings read so far, and why.
+    let nothing = |sources, config, diagnostics| {
+        (
+            Inputs {
+                sources,
+                config,
+                ..Inputs::default()
+            },
+            diagnostics,
+        )
+    };
     let files = match walk(root, &config, options) {
         Ok(files) => files,
         Err(diagnostic) => {
             diagnostics.push(diagnostic);
-            return (
-                Inputs {
-                    sources,
-                    config,
-                    ..Inputs::default()
-                },
-                diagnostics,
-            );
+            return nothing(sources, config, diagnostics);
         }
     };
     if files.is_empty() {
@@ -66,14 +70,7 @@ pub fn load_repository(
             )
             .help("check `--repo` and the `include`/`exclude` globs of garrison.yaml"),
         );
-        return (
-            Inputs {
-                sources,
-                config,
-                ..Inputs::default()
-            },
-            diagnostics,
-        );
+        return nothing(sources, config, diagnostics);
     }
     let first_id = sources.next_id().0;
     let limits = config.parse_limits();

@@ -124,6 +124,8 @@ pub fn check_with(
     );
     let mut keep = keep.into_iter();
     inputs.templates.retain(|_| keep.next().unwrap_or(true));
+    // A namespace given or taken away changes a key: keep them sorted.
+    inputs.templates.sort_by(|a, b| a.key.cmp(&b.key));
 }
 
 /// `Deployment (apps/v1)`, for messages.
@@ -356,5 +358,85 @@ fn deduplicate(
                 seen.insert(identity, name);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::load::classify::classify_documents;
+    use crate::load::yaml::{parse_stream, Limits};
+
+    /// Templates of `text` (file 0) after checking, and the diagnostics concisely.
+    fn checked(text: &str, default_namespace: Option<&str>) -> (Vec<Template>, Vec<String>) {
+        let mut sources = Sources::default();
+        let file = sources.add("t.yaml".into(), text.into());
+        let nodes = match parse_stream(text, &Limits::default()) {
+            Ok(nodes) => nodes,
+            Err(e) => panic!("{e:?}"),
+        };
+        let mut diagnostics = Diagnostics::default();
+        let (mut inputs, documents) = classify_documents(
+            nodes.into_iter().map(|n| (file, n)).collect(),
+            &sources,
+            default_namespace,
+            &mut diagnostics,
+        );
+        inputs.sources = sources;
+        inputs.config.default_namespace = default_namespace.map(str::to_string);
+        check(&mut inputs, documents, &Cache::disabled(), &mut diagnostics);
+        let shown = crate::diag::render(&diagnostics, &inputs.sources, crate::diag::Style::Concise);
+        (
+            inputs.templates,
+            shown.lines().map(str::to_string).collect(),
+        )
+    }
+
+    const TWO: &str = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: b, namespace: a}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  labels: {k: w}\ndata: {k: v}\n";
+
+    #[test]
+    fn the_default_namespace_is_written_after_the_name_and_keys_stay_sorted() {
+        let (templates, shown) = checked(TWO, Some("z"));
+        assert_eq!(shown, Vec::<String>::new());
+        let keys: Vec<String> = templates.iter().map(|t| t.key.to_string()).collect();
+        assert_eq!(keys, ["ConfigMap/a/b", "ConfigMap/z/a"]);
+        assert_eq!(
+            serde_json::to_string(&templates[1].value["metadata"]).unwrap_or_default(),
+            r#"{"name":"a","namespace":"z","labels":{"k":"w"}}"#
+        );
+    }
+
+    #[test]
+    fn without_a_default_a_namespaced_template_needs_its_namespace() {
+        let (templates, shown) = checked(TWO, None);
+        assert_eq!(templates.len(), 1);
+        assert_eq!(
+            shown,
+            ["t.yaml:7:1: error[G0110]: `ConfigMap/a` is namespaced but has no `metadata.namespace` (help: set `metadata.namespace`, or `defaultNamespace` in garrison.yaml for every template without one)"]
+        );
+    }
+
+    #[test]
+    fn a_cluster_scoped_template_loses_its_namespace_and_is_one_object_with_its_twin() {
+        let text = "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: r, namespace: kube-system}\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: r}\n";
+        let (templates, shown) = checked(text, None);
+        assert_eq!(templates.len(), 1);
+        assert_eq!(templates[0].key.namespace, None);
+        assert!(templates[0].value["metadata"].get("namespace").is_none());
+        assert_eq!(shown.len(), 2, "{shown:?}");
+        assert!(shown[0].contains("warning[G0208]"), "{shown:?}");
+        assert!(shown[1].starts_with("t.yaml:7:18: error[G0107]: `ClusterRole/r` (rbac.authorization.k8s.io/v1) is defined twice"), "{shown:?}");
+    }
+
+    #[test]
+    fn two_served_versions_of_one_custom_resource_are_one_object() {
+        let text = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: widgets.example.io}\nspec:\n  group: example.io\n  names: {kind: Widget, plural: widgets}\n  scope: Namespaced\n  versions:\n  - {name: v1, served: true, storage: true, schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}}\n  - {name: v2, served: true, storage: false, schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}}\n---\napiVersion: example.io/v1\nkind: Widget\nmetadata: {name: w, namespace: ns}\n---\napiVersion: example.io/v2\nkind: Widget\nmetadata: {name: w, namespace: ns}\n";
+        let (templates, shown) = checked(text, None);
+        assert_eq!(templates.len(), 2, "the CRD and one Widget");
+        assert_eq!(shown.len(), 1, "{shown:?}");
+        assert!(
+            shown[0].contains("error[G0107]: `Widget/ns/w` (example.io/v2) is defined twice"),
+            "{shown:?}"
+        );
     }
 }
