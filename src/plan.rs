@@ -807,6 +807,43 @@ fn validate_references(inputs: &Inputs, diagnostics: &mut Diagnostics) {
         }
     }
     for policy in &inputs.override_policies {
+        // A cluster an override names that the fleet lacks (a typo) would
+        // leave the override silently unapplied.
+        for (rule, target, _) in policy.spec.rules() {
+            let Some(target) = target else { continue };
+            let base: Vec<String> = std::iter::once("spec".to_string())
+                .chain(
+                    policy
+                        .spec
+                        .overriders_pointer(rule)
+                        .split('/')
+                        .filter(|s| !s.is_empty())
+                        .map(str::to_string),
+                )
+                .collect();
+            // `…/overriders` → `…/targetCluster`.
+            let mut at: Vec<&str> = base.iter().map(String::as_str).collect();
+            at.pop();
+            at.push("targetCluster");
+            for (field, names) in [
+                ("clusterNames", &target.cluster_names),
+                ("exclude", &target.exclude),
+            ] {
+                for (i, name) in names.iter().enumerate() {
+                    if !clusters.contains(name.as_str()) {
+                        let index = i.to_string();
+                        let mut full = at.clone();
+                        full.push(field);
+                        full.push(&index);
+                        diagnostics.push(unknown(
+                            name,
+                            policy.doc.at(&full),
+                            &format!("`{field}` of {}", policy.display()),
+                        ));
+                    }
+                }
+            }
+        }
         for fault in policy.spec.faults() {
             let segments: Vec<String> = std::iter::once("spec".to_string())
                 .chain(
@@ -847,6 +884,35 @@ fn warn_unused_policies(inputs: &Inputs, diagnostics: &mut Diagnostics) {
                 Diagnostic::warning(
                     Code::PolicyMatchesNothing,
                     format!("{} matches no template", policy.display()),
+                )
+                .at(policy.doc.at(&["spec", "resourceSelectors"]))
+                .help(
+                    "check apiVersion, kind, namespace, name and labels of its resource selectors",
+                ),
+            );
+        }
+    }
+    // An override policy that selects nothing overrides nothing: most often
+    // a misspelt kind or name in its selectors. (No selectors: every template.)
+    let refs: Vec<OverridePolicyRef<'_>> = inputs
+        .override_policies
+        .iter()
+        .map(crate::model::inputs::OverridePolicy::as_ref)
+        .collect();
+    for (policy, reference) in inputs.override_policies.iter().zip(&refs) {
+        let matches_some = inputs.templates.iter().any(|t| {
+            overrides::applicable(std::slice::from_ref(reference), &t.view())
+                .first()
+                .is_some()
+        });
+        if !matches_some {
+            diagnostics.push(
+                Diagnostic::warning(
+                    Code::PolicyMatchesNothing,
+                    format!(
+                        "{} selects no template: it overrides nothing",
+                        policy.display()
+                    ),
                 )
                 .at(policy.doc.at(&["spec", "resourceSelectors"]))
                 .help(
