@@ -900,11 +900,10 @@ fn warn_unused_policies(inputs: &Inputs, diagnostics: &mut Diagnostics) {
         .map(crate::model::inputs::OverridePolicy::as_ref)
         .collect();
     for (policy, reference) in inputs.override_policies.iter().zip(&refs) {
-        let matches_some = inputs.templates.iter().any(|t| {
-            overrides::applicable(std::slice::from_ref(reference), &t.view())
-                .first()
-                .is_some()
-        });
+        let matches_some = inputs
+            .templates
+            .iter()
+            .any(|t| !overrides::applicable(std::slice::from_ref(reference), &t.view()).is_empty());
         if !matches_some {
             diagnostics.push(
                 Diagnostic::warning(
