@@ -179,7 +179,24 @@ struct Session {
 
 impl Session {
     fn new(root: &Path) -> Session {
-        crate::support::copy_dir(&testdata(), &root.join("testdata"));
+        // Every fixture a page may name; not the corpus of real manifests,
+        // which no page renders and which is most of testdata/'s files.
+        let Ok(entries) = std::fs::read_dir(testdata()) else {
+            panic!("cannot read {}", testdata().display());
+        };
+        if let Err(e) = std::fs::create_dir_all(root.join("testdata")) {
+            panic!("cannot create {}: {e}", root.display());
+        }
+        for entry in entries.filter_map(Result::ok) {
+            if entry.file_name() != "corpus" {
+                let to = root.join("testdata").join(entry.file_name());
+                if entry.path().is_dir() {
+                    crate::support::copy_dir(&entry.path(), &to);
+                } else if let Err(e) = std::fs::copy(entry.path(), &to) {
+                    panic!("cannot copy {}: {e}", entry.path().display());
+                }
+            }
+        }
         let bin = root.join(".bin");
         let home = root.join(".home");
         for dir in [&bin, &home] {
