@@ -6,7 +6,7 @@
 //! from the texts held in [`Sources`]. Every fault in a run is collected before
 //! anything is written; one error means nothing is rendered.
 
-use crate::load::yaml::Pos;
+use crate::node::Pos;
 use annotate_snippets::{AnnotationKind, Group, Level, Renderer, Snippet};
 use std::fmt::Write as _;
 

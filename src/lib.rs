@@ -17,6 +17,7 @@ pub mod git;
 pub mod interpret;
 pub mod load;
 pub mod model;
+pub mod node;
 pub mod overrides;
 pub mod pause;
 pub mod plan;

@@ -1478,7 +1478,7 @@ fn check_revised(
     let crate::schema::Lookup::Known(kind) = catalog.lookup(&key.api_version, &key.kind) else {
         return Ok(());
     };
-    let node = crate::load::yaml::Node::from_value(value, crate::load::yaml::Pos::default());
+    let node = crate::node::Node::from_value(value, crate::node::Pos::default());
     let Some(fault) = crate::schema::validate_object(catalog.schemas(), kind.root, &node)
         .into_iter()
         .next()

@@ -233,7 +233,7 @@ mod tests {
             resource_summary: None,
             origin: crate::diag::Origin {
                 file: crate::diag::FileId(0),
-                pos: crate::load::yaml::Pos { line: 1, column: 1 },
+                pos: crate::node::Pos { line: 1, column: 1 },
             },
         }
     }

@@ -6,7 +6,8 @@
 
 use garrison::diag::{Diagnostics, FileId};
 use garrison::load::typed::{from_node, Fields};
-use garrison::load::yaml::{parse_stream, Limits, Node};
+use garrison::load::yaml::{parse_stream, Limits};
+use garrison::node::Node;
 use garrison::model::cluster::KarmadaClusterDoc;
 use garrison::model::policy::PropagationPolicyDoc;
 use garrison::schema::{builtin, crd, resolve, validate_object, Lookup};

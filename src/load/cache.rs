@@ -20,9 +20,10 @@
 //! something new or left an entry unused, so it holds exactly what the last
 //! run needed and never grows past one repository and one previous render.
 
-use super::yaml::{Limits, Node, NodeKind, Pos};
+use super::yaml::Limits;
 use crate::model::meta::ObjectKey;
 use crate::model::previous::PreviousBinding;
+use crate::node::{Node, NodeKind, Pos};
 use serde_json::Number;
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeSet, HashMap};

@@ -7,7 +7,6 @@
 //! with Kubernetes' rules; duplicates are errors naming both places.
 
 use super::typed;
-use super::yaml::{Node, NodeKind};
 use crate::diag::{Code, Diagnostic, Diagnostics, FileId, Origin, Sources};
 use crate::model::binding::BindingDoc;
 use crate::model::cluster::{Cluster, KarmadaClusterDoc, ManagedClusterDoc};
@@ -23,6 +22,7 @@ use crate::model::meta::{
 use crate::model::override_policy::OverrideSpec;
 use crate::model::policy::PropagationPolicyDoc;
 use crate::model::selector::Labels;
+use crate::node::{Node, NodeKind};
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use serde_json::Value;

@@ -21,8 +21,9 @@
 //! ```
 
 use super::typed;
-use super::yaml::{parse_stream, Limits, Pos};
+use super::yaml::{parse_stream, Limits};
 use crate::diag::{Code, Diagnostic, Diagnostics, FileId, Origin};
+use crate::node::Pos;
 use serde::Deserialize;
 
 pub const CONFIG_FILE: &str = "garrison.yaml";

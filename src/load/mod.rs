@@ -17,10 +17,11 @@ pub mod yaml;
 
 use crate::diag::{Code, Diagnostic, Diagnostics, FileId, Origin, Sources};
 use crate::model::inputs::Inputs;
+use crate::node::{Node, Pos};
 use config::{Config, CONFIG_FILE};
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
-use yaml::{Limits, Node, Pos};
+use yaml::Limits;
 
 /// What to read, beyond the repository itself.
 #[derive(Clone, Debug, Default)]

@@ -18,7 +18,7 @@
 //! Types with `#[serde(flatten)]` cannot say which fields they declare, so the
 //! typed inputs declare every field instead.
 
-use super::yaml::{Node, NodeKind, Pos};
+use crate::node::{Node, NodeKind, Pos};
 use serde::de::{self, DeserializeOwned, DeserializeSeed, IntoDeserializer, Visitor};
 use std::cell::RefCell;
 use std::fmt;

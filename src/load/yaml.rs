@@ -6,8 +6,9 @@
 //! diagnostics. Parsing follows kubectl's reader: YAML 1.1 booleans, legacy
 //! octal numbers (`0644` is 420), duplicate keys refused, empty documents skipped.
 
+use crate::node::{Node, NodeKind, Pos};
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
-use serde_json::{Map, Number, Value};
+use serde_json::Number;
 use serde_saphyr::{Location, Spanned};
 use std::fmt;
 
@@ -31,128 +32,11 @@ impl Default for Limits {
     }
 }
 
-/// A 1-based line and column in a source file.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Pos {
-    pub line: u32,
-    pub column: u32,
-}
-
-impl Pos {
-    fn from_location(location: &Location) -> Pos {
-        Pos {
-            line: u32::try_from(location.line()).unwrap_or(u32::MAX),
-            column: u32::try_from(location.column()).unwrap_or(u32::MAX),
-        }
-    }
-}
-
-/// One YAML node with its position.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Node {
-    pub pos: Pos,
-    pub kind: NodeKind,
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub enum NodeKind {
-    Null,
-    Bool(bool),
-    Number(Number),
-    String(String),
-    Seq(Vec<Node>),
-    /// Entries in document order: (key, key position, value).
-    Map(Vec<(String, Pos, Node)>),
-}
-
-impl Node {
-    /// The value without positions, key order kept.
-    pub fn to_value(&self) -> Value {
-        match &self.kind {
-            NodeKind::Null => Value::Null,
-            NodeKind::Bool(b) => Value::Bool(*b),
-            NodeKind::Number(n) => Value::Number(n.clone()),
-            NodeKind::String(s) => Value::String(s.clone()),
-            NodeKind::Seq(items) => Value::Array(items.iter().map(Node::to_value).collect()),
-            NodeKind::Map(entries) => {
-                let mut map = Map::with_capacity(entries.len());
-                for (key, _, value) in entries {
-                    map.insert(key.clone(), value.to_value());
-                }
-                Value::Object(map)
-            }
-        }
-    }
-
-    /// A tree for `value` whose every node is placed at `pos`: for values
-    /// garrison makes (a default, an override's result) that must be checked
-    /// like written ones.
-    pub fn from_value(value: &Value, pos: Pos) -> Node {
-        let kind = match value {
-            Value::Null => NodeKind::Null,
-            Value::Bool(b) => NodeKind::Bool(*b),
-            Value::Number(n) => NodeKind::Number(n.clone()),
-            Value::String(s) => NodeKind::String(s.clone()),
-            Value::Array(items) => {
-                NodeKind::Seq(items.iter().map(|v| Node::from_value(v, pos)).collect())
-            }
-            Value::Object(map) => NodeKind::Map(
-                map.iter()
-                    .map(|(k, v)| (k.clone(), pos, Node::from_value(v, pos)))
-                    .collect(),
-            ),
-        };
-        Node { pos, kind }
-    }
-
-    /// The position of the node at `path` (JSON-pointer segments), or of the
-    /// deepest ancestor that exists: a missing field is reported where its
-    /// parent was written.
-    pub fn locate(&self, path: &[&str]) -> Pos {
-        let mut node = self;
-        for segment in path {
-            let next = match &node.kind {
-                NodeKind::Map(entries) => entries
-                    .iter()
-                    .find(|(key, _, _)| key == segment)
-                    .map(|(_, _, value)| value),
-                NodeKind::Seq(items) => segment.parse::<usize>().ok().and_then(|i| items.get(i)),
-                _ => None,
-            };
-            match next {
-                Some(child) => node = child,
-                None => return node.pos,
-            }
-        }
-        node.pos
-    }
-
-    /// The position of the key `path`'s last segment names, for faults in the key itself.
-    pub fn locate_key(&self, path: &[&str]) -> Pos {
-        let Some((last, parent)) = path.split_last() else {
-            return self.pos;
-        };
-        let mut node = self;
-        for segment in parent {
-            let next = match &node.kind {
-                NodeKind::Map(entries) => entries
-                    .iter()
-                    .find(|(key, _, _)| key == segment)
-                    .map(|(_, _, value)| value),
-                NodeKind::Seq(items) => segment.parse::<usize>().ok().and_then(|i| items.get(i)),
-                _ => None,
-            };
-            match next {
-                Some(child) => node = child,
-                None => return node.pos,
-            }
-        }
-        if let NodeKind::Map(entries) = &node.kind {
-            if let Some((_, pos, _)) = entries.iter().find(|(key, _, _)| key == last) {
-                return *pos;
-            }
-        }
-        self.locate(path)
+/// A parser location as a [`Pos`].
+fn pos_of(location: &Location) -> Pos {
+    Pos {
+        line: u32::try_from(location.line()).unwrap_or(u32::MAX),
+        column: u32::try_from(location.column()).unwrap_or(u32::MAX),
     }
 }
 
@@ -180,7 +64,7 @@ pub fn parse_stream(text: &str, limits: &Limits) -> Result<Vec<Node>, ParseError
     let docs: Vec<Spanned<RawNode>> = serde_saphyr::from_str_multiple_with_options(text, options)
         .map_err(|error| {
         let (message, help) = explain(&error, limits);
-        let mut pos = error.location().map(|l| Pos::from_location(&l));
+        let mut pos = error.location().map(|l| pos_of(&l));
         // Point at the tab itself, not at the text after it.
         if let Some(pos) = pos.as_mut().filter(|_| message.contains("tab")) {
             let line = text.lines().nth((pos.line as usize).saturating_sub(1));
@@ -292,7 +176,7 @@ enum RawNode {
 
 impl RawNode {
     fn into_node(spanned: Spanned<RawNode>) -> Node {
-        let pos = Pos::from_location(&spanned.referenced);
+        let pos = pos_of(&spanned.referenced);
         let kind = match spanned.value {
             RawNode::Null => NodeKind::Null,
             RawNode::Bool(b) => NodeKind::Bool(b),
@@ -307,7 +191,7 @@ impl RawNode {
                     .map(|(key, value)| {
                         (
                             key.value,
-                            Pos::from_location(&key.referenced),
+                            pos_of(&key.referenced),
                             RawNode::into_node(value),
                         )
                     })

@@ -9,7 +9,7 @@ use super::policy::PropagationSpec;
 use super::resource_selector::TemplateView;
 use super::selector::Labels;
 use crate::diag::{FileId, Origin, Sources};
-use crate::load::yaml::Node;
+use crate::node::Node;
 use serde_json::Value;
 use std::collections::BTreeMap;
 

@@ -14,9 +14,9 @@ use super::OverridePolicyRef;
 use crate::diag::{Code, Diagnostic, Diagnostics, Origin};
 use crate::load::classify::unknown_field;
 use crate::load::typed::display_path;
-use crate::load::yaml::Node;
 use crate::model::inputs::{Inputs, OverridePolicy};
 use crate::model::override_policy::Operator;
+use crate::node::Node;
 use crate::schema::{self, FaultKind, Lookup, PathFault};
 use std::collections::BTreeSet;
 

@@ -184,12 +184,12 @@ mod tests {
     //! `pkg/util/selector.go`), each rule restated in our own words.
     use super::*;
     use crate::diag::FileId;
-    use crate::load::yaml::{Node, NodeKind, Pos};
     use crate::model::inputs::Document;
     use crate::model::meta::ObjectKey;
     use crate::model::policy::PropagationSpec;
     use crate::model::resource_selector::ResourceSelector;
     use crate::model::selector::{LabelSelector, Labels};
+    use crate::node::{Node, NodeKind, Pos};
     use std::collections::BTreeMap;
 
     fn doc() -> Document {

@@ -510,11 +510,11 @@ fn fit_replicas<'a>(
 mod tests {
     use super::*;
     use crate::diag::{FileId, Origin};
-    use crate::load::yaml::Pos;
     use crate::model::cluster::Cluster;
     use crate::model::policy::{
         ClusterPreferences, ReplicaSchedulingStrategy, SpreadConstraint, StaticClusterWeight,
     };
+    use crate::node::Pos;
 
     fn cluster(name: &str, region: &str) -> Cluster {
         Cluster {

@@ -11,7 +11,7 @@ use super::builtin::Builtin;
 use super::openapi::Builder;
 use super::{Catalog, Kind, KindSource, Schema, SchemaId, Schemas, Types};
 use crate::diag::{Code, Diagnostic, Diagnostics, FileId, Origin};
-use crate::load::yaml::Node;
+use crate::node::Node;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 

@@ -1,6 +1,7 @@
 use super::*;
 use crate::diag::{Diagnostics, FileId};
-use crate::load::yaml::{parse_stream, Limits, Node};
+use crate::load::yaml::{parse_stream, Limits};
+use crate::node::Node;
 
 fn node(text: &str) -> Node {
     match parse_stream(text, &Limits::default()) {

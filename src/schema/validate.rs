@@ -3,7 +3,7 @@
 
 use super::{Additional, Format, ListType, Schema, SchemaId, Schemas, Types};
 use crate::load::typed::{describe, quote_hint};
-use crate::load::yaml::{Node, NodeKind, Pos};
+use crate::node::{Node, NodeKind, Pos};
 use serde_json::Value;
 
 /// At most this many faults are reported for one object.

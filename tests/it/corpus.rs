@@ -9,9 +9,10 @@
 
 use garrison::diag::{render, Diagnostics, Sources, Style};
 use garrison::load::cache::Cache;
-use garrison::load::yaml::{parse_stream, Limits, Node};
+use garrison::load::yaml::{parse_stream, Limits};
 use garrison::load::{classify, templates};
 use garrison::model::inputs::{Document, Inputs};
+use garrison::node::Node;
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 

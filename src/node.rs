@@ -1,0 +1,124 @@
+//! A document as it was written: values that remember their line and column.
+//!
+//! The YAML reader (`load::yaml`) produces [`Node`] trees; diagnostics point
+//! at a [`Pos`]; typed inputs keep their tree so later stages can name the
+//! exact field they complain about. A low module: it knows nothing of YAML
+//! syntax, Kubernetes or garrison's inputs.
+
+use serde_json::{Map, Number, Value};
+
+/// A 1-based line and column in a source file.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Pos {
+    pub line: u32,
+    pub column: u32,
+}
+
+/// One YAML node with its position.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Node {
+    pub pos: Pos,
+    pub kind: NodeKind,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum NodeKind {
+    Null,
+    Bool(bool),
+    Number(Number),
+    String(String),
+    Seq(Vec<Node>),
+    /// Entries in document order: (key, key position, value).
+    Map(Vec<(String, Pos, Node)>),
+}
+
+impl Node {
+    /// The value without positions, key order kept.
+    pub fn to_value(&self) -> Value {
+        match &self.kind {
+            NodeKind::Null => Value::Null,
+            NodeKind::Bool(b) => Value::Bool(*b),
+            NodeKind::Number(n) => Value::Number(n.clone()),
+            NodeKind::String(s) => Value::String(s.clone()),
+            NodeKind::Seq(items) => Value::Array(items.iter().map(Node::to_value).collect()),
+            NodeKind::Map(entries) => {
+                let mut map = Map::with_capacity(entries.len());
+                for (key, _, value) in entries {
+                    map.insert(key.clone(), value.to_value());
+                }
+                Value::Object(map)
+            }
+        }
+    }
+
+    /// A tree for `value` whose every node is placed at `pos`: for values
+    /// garrison makes (a default, an override's result) that must be checked
+    /// like written ones.
+    pub fn from_value(value: &Value, pos: Pos) -> Node {
+        let kind = match value {
+            Value::Null => NodeKind::Null,
+            Value::Bool(b) => NodeKind::Bool(*b),
+            Value::Number(n) => NodeKind::Number(n.clone()),
+            Value::String(s) => NodeKind::String(s.clone()),
+            Value::Array(items) => {
+                NodeKind::Seq(items.iter().map(|v| Node::from_value(v, pos)).collect())
+            }
+            Value::Object(map) => NodeKind::Map(
+                map.iter()
+                    .map(|(k, v)| (k.clone(), pos, Node::from_value(v, pos)))
+                    .collect(),
+            ),
+        };
+        Node { pos, kind }
+    }
+
+    /// The position of the node at `path` (JSON-pointer segments), or of the
+    /// deepest ancestor that exists: a missing field is reported where its
+    /// parent was written.
+    pub fn locate(&self, path: &[&str]) -> Pos {
+        let mut node = self;
+        for segment in path {
+            let next = match &node.kind {
+                NodeKind::Map(entries) => entries
+                    .iter()
+                    .find(|(key, _, _)| key == segment)
+                    .map(|(_, _, value)| value),
+                NodeKind::Seq(items) => segment.parse::<usize>().ok().and_then(|i| items.get(i)),
+                _ => None,
+            };
+            match next {
+                Some(child) => node = child,
+                None => return node.pos,
+            }
+        }
+        node.pos
+    }
+
+    /// The position of the key `path`'s last segment names, for faults in the key itself.
+    pub fn locate_key(&self, path: &[&str]) -> Pos {
+        let Some((last, parent)) = path.split_last() else {
+            return self.pos;
+        };
+        let mut node = self;
+        for segment in parent {
+            let next = match &node.kind {
+                NodeKind::Map(entries) => entries
+                    .iter()
+                    .find(|(key, _, _)| key == segment)
+                    .map(|(_, _, value)| value),
+                NodeKind::Seq(items) => segment.parse::<usize>().ok().and_then(|i| items.get(i)),
+                _ => None,
+            };
+            match next {
+                Some(child) => node = child,
+                None => return node.pos,
+            }
+        }
+        if let NodeKind::Map(entries) = &node.kind {
+            if let Some((_, pos, _)) = entries.iter().find(|(key, _, _)| key == last) {
+                return *pos;
+            }
+        }
+        self.locate(path)
+    }
+}
