@@ -1,0 +1,242 @@
+//! Claiming a template: which policy (or pinned binding, or Karmada's
+//! namespace auto-propagation) takes it, where the scheduler puts it, and
+//! which cluster holds its fort (SPEC §2, §3).
+
+use super::{pinned, placement_json, policy_ref, App, Source, RESERVED_NAMESPACES};
+use crate::diag::{Code, Diagnostic, Diagnostics, Origin};
+use crate::fort::{self, FortError, FORT_CLUSTER_ANNOTATION, FORT_ENABLED};
+use crate::interpret;
+use crate::model::binding::BindingDoc;
+use crate::model::inputs::{Inputs, PropagationPolicy, Template};
+use crate::model::meta::ObjectKey;
+use crate::model::policy::FORT_ANNOTATION;
+use crate::model::previous::{PreviousBinding, PreviousRender};
+use crate::pause;
+use crate::schedule::{self, policy_match, Binding, Decision};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// What claiming reads besides the template.
+pub(super) struct Claims<'a> {
+    pub inputs: &'a Inputs,
+    pub interpreter: &'a interpret::Interpreter,
+    /// Pinned bindings by the template they pin.
+    pub pinned: BTreeMap<ObjectKey, (Origin, &'a BindingDoc)>,
+    pub paused: &'a BTreeSet<String>,
+    pub previous: &'a PreviousRender,
+}
+
+/// What became of one template.
+pub(super) enum Claim {
+    /// It is an application.
+    App(Box<App>),
+    /// No policy or binding claims it.
+    Unclaimed,
+    /// Karmada never propagates it (reported), or it could not be read
+    /// (its fault reported).
+    Skipped,
+}
+
+impl Claims<'_> {
+    /// Claim `template`, reporting what is wrong on the way.
+    pub(super) fn claim(&self, template: &Template, diagnostics: &mut Diagnostics) -> Claim {
+        if let Some(why) = policy_match::skip_reason(template) {
+            diagnostics.push(
+                Diagnostic::warning(
+                    Code::ReservedNamespace,
+                    format!("`{}` is not rendered: {why}", template.key),
+                )
+                .at(template.origin)
+                .help("move it to another namespace (or drop the label), or remove it from the repository"),
+            );
+            return Claim::Skipped;
+        }
+        let choice = policy_match::choose_policy(template, &self.inputs.propagation_policies);
+        let policy = choice
+            .as_ref()
+            .map(|c| &self.inputs.propagation_policies[c.policy]);
+        let previous = self.previous.bindings.get(&template.key);
+        let held = pause::held_for(policy.map(|p| &p.spec), &self.inputs.clusters, self.paused);
+        let replicas = match self.interpreter.replicas(template) {
+            Ok(replicas) => replicas,
+            Err(error) => {
+                diagnostics.push(error.diagnostic(&template.key, None));
+                return Claim::Skipped;
+            }
+        };
+        let desired = replicas.as_ref().map(|r| r.desired);
+        let (source, binding, placement) = if let Some((_, pin)) = self.pinned.get(&template.key) {
+            let binding = pinned::pinned_binding(pin, desired, &held, previous);
+            let source = Source::Pinned {
+                policy: policy.map(policy_ref),
+            };
+            (source, binding, policy.map(|p| p.spec.placement.clone()))
+        } else if auto_propagated_namespace(template) {
+            let binding = pinned::everywhere(&self.inputs.clusters, &held, previous);
+            (Source::NamespaceAutoPropagation, binding, None)
+        } else if let (Some(choice), Some(policy)) = (&choice, policy) {
+            let request = Scheduling {
+                template,
+                policy,
+                replicas: desired,
+                requirements: replicas.as_ref().and_then(|r| r.requirements.as_ref()),
+                previous,
+                held: &held,
+            };
+            let Some(binding) = self.schedule(&request, diagnostics) else {
+                return Claim::Skipped;
+            };
+            let source = Source::Policy {
+                policy: policy_ref(policy),
+                passed_over: choice.passed_over.clone(),
+            };
+            (source, binding, Some(policy.spec.placement.clone()))
+        } else {
+            return Claim::Unclaimed;
+        };
+        let placement_json = placement.as_ref().map(placement_json);
+        let mut app = App {
+            key: template.key.clone(),
+            source,
+            binding,
+            fort: None,
+            placement,
+            placement_json,
+            held,
+            overrides: BTreeMap::new(),
+            digest: None,
+        };
+        place_fort(&mut app, template, policy, previous, diagnostics);
+        Claim::App(Box::new(app))
+    }
+
+    /// Schedule by policy; a schedule that leaves the application nowhere
+    /// is a warning (Karmada keeps the previous schedule, or none).
+    fn schedule(&self, request: &Scheduling<'_>, diagnostics: &mut Diagnostics) -> Option<Binding> {
+        let (template, policy) = (request.template, request.policy);
+        let placement_json = placement_json(&policy.spec.placement);
+        let at = policy.doc.at(&["spec", "placement"]);
+        let binding = match schedule::schedule(
+            &schedule::Request {
+                api_version: &template.key.api_version,
+                kind: &template.key.kind,
+                placement: &policy.spec.placement,
+                placement_json: &placement_json,
+                replicas: request.replicas,
+                requirements: request.requirements,
+                previous: request.previous,
+                held: request.held,
+                paused: self.paused,
+            },
+            &self.inputs.clusters,
+        ) {
+            Ok(binding) => binding,
+            Err(message) => {
+                diagnostics.push(
+                    Diagnostic::error(
+                        Code::Unschedulable,
+                        format!("`{}` cannot be scheduled: {message}", template.key),
+                    )
+                    .at(at),
+                );
+                return None;
+            }
+        };
+        if let Decision::Unschedulable(why) | Decision::KeptAfterFailure(why) = &binding.decision {
+            diagnostics.push(
+                Diagnostic::warning(
+                    Code::Unschedulable,
+                    format!("`{}` is not scheduled: {why}", template.key),
+                )
+                .at(at)
+                .help("check the placement's affinity, tolerations and spread constraints against the fleet"),
+            );
+        }
+        Some(binding)
+    }
+}
+
+/// What scheduling one template by its policy needs.
+struct Scheduling<'a> {
+    template: &'a Template,
+    policy: &'a PropagationPolicy,
+    replicas: Option<u64>,
+    requirements: Option<&'a schedule::estimate::ReplicaRequirements>,
+    previous: Option<&'a PreviousBinding>,
+    held: &'a BTreeSet<String>,
+}
+
+/// Karmada's namespace controller sends every Namespace to every cluster,
+/// whatever policy also selects it, unless it opts out or is reserved.
+fn auto_propagated_namespace(template: &Template) -> bool {
+    template.key.kind == "Namespace"
+        && template.key.api_version == "v1"
+        && template
+            .labels
+            .get("namespace.karmada.io/skip-auto-propagation")
+            .is_none_or(|v| v != "true")
+        && !RESERVED_NAMESPACES.contains(&template.key.name.as_str())
+        && !policy_match::namespace_is_reserved(&template.key.name)
+}
+
+/// Choose the fort when the policy opts in (SPEC §3); a pin without the
+/// opt-in is a warning, a pin to a non-candidate an error.
+fn place_fort(
+    app: &mut App,
+    template: &Template,
+    policy: Option<&PropagationPolicy>,
+    previous: Option<&PreviousBinding>,
+    diagnostics: &mut Diagnostics,
+) {
+    let enabled = policy.is_some_and(|p| {
+        p.annotations
+            .get(FORT_ANNOTATION)
+            .is_some_and(|v| v == FORT_ENABLED)
+    });
+    if enabled {
+        let pin = template
+            .annotations
+            .get(FORT_CLUSTER_ANNOTATION)
+            .map(String::as_str);
+        match fort::choose_fort(&app.binding, pin, previous.and_then(|p| p.fort.as_deref())) {
+            Ok(fort) => app.fort = fort,
+            Err(FortError::PinNotCandidate { pin, candidates }) => diagnostics.push(
+                Diagnostic::error(
+                    Code::FortPinNotCandidate,
+                    format!(
+                        "`{}` pins its fort to cluster `{pin}`, which is not a candidate",
+                        template.key
+                    ),
+                )
+                .at(template.fort_pin_origin.unwrap_or(template.origin))
+                .help(if candidates.is_empty() {
+                    "the application has no unpaused cluster in its binding; remove the pin or unpause a cluster".to_string()
+                } else {
+                    format!("pin one of the binding's unpaused clusters: {}", quoted(&candidates))
+                }),
+            ),
+        }
+    } else if let (Some(policy), Some(pin_at)) = (policy, template.fort_pin_origin) {
+        diagnostics.push(
+            Diagnostic::warning(
+                Code::IgnoredField,
+                format!(
+                    "`{}` pins its fort, but {} does not enable fort placement; the pin has no effect",
+                    template.key,
+                    policy.display()
+                ),
+            )
+            .at(pin_at)
+            .help(format!(
+                "annotate the policy with `{FORT_ANNOTATION}: {FORT_ENABLED}`, or remove the pin"
+            )),
+        );
+    }
+}
+
+fn quoted(names: &[String]) -> String {
+    names
+        .iter()
+        .map(|n| format!("`{n}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}

@@ -1,0 +1,182 @@
+//! `propagateDeps`: the ConfigMaps, Secrets, ServiceAccounts and PVCs a
+//! workload references follow it to the same clusters.
+
+use super::{App, Source};
+use crate::diag::Diagnostics;
+use crate::interpret;
+use crate::model::inputs::{Inputs, Template};
+use crate::model::meta::ObjectKey;
+use crate::model::previous::PreviousRender;
+use crate::pause;
+use crate::schedule::{Assignment, Binding, Decision};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// What propagating dependencies reads.
+pub(super) struct Context<'a> {
+    pub inputs: &'a Inputs,
+    pub interpreter: &'a interpret::Interpreter,
+    pub templates: &'a BTreeMap<&'a ObjectKey, &'a Template>,
+    pub paused: &'a BTreeSet<String>,
+    pub previous: &'a PreviousRender,
+}
+
+/// Give every dependency of a `propagateDeps` workload the workload's
+/// clusters: a dependency that is an application of its own gains them
+/// (its own clusters first), any other becomes an application that only
+/// follows.
+pub(super) fn propagate(context: &Context<'_>, apps: &mut Vec<App>, diagnostics: &mut Diagnostics) {
+    for (key, required) in required(context, apps, diagnostics) {
+        match apps.iter_mut().find(|a| a.key == key) {
+            Some(existing) => widen(existing, required),
+            None => apps.push(follower(context, key, required)),
+        }
+    }
+}
+
+/// What each dependency needs, from the workloads that reference it.
+fn required(
+    context: &Context<'_>,
+    apps: &[App],
+    diagnostics: &mut Diagnostics,
+) -> BTreeMap<ObjectKey, Required> {
+    let (inputs, templates) = (context.inputs, context.templates);
+    let mut required: BTreeMap<ObjectKey, Required> = BTreeMap::new();
+    for app in apps {
+        let propagate = super::policy_of(inputs, app)
+            .is_some_and(|p| p.spec.propagate_deps || p.spec.association);
+        if !propagate {
+            continue;
+        }
+        let Some(template) = templates.get(&app.key) else {
+            continue;
+        };
+        let dependencies = match context
+            .interpreter
+            .dependencies(template, &inputs.templates)
+        {
+            Ok(dependencies) => dependencies,
+            Err(error) => {
+                diagnostics.push(error.diagnostic(&app.key, None));
+                continue;
+            }
+        };
+        for key in dependencies {
+            if key == app.key || !templates.contains_key(&key) {
+                continue;
+            }
+            let entry = required.entry(key).or_default();
+            entry
+                .clusters
+                .extend(app.binding.clusters.iter().map(|a| a.cluster.clone()));
+            entry.without_holds.extend(
+                app.binding
+                    .would_be
+                    .iter()
+                    .flatten()
+                    .map(|a| a.cluster.clone()),
+            );
+            entry.of.push(app.key.clone());
+        }
+    }
+    required
+}
+
+/// What a dependency's held clusters would get without the holds: the
+/// object, wherever a workload that references it is or would be.
+fn would_be(required: &Required, held: &BTreeSet<String>) -> Vec<Assignment> {
+    required
+        .clusters
+        .union(&required.without_holds)
+        .filter(|c| held.contains(*c))
+        .map(|c| Assignment {
+            cluster: c.clone(),
+            replicas: 0,
+            held: false,
+        })
+        .collect()
+}
+
+/// A dependency with a schedule of its own also goes where its workloads go.
+fn widen(existing: &mut App, required: Required) {
+    for extra in would_be(&required, &existing.held) {
+        let shadow = existing.binding.would_be.get_or_insert_with(Vec::new);
+        if !shadow.iter().any(|a| a.cluster == extra.cluster) {
+            shadow.push(extra);
+        }
+    }
+    for cluster in required.clusters {
+        if !existing
+            .binding
+            .clusters
+            .iter()
+            .any(|a| a.cluster == cluster)
+        {
+            let is_held = existing.held.contains(&cluster);
+            existing.binding.clusters.push(Assignment {
+                cluster,
+                replicas: 0,
+                held: is_held,
+            });
+        }
+    }
+}
+
+/// A dependency that is no application of its own: it follows its
+/// workloads, frozen where a cluster is held and it was before.
+fn follower(context: &Context<'_>, key: ObjectKey, required: Required) -> App {
+    let held = pause::held_for(None, &context.inputs.clusters, context.paused);
+    let had = |c: &str| {
+        context
+            .previous
+            .bindings
+            .get(&key)
+            .is_some_and(|p| p.clusters.iter().any(|(n, _)| n == c))
+    };
+    let would_be = would_be(&required, &held);
+    let assignments = required
+        .clusters
+        .into_iter()
+        .filter(|c| !held.contains(c) || had(c))
+        .map(|c| Assignment {
+            held: held.contains(&c),
+            cluster: c,
+            replicas: 0,
+        })
+        .collect();
+    App {
+        key,
+        source: Source::Dependency { of: required.of },
+        binding: Binding {
+            clusters: assignments,
+            desired: 0,
+            workload: false,
+            revise: false,
+            affinity_name: None,
+            decision: Decision::Scheduled(
+                "follows the workloads that reference it (propagateDeps)".into(),
+            ),
+            static_weights: None,
+            notes: Vec::new(),
+            would_be: (!would_be.is_empty()).then_some(would_be),
+            withheld: BTreeSet::new(),
+            remembered: false,
+        },
+        fort: None,
+        placement: None,
+        placement_json: None,
+        held,
+        overrides: BTreeMap::new(),
+        digest: None,
+    }
+}
+
+/// What one dependency needs, from the workloads that reference it.
+#[derive(Default)]
+struct Required {
+    /// The clusters the workloads are on.
+    clusters: BTreeSet<String>,
+    /// The held clusters the workloads would be on without their holds.
+    without_holds: BTreeSet<String>,
+    /// The workloads.
+    of: Vec<ObjectKey>,
+}
