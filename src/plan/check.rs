@@ -2,344 +2,386 @@
 //! would refuse, and policies that match nothing (almost always a typo).
 
 use crate::diag::{Code, Diagnostic, Diagnostics, Origin};
-use crate::model::inputs::Inputs;
+use crate::model::affinity::ClusterAffinity;
+use crate::model::inputs::{Inputs, OverridePolicy, PropagationPolicy};
+use crate::model::policy::{Division, SpreadField};
 use crate::overrides::{self, OverridePolicyRef};
 use crate::schedule::policy_match;
 use std::collections::BTreeSet;
 
 /// Faults in cross-references that Karmada's webhooks or controllers would reject.
 pub(super) fn references(inputs: &Inputs, diagnostics: &mut Diagnostics) {
-    let clusters: BTreeSet<&str> = inputs.clusters.iter().map(|c| c.name.as_str()).collect();
-    let unknown = |name: &str, origin: Origin, what: &str| {
-        Diagnostic::error(
-            Code::UnknownCluster,
-            format!("cluster `{name}` in {what} is not in the fleet"),
-        )
-        .at(origin)
-        .help(format!(
-            "define it with a Cluster or ManagedCluster document, or fix the name (known: {})",
-            if clusters.is_empty() {
-                "none".to_string()
-            } else {
-                clusters
-                    .iter()
-                    .map(|c| format!("`{c}`"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            }
-        ))
+    let fleet = Fleet {
+        names: inputs.clusters.iter().map(|c| c.name.as_str()).collect(),
     };
     for policy in &inputs.propagation_policies {
-        let placement = &policy.spec.placement;
-        if placement.cluster_affinity.is_some() && !placement.cluster_affinities.is_empty() {
-            diagnostics.push(
-                Diagnostic::error(
-                    Code::InvalidPlacement,
-                    "`clusterAffinity` and `clusterAffinities` cannot both be set",
-                )
-                .at(Origin {
-                    file: policy.doc.file,
-                    pos: policy
-                        .doc
-                        .node
-                        .locate_key(&["spec", "placement", "clusterAffinities"]),
-                })
-                .help("keep one of them, as Karmada's webhook requires"),
+        placement(policy, diagnostics);
+        for (path, affinity) in affinities(policy) {
+            let path: Vec<&str> = path.iter().map(String::as_str).collect();
+            fleet.check_affinity(
+                &affinity,
+                &path,
+                &policy.doc,
+                &policy.display(),
+                diagnostics,
             );
         }
-        let overflow_allowed = matches!(
-            placement.division(),
-            crate::model::policy::Division::DynamicWeighted
-                | crate::model::policy::Division::Aggregated
-        );
-        for (i, term) in placement.cluster_affinities.iter().enumerate() {
-            if term.overflow_affinities.is_none() {
-                continue;
-            }
-            let index = i.to_string();
-            let at = policy.doc.at(&[
-                "spec",
-                "placement",
-                "clusterAffinities",
-                &index,
-                "overflowAffinities",
-            ]);
-            // Karmada's webhook (ValidatePlacement, ValidateOverflowAffinities).
-            let refusal = if !overflow_allowed {
-                Some("`overflowAffinities` can only be used with dynamic weight or aggregated scheduling")
-            } else if term.affinity() == crate::model::affinity::ClusterAffinity::default() {
-                Some("`overflowAffinities` can only be used together with the affinity group's own cluster affinity")
-            } else {
-                None
-            };
-            diagnostics.push(match refusal {
-                Some(message) => Diagnostic::error(Code::InvalidPlacement, message)
-                    .at(at)
-                    .help("as Karmada's webhook requires: divide by `dynamicWeight` or `Aggregated`, and select clusters in the group itself"),
-                None => Diagnostic::warning(Code::IgnoredField, "garrison does not act on `overflowAffinities` yet: it schedules onto the affinity group's own clusters only, where Karmada also fills the overflow groups, in order, when those lack capacity")
-                    .at(at)
-                    .help("check the render's replicas per cluster; remove `overflowAffinities` to silence this"),
-            });
-        }
-        let mut names_seen = BTreeSet::new();
-        for (i, term) in placement.cluster_affinities.iter().enumerate() {
-            if !names_seen.insert(term.affinity_name.as_str())
-                || term.affinity_name.is_empty()
-                || term.affinity_name.len() > 32
-            {
-                diagnostics.push(
-                    Diagnostic::error(
-                        Code::InvalidPlacement,
-                        format!(
-                            "affinity name `{}` must be unique and 1 to 32 characters",
-                            term.affinity_name
-                        ),
-                    )
-                    .at(policy.doc.at(&[
-                        "spec",
-                        "placement",
-                        "clusterAffinities",
-                        &i.to_string(),
-                        "affinityName",
-                    ])),
-                );
-            }
-        }
-        let spreads = &placement.spread_constraints;
-        for (i, spread) in spreads.iter().enumerate() {
-            if spread.spread_by_field.is_some() == spread.spread_by_label.is_some() {
-                diagnostics.push(
-                    Diagnostic::error(Code::InvalidPlacement, "a spread constraint needs exactly one of `spreadByField` and `spreadByLabel`")
-                        .at(policy.doc.at(&["spec", "placement", "spreadConstraints", &i.to_string()])),
-                );
-            }
-        }
-        if spreads.iter().any(|s| s.spread_by_field.is_some())
-            && !spreads
-                .iter()
-                .any(|s| s.spread_by_field == Some(crate::model::policy::SpreadField::Cluster))
-        {
-            diagnostics.push(
-                Diagnostic::error(Code::InvalidPlacement, "spread constraints by field must include one with `spreadByField: cluster`")
-                    .at(policy.doc.at(&["spec", "placement", "spreadConstraints"]))
-                    .help("add `- spreadByField: cluster` with its maxGroups/minGroups, as Karmada's webhook requires"),
-            );
-        }
-        for (i, spread) in spreads.iter().enumerate() {
-            let unenforced = spread.spread_by_label.is_some()
-                || matches!(
-                    spread.spread_by_field,
-                    Some(
-                        crate::model::policy::SpreadField::Zone
-                            | crate::model::policy::SpreadField::Provider
-                    )
-                );
-            if unenforced {
-                diagnostics.push(
-                    Diagnostic::warning(Code::IgnoredField, "Karmada v1.19 spreads only by `cluster` and `region`; this constraint is not enforced (and alone it selects no cluster, as in Karmada)")
-                        .at(policy.doc.at(&["spec", "placement", "spreadConstraints", &i.to_string()])),
-                );
-            }
-        }
-        if let Some(ns) = &policy.namespace {
-            for (i, selector) in policy.spec.resource_selectors.iter().enumerate() {
-                if selector
-                    .namespace
-                    .as_deref()
-                    .is_some_and(|s| !s.is_empty() && s != ns)
-                {
-                    diagnostics.push(
-                        Diagnostic::error(Code::InvalidPlacement, format!("a PropagationPolicy in `{ns}` cannot select templates in another namespace"))
-                            .at(policy.doc.at(&["spec", "resourceSelectors", &i.to_string(), "namespace"]))
-                            .help("remove the namespace, or use a ClusterPropagationPolicy"),
-                    );
-                }
-            }
-        }
-        let mut affinities: Vec<(Vec<String>, &crate::model::affinity::ClusterAffinity)> =
-            Vec::new();
-        if let Some(a) = &placement.cluster_affinity {
-            affinities.push((
-                vec!["spec".into(), "placement".into(), "clusterAffinity".into()],
-                a,
-            ));
-        }
-        let terms: Vec<_> = placement
-            .cluster_affinities
-            .iter()
-            .map(|t| t.affinity())
-            .collect();
-        for (i, term) in terms.iter().enumerate() {
-            affinities.push((
-                vec![
-                    "spec".into(),
-                    "placement".into(),
-                    "clusterAffinities".into(),
-                    i.to_string(),
-                ],
-                term,
-            ));
-        }
-        if let Some(weights) = placement
-            .replica_scheduling
-            .as_ref()
-            .and_then(|r| r.weight_preference.as_ref())
-        {
-            for (i, rule) in weights.static_weight_list.iter().enumerate() {
-                affinities.push((
-                    vec![
-                        "spec".into(),
-                        "placement".into(),
-                        "replicaScheduling".into(),
-                        "weightPreference".into(),
-                        "staticWeightList".into(),
-                        i.to_string(),
-                        "targetCluster".into(),
-                    ],
-                    &rule.target_cluster,
-                ));
-            }
-        }
-        for (path, affinity) in affinities {
-            for (field, names) in [
-                ("clusterNames", &affinity.cluster_names),
-                ("exclude", &affinity.exclude),
-            ] {
-                for (i, name) in names.iter().enumerate() {
-                    if !clusters.contains(name.as_str()) {
-                        let mut full: Vec<&str> = path.iter().map(String::as_str).collect();
-                        let index = i.to_string();
-                        full.push(field);
-                        full.push(&index);
-                        diagnostics.push(unknown(
-                            name,
-                            policy.doc.at(&full),
-                            &format!("`{field}` of {}", policy.display()),
-                        ));
-                    }
-                }
-            }
-        }
-        if let Some(on) = policy
-            .spec
-            .suspension
-            .as_ref()
-            .and_then(|s| s.dispatching_on_clusters.as_ref())
-        {
-            for (i, name) in on.cluster_names.iter().enumerate() {
-                if !clusters.contains(name.as_str()) {
-                    let index = i.to_string();
-                    diagnostics.push(unknown(
-                        name,
-                        policy.doc.at(&[
-                            "spec",
-                            "suspension",
-                            "dispatchingOnClusters",
-                            "clusterNames",
-                            &index,
-                        ]),
-                        &format!("the suspension of {}", policy.display()),
-                    ));
-                }
-            }
-        }
-        for (i, name) in policy.spec.dependent_overrides.iter().enumerate() {
-            let exists = inputs.override_policies.iter().any(|o| {
-                &o.name == name
-                    && (o.namespace == policy.namespace
-                        || (policy.namespace.is_none() && o.namespace.is_none()))
-            });
-            if !exists {
-                let index = i.to_string();
-                diagnostics.push(
-                    Diagnostic::error(
-                        Code::MissingDependentOverride,
-                        format!(
-                            "{} depends on override policy `{name}`, which does not exist",
-                            policy.display()
-                        ),
-                    )
-                    .at(policy.doc.at(&["spec", "dependentOverrides", &index]))
-                    .help("add the override policy, or remove it from `dependentOverrides`"),
-                );
-            }
-        }
+        suspension(&fleet, policy, diagnostics);
+        dependent_overrides(inputs, policy, diagnostics);
     }
     for pinned in &inputs.bindings {
         for (i, target) in pinned.binding.spec.clusters.iter().enumerate() {
-            if !clusters.contains(target.name.as_str()) {
-                let index = i.to_string();
-                diagnostics.push(unknown(
-                    &target.name,
-                    pinned.doc.at(&["spec", "clusters", &index, "name"]),
-                    "a pinned binding",
-                ));
-            }
+            let index = i.to_string();
+            let at = pinned.doc.at(&["spec", "clusters", &index, "name"]);
+            fleet.check(&target.name, at, "a pinned binding", diagnostics);
         }
     }
     for policy in &inputs.override_policies {
-        // A cluster an override names that the fleet lacks (a typo) would
-        // leave the override silently unapplied.
-        for (rule, target, _) in policy.spec.rules() {
-            let Some(target) = target else { continue };
-            let base: Vec<String> = std::iter::once("spec".to_string())
-                .chain(
-                    policy
-                        .spec
-                        .overriders_pointer(rule)
-                        .split('/')
-                        .filter(|s| !s.is_empty())
-                        .map(str::to_string),
-                )
-                .collect();
-            // `…/overriders` → `…/targetCluster`.
-            let mut at: Vec<&str> = base.iter().map(String::as_str).collect();
-            at.pop();
-            at.push("targetCluster");
-            for (field, names) in [
-                ("clusterNames", &target.cluster_names),
-                ("exclude", &target.exclude),
-            ] {
-                for (i, name) in names.iter().enumerate() {
-                    if !clusters.contains(name.as_str()) {
-                        let index = i.to_string();
-                        let mut full = at.clone();
-                        full.push(field);
-                        full.push(&index);
-                        diagnostics.push(unknown(
-                            name,
-                            policy.doc.at(&full),
-                            &format!("`{field}` of {}", policy.display()),
-                        ));
-                    }
-                }
+        override_targets(&fleet, policy, diagnostics);
+        override_faults(policy, diagnostics);
+    }
+}
+
+/// The clusters of the fleet, for names a policy or binding refers to.
+struct Fleet<'a> {
+    names: BTreeSet<&'a str>,
+}
+
+impl Fleet<'_> {
+    /// `name`, written at `at` in `what`, must be a cluster of the fleet.
+    fn check(&self, name: &str, at: Origin, what: &str, diagnostics: &mut Diagnostics) {
+        if self.names.contains(name) {
+            return;
+        }
+        let known = if self.names.is_empty() {
+            "none".to_string()
+        } else {
+            self.names
+                .iter()
+                .map(|c| format!("`{c}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        diagnostics.push(
+            Diagnostic::error(
+                Code::UnknownCluster,
+                format!("cluster `{name}` in {what} is not in the fleet"),
+            )
+            .at(at)
+            .help(format!(
+                "define it with a Cluster or ManagedCluster document, or fix the name (known: {known})"
+            )),
+        );
+    }
+
+    /// Every cluster `clusterNames` and `exclude` of `affinity` (written at
+    /// `path` of `doc`, in the policy `owner`) name.
+    fn check_affinity(
+        &self,
+        affinity: &ClusterAffinity,
+        path: &[&str],
+        doc: &crate::model::inputs::Document,
+        owner: &str,
+        diagnostics: &mut Diagnostics,
+    ) {
+        for (field, names) in [
+            ("clusterNames", &affinity.cluster_names),
+            ("exclude", &affinity.exclude),
+        ] {
+            for (i, name) in names.iter().enumerate() {
+                let index = i.to_string();
+                let mut full = path.to_vec();
+                full.push(field);
+                full.push(&index);
+                self.check(
+                    name,
+                    doc.at(&full),
+                    &format!("`{field}` of {owner}"),
+                    diagnostics,
+                );
             }
         }
-        for fault in policy.spec.faults() {
-            let segments: Vec<String> = std::iter::once("spec".to_string())
-                .chain(
-                    fault
-                        .0
-                        .split('/')
-                        .filter(|s| !s.is_empty())
-                        .map(str::to_string),
-                )
-                .collect();
-            let refs: Vec<&str> = segments.iter().map(String::as_str).collect();
+    }
+}
+
+/// What Karmada's webhook refuses in a placement (`ValidatePlacement`), and
+/// what Karmada acts on that garrison does not.
+fn placement(policy: &PropagationPolicy, diagnostics: &mut Diagnostics) {
+    let placement = &policy.spec.placement;
+    if placement.cluster_affinity.is_some() && !placement.cluster_affinities.is_empty() {
+        diagnostics.push(
+            Diagnostic::error(
+                Code::InvalidPlacement,
+                "`clusterAffinity` and `clusterAffinities` cannot both be set",
+            )
+            .at(Origin {
+                file: policy.doc.file,
+                pos: policy
+                    .doc
+                    .node
+                    .locate_key(&["spec", "placement", "clusterAffinities"]),
+            })
+            .help("keep one of them, as Karmada's webhook requires"),
+        );
+    }
+    overflow_affinities(policy, diagnostics);
+    affinity_names(policy, diagnostics);
+    spread_constraints(policy, diagnostics);
+    selector_namespaces(policy, diagnostics);
+}
+
+/// `overflowAffinities`: refused where Karmada's webhook refuses them
+/// (`ValidatePlacement`, `ValidateOverflowAffinities`), else not acted on.
+fn overflow_affinities(policy: &PropagationPolicy, diagnostics: &mut Diagnostics) {
+    let placement = &policy.spec.placement;
+    let allowed = matches!(
+        placement.division(),
+        Division::DynamicWeighted | Division::Aggregated
+    );
+    for (i, term) in placement.cluster_affinities.iter().enumerate() {
+        if term.overflow_affinities.is_none() {
+            continue;
+        }
+        let index = i.to_string();
+        let at = policy.doc.at(&[
+            "spec",
+            "placement",
+            "clusterAffinities",
+            &index,
+            "overflowAffinities",
+        ]);
+        let refusal = if !allowed {
+            Some("`overflowAffinities` can only be used with dynamic weight or aggregated scheduling")
+        } else if term.affinity() == ClusterAffinity::default() {
+            Some("`overflowAffinities` can only be used together with the affinity group's own cluster affinity")
+        } else {
+            None
+        };
+        diagnostics.push(match refusal {
+            Some(message) => Diagnostic::error(Code::InvalidPlacement, message)
+                .at(at)
+                .help("as Karmada's webhook requires: divide by `dynamicWeight` or `Aggregated`, and select clusters in the group itself"),
+            None => Diagnostic::warning(Code::IgnoredField, "garrison does not act on `overflowAffinities` yet: it schedules onto the affinity group's own clusters only, where Karmada also fills the overflow groups, in order, when those lack capacity")
+                .at(at)
+                .help("check the render's replicas per cluster; remove `overflowAffinities` to silence this"),
+        });
+    }
+}
+
+/// Affinity group names are unique and 1 to 32 characters.
+fn affinity_names(policy: &PropagationPolicy, diagnostics: &mut Diagnostics) {
+    let mut seen = BTreeSet::new();
+    for (i, term) in policy.spec.placement.cluster_affinities.iter().enumerate() {
+        let name = term.affinity_name.as_str();
+        if !seen.insert(name) || name.is_empty() || name.len() > 32 {
             diagnostics.push(
                 Diagnostic::error(
-                    Code::InvalidOverride,
-                    format!("{}: {}", policy.display(), fault.1),
+                    Code::InvalidPlacement,
+                    format!("affinity name `{name}` must be unique and 1 to 32 characters"),
                 )
-                .at(policy.doc.at(&refs))
-                .help("change the policy as the message says: Karmada's admission webhook refuses it as it is"),
+                .at(policy.doc.at(&[
+                    "spec",
+                    "placement",
+                    "clusterAffinities",
+                    &i.to_string(),
+                    "affinityName",
+                ])),
             );
         }
     }
 }
 
+/// Karmada's webhook rules for spread constraints, and the ones Karmada
+/// v1.19 accepts but does not enforce.
+fn spread_constraints(policy: &PropagationPolicy, diagnostics: &mut Diagnostics) {
+    let spreads = &policy.spec.placement.spread_constraints;
+    let at = |i: usize| {
+        policy
+            .doc
+            .at(&["spec", "placement", "spreadConstraints", &i.to_string()])
+    };
+    for (i, spread) in spreads.iter().enumerate() {
+        if spread.spread_by_field.is_some() == spread.spread_by_label.is_some() {
+            diagnostics.push(
+                Diagnostic::error(
+                    Code::InvalidPlacement,
+                    "a spread constraint needs exactly one of `spreadByField` and `spreadByLabel`",
+                )
+                .at(at(i)),
+            );
+        }
+    }
+    if spreads.iter().any(|s| s.spread_by_field.is_some())
+        && !spreads
+            .iter()
+            .any(|s| s.spread_by_field == Some(SpreadField::Cluster))
+    {
+        diagnostics.push(
+            Diagnostic::error(Code::InvalidPlacement, "spread constraints by field must include one with `spreadByField: cluster`")
+                .at(policy.doc.at(&["spec", "placement", "spreadConstraints"]))
+                .help("add `- spreadByField: cluster` with its maxGroups/minGroups, as Karmada's webhook requires"),
+        );
+    }
+    for (i, spread) in spreads.iter().enumerate() {
+        let unenforced = spread.spread_by_label.is_some()
+            || matches!(
+                spread.spread_by_field,
+                Some(SpreadField::Zone | SpreadField::Provider)
+            );
+        if unenforced {
+            diagnostics.push(
+                Diagnostic::warning(Code::IgnoredField, "Karmada v1.19 spreads only by `cluster` and `region`; this constraint is not enforced (and alone it selects no cluster, as in Karmada)")
+                    .at(at(i)),
+            );
+        }
+    }
+}
+
+/// A PropagationPolicy selects templates of its own namespace only.
+fn selector_namespaces(policy: &PropagationPolicy, diagnostics: &mut Diagnostics) {
+    let Some(ns) = &policy.namespace else {
+        return;
+    };
+    for (i, selector) in policy.spec.resource_selectors.iter().enumerate() {
+        if selector
+            .namespace
+            .as_deref()
+            .is_some_and(|s| !s.is_empty() && s != ns)
+        {
+            diagnostics.push(
+                Diagnostic::error(Code::InvalidPlacement, format!("a PropagationPolicy in `{ns}` cannot select templates in another namespace"))
+                    .at(policy.doc.at(&["spec", "resourceSelectors", &i.to_string(), "namespace"]))
+                    .help("remove the namespace, or use a ClusterPropagationPolicy"),
+            );
+        }
+    }
+}
+
+/// Every cluster affinity of a policy, with the path it is written at:
+/// `clusterAffinity`, each of `clusterAffinities`, each static weight rule.
+fn affinities(policy: &PropagationPolicy) -> Vec<(Vec<String>, ClusterAffinity)> {
+    let placement = &policy.spec.placement;
+    let path = |tail: &[&str]| -> Vec<String> {
+        ["spec", "placement"]
+            .iter()
+            .chain(tail)
+            .map(|s| s.to_string())
+            .collect()
+    };
+    let mut affinities = Vec::new();
+    if let Some(affinity) = &placement.cluster_affinity {
+        affinities.push((path(&["clusterAffinity"]), affinity.clone()));
+    }
+    for (i, term) in placement.cluster_affinities.iter().enumerate() {
+        affinities.push((
+            path(&["clusterAffinities", &i.to_string()]),
+            term.affinity(),
+        ));
+    }
+    let weights = placement
+        .replica_scheduling
+        .as_ref()
+        .and_then(|r| r.weight_preference.as_ref());
+    for (i, rule) in weights
+        .iter()
+        .flat_map(|w| w.static_weight_list.iter())
+        .enumerate()
+    {
+        let index = i.to_string();
+        let at = path(&[
+            "replicaScheduling",
+            "weightPreference",
+            "staticWeightList",
+            &index,
+            "targetCluster",
+        ]);
+        affinities.push((at, rule.target_cluster.clone()));
+    }
+    affinities
+}
+
+/// Clusters a policy suspends dispatching to must be in the fleet.
+fn suspension(fleet: &Fleet<'_>, policy: &PropagationPolicy, diagnostics: &mut Diagnostics) {
+    let Some(on) = policy
+        .spec
+        .suspension
+        .as_ref()
+        .and_then(|s| s.dispatching_on_clusters.as_ref())
+    else {
+        return;
+    };
+    for (i, name) in on.cluster_names.iter().enumerate() {
+        let index = i.to_string();
+        let at = policy.doc.at(&[
+            "spec",
+            "suspension",
+            "dispatchingOnClusters",
+            "clusterNames",
+            &index,
+        ]);
+        let what = format!("the suspension of {}", policy.display());
+        fleet.check(name, at, &what, diagnostics);
+    }
+}
+
+/// The override policies a policy depends on must exist.
+fn dependent_overrides(inputs: &Inputs, policy: &PropagationPolicy, diagnostics: &mut Diagnostics) {
+    for (i, name) in policy.spec.dependent_overrides.iter().enumerate() {
+        let exists = inputs.override_policies.iter().any(|o| {
+            &o.name == name
+                && (o.namespace == policy.namespace
+                    || (policy.namespace.is_none() && o.namespace.is_none()))
+        });
+        if !exists {
+            let index = i.to_string();
+            diagnostics.push(
+                Diagnostic::error(
+                    Code::MissingDependentOverride,
+                    format!(
+                        "{} depends on override policy `{name}`, which does not exist",
+                        policy.display()
+                    ),
+                )
+                .at(policy.doc.at(&["spec", "dependentOverrides", &index]))
+                .help("add the override policy, or remove it from `dependentOverrides`"),
+            );
+        }
+    }
+}
+
+/// A cluster an override names that the fleet lacks (a typo) would leave
+/// the override silently unapplied.
+fn override_targets(fleet: &Fleet<'_>, policy: &OverridePolicy, diagnostics: &mut Diagnostics) {
+    for (rule, target, _) in policy.spec.rules() {
+        let Some(target) = target else { continue };
+        // `…/overriders` → `…/targetCluster`.
+        let pointer = policy.spec.overriders_pointer(rule);
+        let mut at: Vec<&str> = std::iter::once("spec")
+            .chain(pointer.split('/').filter(|s| !s.is_empty()))
+            .collect();
+        at.pop();
+        at.push("targetCluster");
+        fleet.check_affinity(target, &at, &policy.doc, &policy.display(), diagnostics);
+    }
+}
+
+/// What Karmada's admission webhook refuses in an override policy.
+fn override_faults(policy: &OverridePolicy, diagnostics: &mut Diagnostics) {
+    for (pointer, message) in policy.spec.faults() {
+        let at: Vec<&str> = std::iter::once("spec")
+            .chain(pointer.split('/').filter(|s| !s.is_empty()))
+            .collect();
+        diagnostics.push(
+            Diagnostic::error(Code::InvalidOverride, format!("{}: {message}", policy.display()))
+                .at(policy.doc.at(&at))
+                .help("change the policy as the message says: Karmada's admission webhook refuses it as it is"),
+        );
+    }
+}
+
 /// A policy whose selectors match no template is almost always a typo.
 pub(super) fn unused_policies(inputs: &Inputs, diagnostics: &mut Diagnostics) {
+    let help = "check apiVersion, kind, namespace, name and labels of its resource selectors";
     for policy in &inputs.propagation_policies {
         let matches_some = inputs.templates.iter().any(|t| {
             !policy_match::template_is_skipped(t)
@@ -357,24 +399,17 @@ pub(super) fn unused_policies(inputs: &Inputs, diagnostics: &mut Diagnostics) {
                     format!("{} matches no template", policy.display()),
                 )
                 .at(policy.doc.at(&["spec", "resourceSelectors"]))
-                .help(
-                    "check apiVersion, kind, namespace, name and labels of its resource selectors",
-                ),
+                .help(help),
             );
         }
     }
     // An override policy that selects nothing overrides nothing: most often
     // a misspelt kind or name in its selectors. (No selectors: every template.)
-    let refs: Vec<OverridePolicyRef<'_>> = inputs
-        .override_policies
-        .iter()
-        .map(crate::model::inputs::OverridePolicy::as_ref)
-        .collect();
-    for (policy, reference) in inputs.override_policies.iter().zip(&refs) {
-        let matches_some = inputs
-            .templates
-            .iter()
-            .any(|t| !overrides::applicable(std::slice::from_ref(reference), &t.view()).is_empty());
+    for policy in &inputs.override_policies {
+        let reference: OverridePolicyRef<'_> = policy.as_ref();
+        let matches_some = inputs.templates.iter().any(|t| {
+            !overrides::applicable(std::slice::from_ref(&reference), &t.view()).is_empty()
+        });
         if !matches_some {
             diagnostics.push(
                 Diagnostic::warning(
@@ -385,9 +420,7 @@ pub(super) fn unused_policies(inputs: &Inputs, diagnostics: &mut Diagnostics) {
                     ),
                 )
                 .at(policy.doc.at(&["spec", "resourceSelectors"]))
-                .help(
-                    "check apiVersion, kind, namespace, name and labels of its resource selectors",
-                ),
+                .help(help),
             );
         }
     }
