@@ -101,20 +101,23 @@ pub fn classify_documents(
     default_namespace: Option<&str>,
     diagnostics: &mut Diagnostics,
 ) -> (Inputs, Vec<Document>) {
-    let mut inputs = Inputs::default();
-    let mut template_documents = Vec::new();
-    let mut seen: HashMap<ObjectKey, Origin> = HashMap::new();
+    let mut classifier = Classifier {
+        inputs: Inputs::default(),
+        template_documents: Vec::new(),
+        seen: HashMap::new(),
+        sources,
+        default_namespace,
+    };
     for (file, node) in documents {
         for document in expand_lists(file, node, diagnostics) {
-            classify_one(
-                document,
-                &mut inputs,
-                &mut template_documents,
-                (&mut seen, sources, default_namespace),
-                diagnostics,
-            );
+            classifier.document(document, diagnostics);
         }
     }
+    let Classifier {
+        mut inputs,
+        template_documents,
+        ..
+    } = classifier;
     let mut paired: Vec<(Template, Document)> = std::mem::take(&mut inputs.templates)
         .into_iter()
         .zip(template_documents)
@@ -221,262 +224,423 @@ fn string_at<'a>(node: &'a Node, key: &str) -> Option<&'a str> {
     }
 }
 
-/// Sort one document into `inputs`; a template's document goes to
-/// `template_documents`.
-fn classify_one(
-    doc: Document,
-    inputs: &mut Inputs,
-    template_documents: &mut Vec<Document>,
-    (seen, sources, default_namespace): (&mut HashMap<ObjectKey, Origin>, &Sources, Option<&str>),
-    diagnostics: &mut Diagnostics,
-) {
-    let api_version = string_at(&doc.node, "apiVersion")
-        .filter(|s| !s.is_empty())
-        .map(str::to_string);
-    let kind = string_at(&doc.node, "kind")
-        .filter(|s| !s.is_empty())
-        .map(str::to_string);
-    let (Some(api_version), Some(kind)) = (api_version, kind) else {
-        let missing = match (
-            string_at(&doc.node, "apiVersion").is_some_and(|s| !s.is_empty()),
-            string_at(&doc.node, "kind").is_some_and(|s| !s.is_empty()),
-        ) {
-            (false, false) => "`apiVersion` and `kind`",
-            (false, true) => "`apiVersion`",
-            _ => "`kind`",
+/// Sorting documents into inputs, one at a time.
+struct Classifier<'a> {
+    inputs: Inputs,
+    /// The documents of `inputs.templates`, in the same order.
+    template_documents: Vec<Document>,
+    /// Typed inputs seen so far, for duplicates.
+    seen: HashMap<ObjectKey, Origin>,
+    sources: &'a Sources,
+    default_namespace: Option<&'a str>,
+}
+
+/// What every document says it is: apiVersion, kind, role, name and
+/// namespace (a namespaced policy's or binding's default filled in).
+struct Identity {
+    api_version: String,
+    kind: String,
+    role: Role,
+    name: String,
+    namespace: Option<String>,
+}
+
+impl Classifier<'_> {
+    /// Sort one document into the inputs.
+    fn document(&mut self, doc: Document, diagnostics: &mut Diagnostics) {
+        let value = doc.node.to_value();
+        let Some(identity) = self.identify(&doc, &value, diagnostics) else {
+            return;
         };
-        diagnostics.push(
-            Diagnostic::error(Code::MissingTypeMeta, format!("this document has no {missing} (or it is not a string)"))
-                .at(doc.origin())
-                .help("every document must say what it is, for example `apiVersion: apps/v1` and `kind: Deployment`"),
-        );
-        return;
-    };
-    let Ok(role) = role(&api_version, &kind) else {
-        diagnostics.push(
-            Diagnostic::error(Code::UnknownKind, format!("`{kind}` is not a kind of `{api_version}` that garrison knows"))
+        let kind = identity.kind.clone();
+        match identity.role {
+            Role::Kustomize => diagnostics.push(
+                Diagnostic::warning(
+                    Code::UnsupportedField,
+                    format!(
+                        "`{kind}` is a kustomize file, not a Kubernetes object; it is not an input"
+                    ),
+                )
                 .at(doc.at(&["kind"]))
-                .help("check the spelling; Karmada's policy kinds are PropagationPolicy, ClusterPropagationPolicy, OverridePolicy and ClusterOverridePolicy"),
-        );
-        return;
-    };
-    let value = doc.node.to_value();
-    for field in ["name", "namespace"] {
-        if let Some(other) = value
-            .pointer(&format!("/metadata/{field}"))
-            .filter(|v| !v.is_string() && !v.is_null())
-        {
+                .help(
+                    "exclude kustomize files in garrison.yaml (`exclude: [\"**/kustomization.yaml\"]`)",
+                ),
+            ),
+            Role::Unsupported(why) => diagnostics.push(
+                Diagnostic::warning(
+                    Code::UnsupportedField,
+                    format!("`{kind}` is not supported and has no effect: {why}"),
+                )
+                .at(doc.at(&["kind"])),
+            ),
+            Role::Template => self.template(doc, value, identity, diagnostics),
+            Role::PropagationPolicy { cluster_scoped } | Role::OverridePolicy { cluster_scoped } => {
+                self.policy(doc, identity, cluster_scoped, diagnostics);
+            }
+            Role::Cluster | Role::ManagedCluster => self.cluster(doc, identity, diagnostics),
+            Role::Binding { .. } => self.binding(doc, identity, diagnostics),
+            Role::Customization => self.customization(doc, identity, diagnostics),
+        }
+    }
+
+    /// The document's identity, or `None` (reported) when it has none.
+    fn identify(
+        &self,
+        doc: &Document,
+        value: &Value,
+        diagnostics: &mut Diagnostics,
+    ) -> Option<Identity> {
+        let api_version = string_at(&doc.node, "apiVersion")
+            .filter(|s| !s.is_empty())
+            .map(str::to_string);
+        let kind = string_at(&doc.node, "kind")
+            .filter(|s| !s.is_empty())
+            .map(str::to_string);
+        let (Some(api_version), Some(kind)) = (api_version, kind) else {
+            let missing = match (
+                string_at(&doc.node, "apiVersion").is_some_and(|s| !s.is_empty()),
+                string_at(&doc.node, "kind").is_some_and(|s| !s.is_empty()),
+            ) {
+                (false, false) => "`apiVersion` and `kind`",
+                (false, true) => "`apiVersion`",
+                _ => "`kind`",
+            };
             diagnostics.push(
-                Diagnostic::error(Code::InvalidName, format!("`metadata.{field}` must be a string, but this reads as {other}"))
-                    .at(doc.at(&["metadata", field]))
-                    .help("quote it: YAML 1.1 readers such as kubectl take `y`, `no`, `on`, `0777` and `1e3` for booleans and numbers"),
+                Diagnostic::error(Code::MissingTypeMeta, format!("this document has no {missing} (or it is not a string)"))
+                    .at(doc.origin())
+                    .help("every document must say what it is, for example `apiVersion: apps/v1` and `kind: Deployment`"),
+            );
+            return None;
+        };
+        let Ok(role) = role(&api_version, &kind) else {
+            diagnostics.push(
+                Diagnostic::error(Code::UnknownKind, format!("`{kind}` is not a kind of `{api_version}` that garrison knows"))
+                    .at(doc.at(&["kind"]))
+                    .help("check the spelling; Karmada's policy kinds are PropagationPolicy, ClusterPropagationPolicy, OverridePolicy and ClusterOverridePolicy"),
+            );
+            return None;
+        };
+        for field in ["name", "namespace"] {
+            if let Some(other) = value
+                .pointer(&format!("/metadata/{field}"))
+                .filter(|v| !v.is_string() && !v.is_null())
+            {
+                diagnostics.push(
+                    Diagnostic::error(Code::InvalidName, format!("`metadata.{field}` must be a string, but this reads as {other}"))
+                        .at(doc.at(&["metadata", field]))
+                        .help("quote it: YAML 1.1 readers such as kubectl take `y`, `no`, `on`, `0777` and `1e3` for booleans and numbers"),
+                );
+                return None;
+            }
+        }
+        let name = value
+            .pointer("/metadata/name")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string();
+        let mut namespace = value
+            .pointer("/metadata/namespace")
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+            .map(str::to_string);
+        let namespaced_input = matches!(
+            role,
+            Role::PropagationPolicy {
+                cluster_scoped: false
+            } | Role::OverridePolicy {
+                cluster_scoped: false
+            } | Role::Binding {
+                cluster_scoped: false
+            }
+        );
+        if namespace.is_none() && namespaced_input {
+            namespace = self.default_namespace.map(str::to_string);
+        }
+        Some(Identity {
+            api_version,
+            kind,
+            role,
+            name,
+            namespace,
+        })
+    }
+
+    /// A resource template (duplicates are found once its scope is known).
+    fn template(
+        &mut self,
+        doc: Document,
+        value: Value,
+        identity: Identity,
+        diagnostics: &mut Diagnostics,
+    ) {
+        let Identity {
+            api_version,
+            kind,
+            name,
+            namespace,
+            ..
+        } = identity;
+        if !check_template_name(&doc, &api_version, &name, namespace.as_deref(), diagnostics) {
+            return;
+        }
+        let key = ObjectKey {
+            api_version,
+            kind,
+            namespace,
+            name,
+        };
+        let labels: Labels = string_map(value.pointer("/metadata/labels"));
+        let annotations = string_map(value.pointer("/metadata/annotations"));
+        let fort_pin_origin = annotations
+            .contains_key(crate::fort::FORT_CLUSTER_ANNOTATION)
+            .then(|| {
+                doc.at(&[
+                    "metadata",
+                    "annotations",
+                    crate::fort::FORT_CLUSTER_ANNOTATION,
+                ])
+            });
+        self.inputs.templates.push(Template {
+            key,
+            labels,
+            annotations,
+            value,
+            origin: doc.origin(),
+            fort_pin_origin,
+        });
+        self.template_documents.push(doc);
+    }
+
+    /// A (Cluster)PropagationPolicy or (Cluster)OverridePolicy.
+    fn policy(
+        &mut self,
+        doc: Document,
+        identity: Identity,
+        cluster_scoped: bool,
+        diagnostics: &mut Diagnostics,
+    ) {
+        let Identity {
+            api_version,
+            kind,
+            role,
+            name,
+            namespace,
+        } = identity;
+        if !check_policy_name(
+            &doc,
+            &kind,
+            &name,
+            namespace.as_deref(),
+            cluster_scoped,
+            diagnostics,
+        ) {
+            return;
+        }
+        let key = ObjectKey {
+            api_version,
+            kind: kind.clone(),
+            namespace: namespace.clone(),
+            name: name.clone(),
+        };
+        if !self.note_unique(&key, doc.at(&["metadata", "name"]), diagnostics) {
+            return;
+        }
+        let namespace = if cluster_scoped { None } else { namespace };
+        if matches!(role, Role::PropagationPolicy { .. }) {
+            let Some(parsed) = parse_typed::<PropagationPolicyDoc>(&doc, &kind, diagnostics) else {
+                return;
+            };
+            warn_inactive_fields(&doc, &parsed.spec, diagnostics);
+            self.inputs.propagation_policies.push(PropagationPolicy {
+                name,
+                namespace,
+                annotations: parsed.metadata.annotations,
+                spec: parsed.spec,
+                doc,
+            });
+        } else {
+            #[derive(Deserialize)]
+            struct OverridePolicyDoc {
+                #[allow(dead_code)]
+                metadata: crate::model::meta::ObjectMeta,
+                spec: OverrideSpec,
+            }
+            let Some(parsed) = parse_typed::<OverridePolicyDoc>(&doc, &kind, diagnostics) else {
+                return;
+            };
+            self.inputs.override_policies.push(OverridePolicy {
+                name,
+                namespace,
+                spec: parsed.spec,
+                doc,
+            });
+        }
+    }
+
+    /// A Karmada Cluster or a Clusternet ManagedCluster.
+    fn cluster(&mut self, doc: Document, identity: Identity, diagnostics: &mut Diagnostics) {
+        let Identity {
+            kind, role, name, ..
+        } = identity;
+        if let Some(fault) = dns_label_fault(&name) {
+            diagnostics.push(
+                Diagnostic::error(Code::InvalidName, format!("cluster name `{name}` {fault}"))
+                    .at(doc.at(&["metadata", "name"]))
+                    .help("cluster names are DNS labels: lower-case letters, digits and `-`, at most 63 characters"),
             );
             return;
         }
+        let cluster = if role == Role::Cluster {
+            let Some(parsed) = parse_typed::<KarmadaClusterDoc>(&doc, &kind, diagnostics) else {
+                return;
+            };
+            Cluster::from_karmada(parsed, doc.origin())
+        } else {
+            let Some(parsed) = parse_typed::<ManagedClusterDoc>(&doc, &kind, diagnostics) else {
+                return;
+            };
+            Cluster::from_clusternet(parsed, doc.origin())
+        };
+        self.inputs.clusters.push(cluster);
     }
-    let name = value
-        .pointer("/metadata/name")
-        .and_then(Value::as_str)
-        .unwrap_or("")
-        .to_string();
-    let mut namespace = value
-        .pointer("/metadata/namespace")
-        .and_then(Value::as_str)
-        .filter(|s| !s.is_empty())
-        .map(str::to_string);
-    let namespaced_input = matches!(
-        role,
-        Role::PropagationPolicy {
-            cluster_scoped: false
-        } | Role::OverridePolicy {
-            cluster_scoped: false
-        } | Role::Binding {
-            cluster_scoped: false
-        }
-    );
-    if namespace.is_none() && namespaced_input {
-        namespace = default_namespace.map(str::to_string);
-    }
-    match role {
-        Role::Kustomize => diagnostics.push(
-            Diagnostic::warning(
-                Code::UnsupportedField,
-                format!(
-                    "`{kind}` is a kustomize file, not a Kubernetes object; it is not an input"
-                ),
-            )
-            .at(doc.at(&["kind"]))
-            .help(
-                "exclude kustomize files in garrison.yaml (`exclude: [\"**/kustomization.yaml\"]`)",
-            ),
-        ),
-        Role::Unsupported(why) => diagnostics.push(
-            Diagnostic::warning(
-                Code::UnsupportedField,
-                format!("`{kind}` is not supported and has no effect: {why}"),
-            )
-            .at(doc.at(&["kind"])),
-        ),
-        Role::Template => {
-            if !check_template_name(&doc, &api_version, &name, namespace.as_deref(), diagnostics) {
-                return;
-            }
-            let key = ObjectKey {
-                api_version,
-                kind,
-                namespace,
-                name,
-            };
-            let labels: Labels = string_map(value.pointer("/metadata/labels"));
-            let annotations = string_map(value.pointer("/metadata/annotations"));
-            let fort_pin_origin = annotations
-                .contains_key(crate::fort::FORT_CLUSTER_ANNOTATION)
-                .then(|| {
-                    doc.at(&[
-                        "metadata",
-                        "annotations",
-                        crate::fort::FORT_CLUSTER_ANNOTATION,
-                    ])
-                });
-            inputs.templates.push(Template {
-                key,
-                labels,
-                annotations,
-                value,
-                origin: doc.origin(),
-                fort_pin_origin,
-            });
-            template_documents.push(doc);
-        }
-        Role::PropagationPolicy { cluster_scoped } | Role::OverridePolicy { cluster_scoped } => {
-            if !check_policy_name(
-                &doc,
-                &kind,
-                &name,
-                namespace.as_deref(),
-                cluster_scoped,
-                diagnostics,
-            ) {
-                return;
-            }
-            let key = ObjectKey {
-                api_version: api_version.clone(),
-                kind: kind.clone(),
-                namespace: namespace.clone(),
-                name: name.clone(),
-            };
-            if !note_unique(
-                &key,
-                doc.at(&["metadata", "name"]),
-                seen,
-                sources,
-                diagnostics,
-            ) {
-                return;
-            }
-            let namespace = if cluster_scoped { None } else { namespace };
-            if matches!(role, Role::PropagationPolicy { .. }) {
-                let Some(parsed) = parse_typed::<PropagationPolicyDoc>(&doc, &kind, diagnostics)
-                else {
-                    return;
-                };
-                for field in parsed.spec.runtime_only_fields() {
-                    diagnostics.push(
-                        Diagnostic::warning(Code::IgnoredField, format!("`spec.{field}` needs a live control plane; it has no effect in a render"))
-                            .at(doc.at(&std::iter::once("spec").chain(field.split('.')).collect::<Vec<_>>()))
-                            .help("keep it for Karmada, or remove it; garrison renders as if it were not set"),
-                    );
-                }
-                if parsed.spec.placement.workload_affinity.is_some() {
-                    diagnostics.push(
-                        Diagnostic::warning(Code::IgnoredField, "`spec.placement.workloadAffinity` is acted on by Karmada only with its WorkloadAffinity feature gate (alpha, off by default); garrison schedules as Karmada does by default, as if it were not set")
-                            .at(doc.at(&["spec", "placement", "workloadAffinity"]))
-                            .help("remove it, or keep it for a Karmada that enables the gate; garrison does not co-locate or separate workloads"),
-                    );
-                }
-                inputs.propagation_policies.push(PropagationPolicy {
-                    name,
-                    namespace,
-                    annotations: parsed.metadata.annotations,
-                    spec: parsed.spec,
-                    doc,
-                });
-            } else {
-                #[derive(Deserialize)]
-                struct OverridePolicyDoc {
-                    #[allow(dead_code)]
-                    metadata: crate::model::meta::ObjectMeta,
-                    spec: OverrideSpec,
-                }
-                let Some(parsed) = parse_typed::<OverridePolicyDoc>(&doc, &kind, diagnostics)
-                else {
-                    return;
-                };
-                inputs.override_policies.push(OverridePolicy {
-                    name,
-                    namespace,
-                    spec: parsed.spec,
-                    doc,
-                });
-            }
-        }
-        Role::Cluster | Role::ManagedCluster => {
-            if let Some(fault) = dns_label_fault(&name) {
-                diagnostics.push(
-                    Diagnostic::error(Code::InvalidName, format!("cluster name `{name}` {fault}"))
-                        .at(doc.at(&["metadata", "name"]))
-                        .help("cluster names are DNS labels: lower-case letters, digits and `-`, at most 63 characters"),
-                );
-                return;
-            }
-            let cluster = if role == Role::Cluster {
-                let Some(parsed) = parse_typed::<KarmadaClusterDoc>(&doc, &kind, diagnostics)
-                else {
-                    return;
-                };
-                Cluster::from_karmada(parsed, doc.origin())
-            } else {
-                let Some(parsed) = parse_typed::<ManagedClusterDoc>(&doc, &kind, diagnostics)
-                else {
-                    return;
-                };
-                Cluster::from_clusternet(parsed, doc.origin())
-            };
-            inputs.clusters.push(cluster);
-        }
-        Role::Binding { .. } => {
-            let Some(binding) = parse_typed::<BindingDoc>(&doc, &kind, diagnostics) else {
-                return;
-            };
-            if !replicas_are_counts(&doc, &kind, &binding, diagnostics) {
-                return;
-            }
-            let key = ObjectKey {
-                api_version,
-                kind,
-                namespace,
-                name,
-            };
-            if !note_unique(
-                &key,
-                doc.at(&["metadata", "name"]),
-                seen,
-                sources,
-                diagnostics,
-            ) {
-                return;
-            }
-            inputs.bindings.push(PinnedBinding { binding, doc });
-        }
-        Role::Customization => classify_customization(
-            doc,
-            &value,
-            &kind,
+
+    /// A (Cluster)ResourceBinding that pins a template's clusters.
+    fn binding(&mut self, doc: Document, identity: Identity, diagnostics: &mut Diagnostics) {
+        let Identity {
+            api_version,
+            kind,
             name,
-            inputs,
-            (seen, sources),
-            diagnostics,
-        ),
+            namespace,
+            ..
+        } = identity;
+        let Some(binding) = parse_typed::<BindingDoc>(&doc, &kind, diagnostics) else {
+            return;
+        };
+        if !replicas_are_counts(&doc, &kind, &binding, diagnostics) {
+            return;
+        }
+        let key = ObjectKey {
+            api_version,
+            kind,
+            namespace,
+            name,
+        };
+        if !self.note_unique(&key, doc.at(&["metadata", "name"]), diagnostics) {
+            return;
+        }
+        self.inputs.bindings.push(PinnedBinding { binding, doc });
+    }
+
+    /// A ResourceInterpreterCustomization: cluster-scoped, its scripts kept as
+    /// text (`interpret` compiles them), rules that only matter to a live
+    /// control plane warned about.
+    fn customization(&mut self, doc: Document, identity: Identity, diagnostics: &mut Diagnostics) {
+        let Identity {
+            api_version,
+            kind,
+            name,
+            ..
+        } = identity;
+        if !check_policy_name(&doc, &kind, &name, None, true, diagnostics) {
+            return;
+        }
+        let Some(parsed) = parse_typed::<CustomizationManifest>(&doc, &kind, diagnostics) else {
+            return;
+        };
+        let key = ObjectKey {
+            api_version,
+            kind,
+            namespace: None,
+            name: name.clone(),
+        };
+        if !self.note_unique(&key, doc.at(&["metadata", "name"]), diagnostics) {
+            return;
+        }
+        for field in parsed.spec.customizations.runtime_only() {
+            diagnostics.push(
+                Diagnostic::warning(
+                    Code::IgnoredField,
+                    format!("`spec.customizations.{field}` is only run by a live Karmada control plane; it has no effect in a render"),
+                )
+                .at(doc.at(&["spec", "customizations", field])),
+            );
+        }
+        let annotation = parsed
+            .metadata
+            .annotations
+            .get(REVISE_OBJECT_ANNOTATION)
+            .cloned();
+        if annotation.is_some() && parsed.spec.customizations.garrison_revise_object.is_some() {
+            diagnostics.push(
+                Diagnostic::warning(
+                    Code::IgnoredField,
+                    format!("the `{REVISE_OBJECT_ANNOTATION}` annotation is ignored: `spec.customizations.garrisonReviseObject` is also set and wins"),
+                )
+                .at(doc.at(&["metadata", "annotations", REVISE_OBJECT_ANNOTATION]))
+                .help("declare the revise-object hook once; the annotation form keeps the file valid for a real Karmada"),
+            );
+        }
+        self.inputs.customizations.push(CustomizationDoc {
+            name,
+            target: parsed.spec.target,
+            customizations: parsed.spec.customizations,
+            revise_object_annotation: annotation,
+            doc,
+        });
+    }
+
+    /// Whether `key` is new; a second definition is G0107 naming the first.
+    fn note_unique(
+        &mut self,
+        key: &ObjectKey,
+        origin: Origin,
+        diagnostics: &mut Diagnostics,
+    ) -> bool {
+        if let Some(first) = self.seen.get(key) {
+            diagnostics.push(
+                Diagnostic::error(
+                    Code::DuplicateObject,
+                    format!("`{key}` ({}) is defined twice", key.api_version),
+                )
+                .at(origin)
+                .help(format!(
+                    "it is also defined in `{}` at line {}; keep one definition",
+                    self.sources.path(first.file),
+                    first.pos.line
+                )),
+            );
+            return false;
+        }
+        self.seen.insert(key.clone(), origin);
+        true
+    }
+}
+
+/// Fields of a propagation policy that Karmada acts on and garrison does
+/// not (G0208, with what garrison does instead).
+fn warn_inactive_fields(
+    doc: &Document,
+    spec: &crate::model::policy::PropagationSpec,
+    diagnostics: &mut Diagnostics,
+) {
+    for field in spec.runtime_only_fields() {
+        diagnostics.push(
+            Diagnostic::warning(
+                Code::IgnoredField,
+                format!("`spec.{field}` needs a live control plane; it has no effect in a render"),
+            )
+            .at(doc.at(&std::iter::once("spec")
+                .chain(field.split('.'))
+                .collect::<Vec<_>>()))
+            .help("keep it for Karmada, or remove it; garrison renders as if it were not set"),
+        );
+    }
+    if spec.placement.workload_affinity.is_some() {
+        diagnostics.push(
+            Diagnostic::warning(Code::IgnoredField, "`spec.placement.workloadAffinity` is acted on by Karmada only with its WorkloadAffinity feature gate (alpha, off by default); garrison schedules as Karmada does by default, as if it were not set")
+                .at(doc.at(&["spec", "placement", "workloadAffinity"]))
+                .help("remove it, or keep it for a Karmada that enables the gate; garrison does not co-locate or separate workloads"),
+        );
     }
 }
 
@@ -522,76 +686,6 @@ fn replicas_are_counts(
     negative.is_empty()
 }
 
-/// A ResourceInterpreterCustomization: cluster-scoped, its scripts kept as
-/// text (`interpret` compiles them), rules that only matter to a live
-/// control plane warned about.
-fn classify_customization(
-    doc: Document,
-    value: &Value,
-    kind: &str,
-    name: String,
-    inputs: &mut Inputs,
-    (seen, sources): (&mut HashMap<ObjectKey, Origin>, &Sources),
-    diagnostics: &mut Diagnostics,
-) {
-    if !check_policy_name(&doc, kind, &name, None, true, diagnostics) {
-        return;
-    }
-    let Some(parsed) = parse_typed::<CustomizationManifest>(&doc, kind, diagnostics) else {
-        return;
-    };
-    let key = ObjectKey {
-        api_version: value
-            .get("apiVersion")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_string(),
-        kind: kind.to_string(),
-        namespace: None,
-        name: name.clone(),
-    };
-    if !note_unique(
-        &key,
-        doc.at(&["metadata", "name"]),
-        seen,
-        sources,
-        diagnostics,
-    ) {
-        return;
-    }
-    for field in parsed.spec.customizations.runtime_only() {
-        diagnostics.push(
-            Diagnostic::warning(
-                Code::IgnoredField,
-                format!("`spec.customizations.{field}` is only run by a live Karmada control plane; it has no effect in a render"),
-            )
-            .at(doc.at(&["spec", "customizations", field])),
-        );
-    }
-    let annotation = parsed
-        .metadata
-        .annotations
-        .get(REVISE_OBJECT_ANNOTATION)
-        .cloned();
-    if annotation.is_some() && parsed.spec.customizations.garrison_revise_object.is_some() {
-        diagnostics.push(
-            Diagnostic::warning(
-                Code::IgnoredField,
-                format!("the `{REVISE_OBJECT_ANNOTATION}` annotation is ignored: `spec.customizations.garrisonReviseObject` is also set and wins"),
-            )
-            .at(doc.at(&["metadata", "annotations", REVISE_OBJECT_ANNOTATION]))
-            .help("declare the revise-object hook once; the annotation form keeps the file valid for a real Karmada"),
-        );
-    }
-    inputs.customizations.push(CustomizationDoc {
-        name,
-        target: parsed.spec.target,
-        customizations: parsed.spec.customizations,
-        revise_object_annotation: annotation,
-        doc,
-    });
-}
-
 fn string_map(value: Option<&Value>) -> BTreeMap<String, String> {
     value
         .and_then(Value::as_object)
@@ -606,32 +700,6 @@ fn string_map(value: Option<&Value>) -> BTreeMap<String, String> {
                 .collect()
         })
         .unwrap_or_default()
-}
-
-fn note_unique(
-    key: &ObjectKey,
-    origin: Origin,
-    seen: &mut HashMap<ObjectKey, Origin>,
-    sources: &Sources,
-    diagnostics: &mut Diagnostics,
-) -> bool {
-    if let Some(first) = seen.get(key) {
-        diagnostics.push(
-            Diagnostic::error(
-                Code::DuplicateObject,
-                format!("`{key}` ({}) is defined twice", key.api_version),
-            )
-            .at(origin)
-            .help(format!(
-                "it is also defined in `{}` at line {}; keep one definition",
-                sources.path(first.file),
-                first.pos.line
-            )),
-        );
-        return false;
-    }
-    seen.insert(key.clone(), origin);
-    true
 }
 
 /// A name for a message: escaped, and cut short when very long.
