@@ -23,7 +23,7 @@
 use super::typed;
 use super::yaml::{parse_stream, Limits};
 use crate::diag::{Code, Diagnostic, Diagnostics, FileId, Origin};
-use crate::node::Pos;
+use crate::node::{Node, Pos};
 use serde::Deserialize;
 
 pub const CONFIG_FILE: &str = "garrison.yaml";
@@ -132,60 +132,15 @@ pub const WARNING_CHECKS: &[Code] = &[
 
 /// Read garrison.yaml strictly, its faults as G0005 at their line.
 pub fn read(text: &str, file: FileId, diagnostics: &mut Diagnostics) -> Config {
-    let help = "supported keys are `include`, `exclude`, `limits` (`maxFileBytes`, `maxDocuments`, `maxDepth`, `maxNodes`, `maxAliases`), `defaultNamespace`, `kubernetesVersion`, `massPrune` (`maxShare`, `minObjects`) and `relax` (`check`, `paths`)";
-    let fault = |pos: Option<Pos>, message: String| {
-        Diagnostic::error(
-            Code::InvalidConfig,
-            format!("`{CONFIG_FILE}` is not valid: {message}"),
-        )
-        .at_opt(pos.map(|pos| Origin { file, pos }))
-    };
-    let node = match parse_stream(text, &Limits::default()) {
-        Ok(mut nodes) if nodes.len() <= 1 => match nodes.pop() {
-            Some(node) => node,
-            None => return Config::default(),
-        },
-        Ok(nodes) => {
-            diagnostics.push(
-                fault(
-                    nodes.get(1).map(|n| n.pos),
-                    "it holds more than one YAML document".into(),
-                )
-                .help("keep one document"),
-            );
-            return Config::default();
-        }
-        Err(error) => {
-            diagnostics.push(fault(error.pos, error.message).help(error.help));
-            return Config::default();
-        }
+    let faults = Faults { file };
+    let Some(node) = faults.document(text, diagnostics) else {
+        return Config::default();
     };
     let config = match typed::from_node::<Config>(&node, typed::Fields::Strict) {
-        Ok((config, faults)) if faults.is_empty() => config,
-        Ok((_, faults)) | Err(faults) => {
-            for f in faults {
-                let (pos, message) = match f {
-                    typed::Fault::UnknownField {
-                        path,
-                        field,
-                        pos,
-                        known,
-                    } => {
-                        let near = crate::diag::closest(&field, known.iter().copied())
-                            .map(|n| format!("; did you mean `{n}`?"))
-                            .unwrap_or_default();
-                        let place = if path.is_empty() {
-                            String::new()
-                        } else {
-                            format!(" in `{}`", typed::display_path(&path))
-                        };
-                        (pos, format!("unknown key `{field}`{place}{near}"))
-                    }
-                    typed::Fault::Invalid { path, message, pos } => {
-                        (pos, format!("`{}`: {message}", typed::display_path(&path)))
-                    }
-                };
-                diagnostics.push(fault(Some(pos), message).help(help));
+        Ok((config, found)) if found.is_empty() => config,
+        Ok((_, found)) | Err(found) => {
+            for fault in found {
+                diagnostics.push(faults.typed(fault));
             }
             return Config::default();
         }
@@ -194,26 +149,25 @@ pub fn read(text: &str, file: FileId, diagnostics: &mut Diagnostics) -> Config {
     if let Some(version) = &config.kubernetes_version {
         if crate::schema::builtin::load(version).is_none() {
             diagnostics.push(
-                fault(
-                    at(&["kubernetesVersion"]),
-                    format!(
-                        "`kubernetesVersion: {version}` is not a version garrison has the API of"
-                    ),
-                )
-                .help(format!(
-                    "use one of {} (a minor version, quoted)",
-                    crate::schema::builtin::versions()
-                        .map(|v| format!("`\"{v}\"`"))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )),
+                faults
+                    .fault(
+                        at(&["kubernetesVersion"]),
+                        format!("`kubernetesVersion: {version}` is not a version garrison has the API of"),
+                    )
+                    .help(format!(
+                        "use one of {} (a minor version, quoted)",
+                        crate::schema::builtin::versions()
+                            .map(|v| format!("`\"{v}\"`"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )),
             );
         }
     }
     if let Some(namespace) = &config.default_namespace {
         if let Some(why) = crate::model::meta::dns_label_fault(namespace) {
             diagnostics.push(
-                fault(at(&["defaultNamespace"]), format!("`defaultNamespace` `{namespace}` {why}"))
+                faults.fault(at(&["defaultNamespace"]), format!("`defaultNamespace` `{namespace}` {why}"))
                     .help("namespaces are DNS labels: lower-case letters, digits and `-`, at most 63 characters"),
             );
         }
@@ -224,49 +178,124 @@ pub fn read(text: &str, file: FileId, diagnostics: &mut Diagnostics) -> Config {
         .filter(|s| !(0.0..=1.0).contains(s))
     {
         diagnostics.push(
-            fault(
+            faults.fault(
                 at(&["massPrune", "maxShare"]),
                 format!("`massPrune.maxShare` is {share}; it must be a share from 0 to 1"),
             )
             .help("write the largest share of the previous render's objects one render may remove, such as `0.5` for half"),
         );
     }
-    for (i, rule) in config.relax.iter().enumerate() {
+    check_relax(&config.relax, &node, &faults, diagnostics);
+    config
+}
+
+/// The checks `relax` names exist and its paths are globs.
+fn check_relax(rules: &[Relax], node: &Node, faults: &Faults, diagnostics: &mut Diagnostics) {
+    for (i, rule) in rules.iter().enumerate() {
         let index = i.to_string();
         if relaxable(&rule.check).is_none() {
             diagnostics.push(
-                fault(
-                    at(&["relax", &index, "check"]),
-                    format!(
-                        "`{}` is not a check `relax` can turn into a warning",
-                        rule.check
-                    ),
-                )
-                .help(format!(
-                    "name one of {}",
-                    TEMPLATE_CHECKS
-                        .iter()
-                        .chain(WARNING_CHECKS)
-                        .map(|c| format!("`{}`", c.name()))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )),
+                faults
+                    .fault(
+                        Some(node.locate(&["relax", &index, "check"])),
+                        format!(
+                            "`{}` is not a check `relax` can turn into a warning",
+                            rule.check
+                        ),
+                    )
+                    .help(format!(
+                        "name one of {}",
+                        TEMPLATE_CHECKS
+                            .iter()
+                            .chain(WARNING_CHECKS)
+                            .map(|c| format!("`{}`", c.name()))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )),
             );
         }
         for (j, pattern) in rule.paths.iter().enumerate() {
             if let Err(e) = globset::Glob::new(pattern) {
+                let at = node.locate(&["relax", &index, "paths", &j.to_string()]);
                 diagnostics.push(
-                    fault(
-                        at(&["relax", &index, "paths", &j.to_string()]),
-                        format!("`{pattern}` is not a valid glob: {e}"),
-                    )
-                    .help("paths are globs relative to the repository root, such as `legacy/**`"),
+                    faults
+                        .fault(Some(at), format!("`{pattern}` is not a valid glob: {e}"))
+                        .help(
+                            "paths are globs relative to the repository root, such as `legacy/**`",
+                        ),
                 );
             }
         }
     }
-    config
 }
+
+/// G0005 diagnostics in garrison.yaml.
+struct Faults {
+    file: FileId,
+}
+
+impl Faults {
+    fn fault(&self, pos: Option<Pos>, message: String) -> Diagnostic {
+        Diagnostic::error(
+            Code::InvalidConfig,
+            format!("`{CONFIG_FILE}` is not valid: {message}"),
+        )
+        .at_opt(pos.map(|pos| Origin {
+            file: self.file,
+            pos,
+        }))
+    }
+
+    /// The one document of the file; `None` (reported, if wrong) otherwise.
+    fn document(&self, text: &str, diagnostics: &mut Diagnostics) -> Option<Node> {
+        match parse_stream(text, &Limits::default()) {
+            Ok(mut nodes) if nodes.len() <= 1 => nodes.pop(),
+            Ok(nodes) => {
+                diagnostics.push(
+                    self.fault(
+                        nodes.get(1).map(|n| n.pos),
+                        "it holds more than one YAML document".into(),
+                    )
+                    .help("keep one document"),
+                );
+                None
+            }
+            Err(error) => {
+                diagnostics.push(self.fault(error.pos, error.message).help(error.help));
+                None
+            }
+        }
+    }
+
+    /// A key or value the settings do not take.
+    fn typed(&self, fault: typed::Fault) -> Diagnostic {
+        let (pos, message) = match fault {
+            typed::Fault::UnknownField {
+                path,
+                field,
+                pos,
+                known,
+            } => {
+                let near = crate::diag::closest(&field, known.iter().copied())
+                    .map(|n| format!("; did you mean `{n}`?"))
+                    .unwrap_or_default();
+                let place = if path.is_empty() {
+                    String::new()
+                } else {
+                    format!(" in `{}`", typed::display_path(&path))
+                };
+                (pos, format!("unknown key `{field}`{place}{near}"))
+            }
+            typed::Fault::Invalid { path, message, pos } => {
+                (pos, format!("`{}`: {message}", typed::display_path(&path)))
+            }
+        };
+        self.fault(Some(pos), message).help(SUPPORTED_KEYS)
+    }
+}
+
+/// What a settings fault's help says.
+const SUPPORTED_KEYS: &str = "supported keys are `include`, `exclude`, `limits` (`maxFileBytes`, `maxDocuments`, `maxDepth`, `maxNodes`, `maxAliases`), `defaultNamespace`, `kubernetesVersion`, `massPrune` (`maxShare`, `minObjects`) and `relax` (`check`, `paths`)";
 
 /// The relaxable check a rule names, by name (`unknown-field`) or code (`G0109`).
 fn relaxable(check: &str) -> Option<Code> {

@@ -44,117 +44,45 @@ pub fn catalog(
             )
         })
         .collect();
-    let no_definitions = HashMap::new();
     let mut broken = BTreeSet::new();
     for (file, node) in crds {
-        let value = node.to_value();
-        let at = |path: &[String]| {
-            let refs: Vec<&str> = path.iter().map(String::as_str).collect();
-            Origin {
-                file: *file,
-                pos: node.locate(&refs),
-            }
-        };
-        let text = |pointer: &str| {
-            value
-                .pointer(pointer)
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .to_string()
-        };
-        let (group, kind, plural, scope, name) = (
-            text("/spec/group"),
-            text("/spec/names/kind"),
-            text("/spec/names/plural"),
-            text("/spec/scope"),
-            text("/metadata/name"),
-        );
-        let mut faults = Vec::new();
-        if name != format!("{plural}.{group}") {
-            faults.push((
-                vec!["metadata".to_string(), "name".to_string()],
-                format!("a CustomResourceDefinition must be named `<spec.names.plural>.<spec.group>`, here `{plural}.{group}`"),
-            ));
-        }
-        let namespaced = match scope.as_str() {
-            "Namespaced" => true,
-            "Cluster" => false,
-            other => {
-                faults.push((
-                    vec!["spec".to_string(), "scope".to_string()],
-                    format!("`spec.scope` must be `Namespaced` or `Cluster`, not `{other}`"),
-                ));
-                true
-            }
-        };
-        if kinds
+        let crd = Crd::read(node);
+        let builtin_kind = kinds
             .keys()
-            .any(|(g, _, k)| g == &group && k == &kind && !crds_define(&kinds, &group))
-        {
-            faults.push((
-                vec!["spec".to_string(), "group".to_string()],
-                format!(
-                    "`{kind}` of `{group}` is a built-in kind of Kubernetes {}",
-                    builtin.kubernetes
-                ),
-            ));
-        }
-        let versions = value
-            .pointer("/spec/versions")
-            .and_then(Value::as_array)
-            .cloned()
-            .unwrap_or_default();
-        let mut served = Vec::new();
-        for (i, version) in versions.iter().enumerate() {
-            if version.get("served") != Some(&Value::Bool(true)) {
-                continue;
-            }
-            let version_name = version
-                .get("name")
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .to_string();
-            let mut path = vec![
-                "spec".to_string(),
-                "versions".to_string(),
-                i.to_string(),
-                "schema".to_string(),
-                "openAPIV3Schema".to_string(),
-            ];
-            let Some(schema) = version.pointer("/schema/openAPIV3Schema") else {
-                faults.push((
-                    path[..3].to_vec(),
-                    format!("served version `{version_name}` has no `schema.openAPIV3Schema`, which apiextensions.k8s.io/v1 requires"),
-                ));
-                continue;
-            };
-            let mut builder = Builder::new(&mut schemas, &no_definitions);
-            let root = builder.build(schema, &mut path);
-            faults.extend(builder.faults.into_iter().map(|f| (f.path, f.message)));
-            served.push((version_name, root));
-        }
+            .any(|(g, _, k)| g == &crd.group && k == &crd.kind && !crds_define(&kinds, &crd.group));
+        let mut faults = crd.faults(builtin_kind.then_some(builtin.kubernetes.as_str()));
+        let (served, schema_faults) = crd.served(&mut schemas);
+        faults.extend(schema_faults);
         if !faults.is_empty() {
-            broken.insert((group.clone(), kind.clone()));
+            broken.insert((crd.group.clone(), crd.kind.clone()));
             for (path, message) in faults {
+                let refs: Vec<&str> = path.iter().map(String::as_str).collect();
                 diagnostics.push(
-                    Diagnostic::error(Code::InvalidCrd, format!("CustomResourceDefinition `{name}`: {message}"))
-                        .at(at(&path))
-                        .help("fix the CustomResourceDefinition: its custom resources are checked against it"),
+                    Diagnostic::error(
+                        Code::InvalidCrd,
+                        format!("CustomResourceDefinition `{}`: {message}", crd.name),
+                    )
+                    .at(Origin {
+                        file: *file,
+                        pos: node.locate(&refs),
+                    })
+                    .help("fix the CustomResourceDefinition: its custom resources are checked against it"),
                 );
             }
             continue;
         }
         for (version, root) in served {
             add_implicit_fields(&mut schemas, root, builtin.object_meta);
+            let source = KindSource::Crd(Origin {
+                file: *file,
+                pos: node.pos,
+            });
             kinds.insert(
-                (group.clone(), version, kind.clone()),
+                (crd.group.clone(), version, crd.kind.clone()),
                 Kind {
                     root,
-                    namespaced,
-                    source: KindSource::Crd(Origin {
-                        file: *file,
-                        pos: node.pos,
-                    }),
+                    namespaced: crd.scope == "Namespaced",
+                    source,
                 },
             );
         }
@@ -166,6 +94,115 @@ pub fn catalog(
         object_meta: builtin.object_meta,
         fingerprint: fingerprint(&builtin.kubernetes, crds),
         broken,
+    }
+}
+
+/// A schema fault: the path of keys that leads to it, and what is wrong.
+type Fault = (Vec<String>, String);
+
+/// What a CustomResourceDefinition says, as written.
+struct Crd {
+    value: Value,
+    name: String,
+    group: String,
+    kind: String,
+    plural: String,
+    scope: String,
+}
+
+impl Crd {
+    fn read(node: &Node) -> Crd {
+        let value = node.to_value();
+        let text = |pointer: &str| {
+            value
+                .pointer(pointer)
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string()
+        };
+        Crd {
+            name: text("/metadata/name"),
+            group: text("/spec/group"),
+            kind: text("/spec/names/kind"),
+            plural: text("/spec/names/plural"),
+            scope: text("/spec/scope"),
+            value,
+        }
+    }
+
+    /// What the API server would refuse in the CRD's names and scope; a
+    /// kind Kubernetes already has (`builtin`: its release) cannot be defined.
+    fn faults(&self, builtin: Option<&str>) -> Vec<Fault> {
+        let at = |a: &str, b: &str| vec![a.to_string(), b.to_string()];
+        let (group, kind, plural) = (&self.group, &self.kind, &self.plural);
+        let mut faults = Vec::new();
+        if self.name != format!("{plural}.{group}") {
+            faults.push((
+                at("metadata", "name"),
+                format!("a CustomResourceDefinition must be named `<spec.names.plural>.<spec.group>`, here `{plural}.{group}`"),
+            ));
+        }
+        if self.scope != "Namespaced" && self.scope != "Cluster" {
+            faults.push((
+                at("spec", "scope"),
+                format!(
+                    "`spec.scope` must be `Namespaced` or `Cluster`, not `{}`",
+                    self.scope
+                ),
+            ));
+        }
+        if let Some(release) = builtin {
+            faults.push((
+                at("spec", "group"),
+                format!("`{kind}` of `{group}` is a built-in kind of Kubernetes {release}"),
+            ));
+        }
+        faults
+    }
+
+    /// The schema of every served version, read into `schemas`, and the
+    /// faults found in them.
+    fn served(&self, schemas: &mut Schemas) -> (Vec<(String, SchemaId)>, Vec<Fault>) {
+        let no_definitions = HashMap::new();
+        let versions = self
+            .value
+            .pointer("/spec/versions")
+            .and_then(Value::as_array)
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        let (mut served, mut faults) = (Vec::new(), Vec::new());
+        for (i, version) in versions.iter().enumerate() {
+            if version.get("served") != Some(&Value::Bool(true)) {
+                continue;
+            }
+            let name = version
+                .get("name")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string();
+            let mut path: Vec<String> = [
+                "spec",
+                "versions",
+                &i.to_string(),
+                "schema",
+                "openAPIV3Schema",
+            ]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+            let Some(schema) = version.pointer("/schema/openAPIV3Schema") else {
+                faults.push((
+                    path[..3].to_vec(),
+                    format!("served version `{name}` has no `schema.openAPIV3Schema`, which apiextensions.k8s.io/v1 requires"),
+                ));
+                continue;
+            };
+            let mut builder = Builder::new(schemas, &no_definitions);
+            let root = builder.build(schema, &mut path);
+            faults.extend(builder.faults.into_iter().map(|f| (f.path, f.message)));
+            served.push((name, root));
+        }
+        (served, faults)
     }
 }
 
