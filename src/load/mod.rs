@@ -73,24 +73,7 @@ pub fn load_repository(
         );
         return nothing(sources, config, diagnostics);
     }
-    let first_id = sources.next_id().0;
-    let limits = config.parse_limits();
-    let max_bytes = config.max_file_bytes();
-    let parsed: Vec<FileParse> = files
-        .par_iter()
-        .enumerate()
-        .map(|(index, file)| {
-            let id = FileId(first_id + u32::try_from(index).unwrap_or(u32::MAX - first_id));
-            parse_file(file, id, &limits, max_bytes, cache)
-        })
-        .collect();
-    let mut documents = Vec::new();
-    for parse in parsed {
-        let id = sources.add(parse.path, parse.text);
-        debug_assert_eq!(id, parse.id);
-        diagnostics.extend(parse.diagnostics);
-        documents.extend(parse.documents.into_iter().map(|node| (id, node)));
-    }
+    let documents = parse_files(&files, &config, cache, &mut sources, &mut diagnostics);
     let (mut inputs, template_documents) = classify::classify_documents(
         documents,
         &sources,
@@ -100,17 +83,7 @@ pub fn load_repository(
     // Without a fleet every cluster directory would be pruned. Only said when
     // nothing else is wrong: a cluster file that does not parse is the cause.
     if inputs.clusters.is_empty() && !diagnostics.has_errors() {
-        diagnostics.push(
-            Diagnostic::error(
-                Code::NoClusters,
-                format!(
-                    "`{}` defines no cluster: none of its {} input file(s) holds a Cluster or ManagedCluster",
-                    root.display(),
-                    files.len()
-                ),
-            )
-            .help("define the fleet with Cluster (cluster.karmada.io/v1alpha1) or ManagedCluster (clusters.clusternet.io/v1beta1) documents; check `--repo` and the `include`/`exclude` globs of garrison.yaml"),
-        );
+        diagnostics.push(no_clusters(root, files.len()));
     }
     inputs.sources = sources;
     inputs.config = config;
@@ -136,6 +109,48 @@ pub fn input_paths(root: &Path) -> Vec<String> {
         paths.push(CONFIG_FILE.to_string());
     }
     paths
+}
+
+/// Every file parsed in parallel (from the cache where it can be), added
+/// to `sources` in order: its documents, each with its file.
+fn parse_files(
+    files: &[SourceFile],
+    config: &Config,
+    cache: &cache::Cache,
+    sources: &mut Sources,
+    diagnostics: &mut Diagnostics,
+) -> Vec<(FileId, Node)> {
+    let first_id = sources.next_id().0;
+    let limits = config.parse_limits();
+    let max_bytes = config.max_file_bytes();
+    let parsed: Vec<FileParse> = files
+        .par_iter()
+        .enumerate()
+        .map(|(index, file)| {
+            let id = FileId(first_id + u32::try_from(index).unwrap_or(u32::MAX - first_id));
+            parse_file(file, id, &limits, max_bytes, cache)
+        })
+        .collect();
+    let mut documents = Vec::new();
+    for parse in parsed {
+        let id = sources.add(parse.path, parse.text);
+        debug_assert_eq!(id, parse.id);
+        diagnostics.extend(parse.diagnostics);
+        documents.extend(parse.documents.into_iter().map(|node| (id, node)));
+    }
+    documents
+}
+
+/// G0007: input files, but no fleet.
+fn no_clusters(root: &Path, files: usize) -> Diagnostic {
+    Diagnostic::error(
+        Code::NoClusters,
+        format!(
+            "`{}` defines no cluster: none of its {files} input file(s) holds a Cluster or ManagedCluster",
+            root.display()
+        ),
+    )
+    .help("define the fleet with Cluster (cluster.karmada.io/v1alpha1) or ManagedCluster (clusters.clusternet.io/v1beta1) documents; check `--repo` and the `include`/`exclude` globs of garrison.yaml")
 }
 
 fn read_config(root: &Path, sources: &mut Sources, diagnostics: &mut Diagnostics) -> Config {
@@ -204,24 +219,7 @@ fn walk(
         .filter_map(|p| p.canonicalize().ok())
         .collect();
     let mut files = Vec::new();
-    let walker = ignore::WalkBuilder::new(root)
-        .hidden(true)
-        .require_git(false)
-        .follow_links(false)
-        .sort_by_file_name(|a, b| a.cmp(b))
-        .filter_entry(move |entry| {
-            let path = entry.path();
-            // A garrison render inside the repository (it holds the marker
-            // file) is output, never input.
-            // Only directories are skipped, so only they are resolved (once each).
-            if !entry.file_type().is_some_and(|t| t.is_dir()) {
-                return true;
-            }
-            let is_render = path.join(crate::emit::MARKER_FILE).is_file();
-            !is_render && !path.canonicalize().is_ok_and(|c| skip.contains(&c))
-        })
-        .build();
-    for entry in walker {
+    for entry in walker(root, skip) {
         let entry = entry
             .map_err(|e| Diagnostic::error(Code::Io, format!("cannot walk the repository: {e}")))?;
         let Some(file_type) = entry.file_type() else {
@@ -272,6 +270,27 @@ fn walk(
     }
     files.sort_by(|a, b| a.relative.cmp(&b.relative));
     Ok(files)
+}
+
+/// The repository in name order, honouring `.gitignore`, without hidden
+/// files, not following links, and skipping `skip` and any garrison render
+/// inside the repository (it holds the marker file: output, never input).
+fn walker(root: &Path, skip: Vec<PathBuf>) -> ignore::Walk {
+    ignore::WalkBuilder::new(root)
+        .hidden(true)
+        .require_git(false)
+        .follow_links(false)
+        .sort_by_file_name(|a, b| a.cmp(b))
+        .filter_entry(move |entry| {
+            // Only directories are skipped, so only they are resolved (once each).
+            if !entry.file_type().is_some_and(|t| t.is_dir()) {
+                return true;
+            }
+            let path = entry.path();
+            let is_render = path.join(crate::emit::MARKER_FILE).is_file();
+            !is_render && !path.canonicalize().is_ok_and(|c| skip.contains(&c))
+        })
+        .build()
 }
 
 fn build_globs(patterns: &[String]) -> Result<Option<globset::GlobSet>, Diagnostic> {
@@ -326,92 +345,18 @@ fn parse_file(
         pos: Pos { line: 1, column: 1 },
     };
     if let Some((target, broken)) = &file.refused_link {
-        let diagnostic = if *broken {
-            Diagnostic::error(
-                Code::Io,
-                format!(
-                    "`{}` is a symbolic link to `{target}`, which does not exist",
-                    file.relative
-                ),
-            )
-            .help("fix or remove the link, or exclude it with `exclude` in garrison.yaml")
-        } else {
-            Diagnostic::error(
-                Code::SymlinkOutside,
-                format!(
-                    "`{}` is a symbolic link to `{target}`, outside the repository",
-                    file.relative
-                ),
-            )
-            .help(
-                "copy what it points to into the repository, or exclude the link with `exclude` in garrison.yaml",
-            )
-        };
+        let diagnostic = refused_link_fault(&file.relative, target, *broken);
         result.diagnostics.push(diagnostic.at(whole_file));
         return result;
     }
-    let size = std::fs::metadata(&file.absolute)
-        .map(|m| m.len())
-        .unwrap_or(0);
-    if size > max_bytes {
-        result.diagnostics.push(
-            Diagnostic::error(
-                Code::FileTooLarge,
-                format!(
-                    "`{}` is {size} bytes; the limit (`limits.maxFileBytes`) is {max_bytes}",
-                    file.relative
-                ),
-            )
-            .at(whole_file)
-            .help("split the file, or raise `limits.maxFileBytes` in garrison.yaml"),
-        );
-        result.text = first_line_of(&file.absolute);
-        return result;
-    }
-    let bytes = match std::fs::read(&file.absolute) {
-        Ok(bytes) => bytes,
-        Err(e) => {
-            result.diagnostics.push(
-                Diagnostic::error(Code::Io, format!("cannot read `{}`: {e}", file.relative))
-                    .at(whole_file),
-            );
-            return result;
-        }
-    };
-    let text = match String::from_utf8(bytes) {
+    let text = match read_text(file, id, max_bytes) {
         Ok(text) => text,
-        Err(e) => {
-            let offset = e.utf8_error().valid_up_to();
-            let bad = e.as_bytes()[offset];
-            // Show the whole offending line, the bad bytes replaced.
-            let lossy = String::from_utf8_lossy(e.as_bytes()).into_owned();
-            let valid = String::from_utf8_lossy(&e.as_bytes()[..offset]).into_owned();
-            let line = u32::try_from(valid.matches('\n').count() + 1).unwrap_or(u32::MAX);
-            let before = valid.rsplit('\n').next().unwrap_or("");
-            let column = u32::try_from(before.chars().count() + 1).unwrap_or(u32::MAX);
-            result.diagnostics.push(
-                Diagnostic::error(
-                    Code::NotUtf8,
-                    format!(
-                        "`{}` is not valid UTF-8: byte `0x{bad:02x}` is not a character",
-                        file.relative
-                    ),
-                )
-                .at(Origin {
-                    file: id,
-                    pos: Pos { line, column },
-                })
-                .help("save the file as UTF-8 (for Latin-1: `iconv -f latin1 -t utf-8`)"),
-            );
-            result.text = lossy;
+        Err((diagnostic, shown)) => {
+            result.diagnostics.push(diagnostic);
+            result.text = shown;
             return result;
         }
     };
-    // A byte-order mark is accepted and ignored, as kubectl does.
-    let text = text
-        .strip_prefix('\u{feff}')
-        .map(str::to_string)
-        .unwrap_or(text);
     match cache.documents(&text, limits, || yaml::parse_stream(&text, limits)) {
         Ok(documents) => result.documents = documents,
         Err(error) => result.diagnostics.push(
@@ -422,6 +367,87 @@ fn parse_file(
     }
     result.text = text;
     result
+}
+
+/// Why a symbolic link is not followed: it is broken, or leads outside.
+fn refused_link_fault(relative: &str, target: &str, broken: bool) -> Diagnostic {
+    if broken {
+        Diagnostic::error(
+            Code::Io,
+            format!("`{relative}` is a symbolic link to `{target}`, which does not exist"),
+        )
+        .help("fix or remove the link, or exclude it with `exclude` in garrison.yaml")
+    } else {
+        Diagnostic::error(
+            Code::SymlinkOutside,
+            format!("`{relative}` is a symbolic link to `{target}`, outside the repository"),
+        )
+        .help(
+            "copy what it points to into the repository, or exclude the link with `exclude` in garrison.yaml",
+        )
+    }
+}
+
+/// A file's text, without a byte-order mark (accepted and ignored, as
+/// kubectl does). A file too large, unreadable or not UTF-8 is the fault,
+/// with what to show of the file in its snippet.
+fn read_text(
+    file: &SourceFile,
+    id: FileId,
+    max_bytes: u64,
+) -> Result<String, (Diagnostic, String)> {
+    let whole_file = Origin {
+        file: id,
+        pos: Pos { line: 1, column: 1 },
+    };
+    let size = std::fs::metadata(&file.absolute)
+        .map(|m| m.len())
+        .unwrap_or(0);
+    if size > max_bytes {
+        let diagnostic = Diagnostic::error(
+            Code::FileTooLarge,
+            format!(
+                "`{}` is {size} bytes; the limit (`limits.maxFileBytes`) is {max_bytes}",
+                file.relative
+            ),
+        )
+        .at(whole_file)
+        .help("split the file, or raise `limits.maxFileBytes` in garrison.yaml");
+        return Err((diagnostic, first_line_of(&file.absolute)));
+    }
+    let bytes = std::fs::read(&file.absolute).map_err(|e| {
+        let diagnostic =
+            Diagnostic::error(Code::Io, format!("cannot read `{}`: {e}", file.relative))
+                .at(whole_file);
+        (diagnostic, String::new())
+    })?;
+    let text = String::from_utf8(bytes).map_err(|e| not_utf8(&file.relative, id, &e))?;
+    Ok(text
+        .strip_prefix('\u{feff}')
+        .map(str::to_string)
+        .unwrap_or(text))
+}
+
+/// A file that is not UTF-8, pointed at its first bad byte; its snippet
+/// shows the whole line, the bad bytes replaced.
+fn not_utf8(relative: &str, id: FileId, e: &std::string::FromUtf8Error) -> (Diagnostic, String) {
+    let offset = e.utf8_error().valid_up_to();
+    let bad = e.as_bytes()[offset];
+    let lossy = String::from_utf8_lossy(e.as_bytes()).into_owned();
+    let valid = String::from_utf8_lossy(&e.as_bytes()[..offset]).into_owned();
+    let line = u32::try_from(valid.matches('\n').count() + 1).unwrap_or(u32::MAX);
+    let before = valid.rsplit('\n').next().unwrap_or("");
+    let column = u32::try_from(before.chars().count() + 1).unwrap_or(u32::MAX);
+    let diagnostic = Diagnostic::error(
+        Code::NotUtf8,
+        format!("`{relative}` is not valid UTF-8: byte `0x{bad:02x}` is not a character"),
+    )
+    .at(Origin {
+        file: id,
+        pos: Pos { line, column },
+    })
+    .help("save the file as UTF-8 (for Latin-1: `iconv -f latin1 -t utf-8`)");
+    (diagnostic, lossy)
 }
 
 /// The first line of a file, for the snippet of a fault about the whole file.

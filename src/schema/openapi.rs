@@ -187,26 +187,13 @@ impl<'s> Builder<'s> {
             }
             "enum" => schema.enumeration = field.as_array().cloned().unwrap_or_default(),
             "default" => schema.default = Some(field.clone()),
-            "x-kubernetes-int-or-string" => schema.int_or_string = field == &Value::Bool(true),
-            "x-kubernetes-preserve-unknown-fields" => schema.preserve_unknown = field == &Value::Bool(true),
-            "x-kubernetes-embedded-resource" => schema.embedded_resource = field == &Value::Bool(true),
-            "x-kubernetes-list-type" => {
-                schema.list = match field.as_str() {
-                    Some("set") => ListType::Set,
-                    Some("map") => ListType::Map(strings(map.get("x-kubernetes-list-map-keys").unwrap_or(&Value::Null))),
-                    _ => ListType::Atomic,
-                }
-            }
-            "minimum" => schema.bounds.minimum = field.as_f64().map(|m| (m, flag(map, "exclusiveMinimum"))),
-            "maximum" => schema.bounds.maximum = field.as_f64().map(|m| (m, flag(map, "exclusiveMaximum"))),
-            "exclusiveMinimum" | "exclusiveMaximum" => {}
-            "multipleOf" => schema.bounds.multiple_of = field.as_f64().filter(|m| *m > 0.0),
-            "minLength" => schema.bounds.min_length = field.as_u64(),
-            "maxLength" => schema.bounds.max_length = field.as_u64(),
-            "minItems" => schema.bounds.min_items = field.as_u64(),
-            "maxItems" => schema.bounds.max_items = field.as_u64(),
-            "minProperties" => schema.bounds.min_properties = field.as_u64(),
-            "maxProperties" => schema.bounds.max_properties = field.as_u64(),
+            "x-kubernetes-int-or-string"
+            | "x-kubernetes-preserve-unknown-fields"
+            | "x-kubernetes-embedded-resource"
+            | "x-kubernetes-list-type" => extension(schema, key, field, map),
+            "minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum" | "multipleOf"
+            | "minLength" | "maxLength" | "minItems" | "maxItems" | "minProperties"
+            | "maxProperties" => bound(&mut schema.bounds, key, field, map),
             "pattern" => match field.as_str().map(Regex::new) {
                 Some(Ok(regex)) => schema.pattern = Some(regex),
                 Some(Err(e)) => self.fault(path, format!("`pattern` is not a regular expression garrison can use: {}", reason_of(&e.to_string()))),
@@ -236,6 +223,43 @@ impl<'s> Builder<'s> {
             _ if DESCRIPTIVE.contains(&key) => {}
             other => self.fault(path, format!("`{other}` is not a schema keyword garrison knows, so it cannot check what it means")),
         }
+    }
+}
+
+/// Kubernetes' extensions that change what is valid.
+fn extension(schema: &mut Schema, key: &str, field: &Value, map: &Map<String, Value>) {
+    let on = field == &Value::Bool(true);
+    match key {
+        "x-kubernetes-int-or-string" => schema.int_or_string = on,
+        "x-kubernetes-preserve-unknown-fields" => schema.preserve_unknown = on,
+        "x-kubernetes-embedded-resource" => schema.embedded_resource = on,
+        "x-kubernetes-list-type" => {
+            schema.list = match field.as_str() {
+                Some("set") => ListType::Set,
+                Some("map") => ListType::Map(strings(
+                    map.get("x-kubernetes-list-map-keys")
+                        .unwrap_or(&Value::Null),
+                )),
+                _ => ListType::Atomic,
+            }
+        }
+        _ => {}
+    }
+}
+
+/// A numeric, length or count bound (`exclusive*` is read with its bound).
+fn bound(bounds: &mut Bounds, key: &str, field: &Value, map: &Map<String, Value>) {
+    match key {
+        "minimum" => bounds.minimum = field.as_f64().map(|m| (m, flag(map, "exclusiveMinimum"))),
+        "maximum" => bounds.maximum = field.as_f64().map(|m| (m, flag(map, "exclusiveMaximum"))),
+        "multipleOf" => bounds.multiple_of = field.as_f64().filter(|m| *m > 0.0),
+        "minLength" => bounds.min_length = field.as_u64(),
+        "maxLength" => bounds.max_length = field.as_u64(),
+        "minItems" => bounds.min_items = field.as_u64(),
+        "maxItems" => bounds.max_items = field.as_u64(),
+        "minProperties" => bounds.min_properties = field.as_u64(),
+        "maxProperties" => bounds.max_properties = field.as_u64(),
+        _ => {}
     }
 }
 
