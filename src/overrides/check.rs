@@ -25,21 +25,7 @@ pub fn against_schemas(inputs: &Inputs, diagnostics: &mut Diagnostics) {
     let Some(catalog) = inputs.catalog.as_deref() else {
         return;
     };
-    let refs: Vec<OverridePolicyRef<'_>> = inputs
-        .override_policies
-        .iter()
-        .map(OverridePolicy::as_ref)
-        .collect();
-    // (policy index, apiVersion, kind) for every kind each policy applies to.
-    let mut pairs: BTreeSet<(usize, &str, &str)> = BTreeSet::new();
-    for template in &inputs.templates {
-        for policy in super::applicable(&refs, &template.view()) {
-            if let Some(index) = refs.iter().position(|r| std::ptr::eq(r, policy)) {
-                pairs.insert((index, &template.key.api_version, &template.key.kind));
-            }
-        }
-    }
-    for (index, api_version, kind) in pairs {
+    for (index, api_version, kind) in applications(inputs) {
         let policy = &inputs.override_policies[index];
         let Lookup::Known(found) = catalog.lookup(api_version, kind) else {
             continue;
@@ -68,68 +54,127 @@ pub fn against_schemas(inputs: &Inputs, diagnostics: &mut Diagnostics) {
                     path.push(field);
                     policy.doc.at(&path)
                 };
-                let place = format!("{} writes `{}` of {what}", policy.display(), op.path);
-                let field = match schema::resolve(catalog.schemas(), found.root, &op.path) {
-                    Ok(Some(field)) => field,
-                    Ok(None) => continue,
-                    Err(PathFault::UnknownField { field, known }) => {
-                        let known: Vec<&str> = known.iter().map(String::as_str).collect();
-                        let parent: Vec<String> = op
-                            .path
-                            .split('/')
-                            .skip(1)
-                            .take_while(|s| *s != field)
-                            .map(str::to_string)
-                            .collect();
-                        let diagnostic = unknown_field(&what, &parent, &field, &known);
-                        diagnostics.push(Diagnostic {
-                            message: format!("{place}: {}", diagnostic.message),
-                            ..diagnostic.at(at("path"))
-                        });
-                        continue;
-                    }
-                    Err(PathFault::NotAContainer { at: below, types }) => {
-                        diagnostics.push(
-                            Diagnostic::error(
-                                Code::InvalidField,
-                                format!(
-                                    "{place}: `{below}` is {types}, which has no fields or items"
-                                ),
-                            )
-                            .at(at("path"))
-                            .help("fix the path; it must lead to a field of the object"),
-                        );
-                        continue;
-                    }
+                let check = Write {
+                    catalog,
+                    root: found.root,
+                    what: &what,
+                    place: format!("{} writes `{}` of {what}", policy.display(), op.path),
                 };
-                let Some(value) = &op.value else { continue };
-                let origin = at("value");
-                let node = Node::from_value(value, origin.pos);
-                for fault in schema::validate(catalog.schemas(), field, &node) {
-                    let diagnostic = match fault.kind {
-                        FaultKind::UnknownField { field, known } => {
-                            let known: Vec<&str> = known.iter().map(String::as_str).collect();
-                            let inner = unknown_field(&what, &fault.path, &field, &known);
-                            Diagnostic {
-                                message: format!("{place}: {}", inner.message),
-                                ..inner
-                            }
-                        }
-                        FaultKind::Invalid(message) => {
-                            let inner = if fault.path.is_empty() {
-                                String::new()
-                            } else {
-                                format!("`{}`: ", display_path(&fault.path))
-                            };
-                            Diagnostic::error(
-                                Code::InvalidField,
-                                format!("{place}: the value is not valid there: {inner}{message}"),
-                            )
-                            .help("fix the value; the member cluster's API server would refuse the object")
-                        }
-                    };
-                    diagnostics.push(diagnostic.at(origin));
+                check.plaintext(op, &at, diagnostics);
+            }
+        }
+    }
+}
+
+/// (override policy index, apiVersion, kind) for every kind each override
+/// policy applies to, once.
+fn applications(inputs: &Inputs) -> BTreeSet<(usize, &str, &str)> {
+    let refs: Vec<OverridePolicyRef<'_>> = inputs
+        .override_policies
+        .iter()
+        .map(OverridePolicy::as_ref)
+        .collect();
+    let mut pairs = BTreeSet::new();
+    for template in &inputs.templates {
+        for policy in super::applicable(&refs, &template.view()) {
+            if let Some(index) = refs.iter().position(|r| std::ptr::eq(r, policy)) {
+                pairs.insert((
+                    index,
+                    template.key.api_version.as_str(),
+                    template.key.kind.as_str(),
+                ));
+            }
+        }
+    }
+    pairs
+}
+
+/// One plaintext write checked against one kind.
+struct Write<'a> {
+    catalog: &'a schema::Catalog,
+    root: schema::SchemaId,
+    /// `Deployment (apps/v1)`.
+    what: &'a str,
+    /// `OverridePolicy/ns/name writes `/path` of Deployment (apps/v1)`.
+    place: String,
+}
+
+impl Write<'_> {
+    /// The path must lead into the kind, and the value fit what it leads to;
+    /// `at` places a fault at the operation's `path` or `value`.
+    fn plaintext(
+        &self,
+        op: &crate::model::override_policy::PlaintextOverrider,
+        at: &dyn Fn(&str) -> Origin,
+        diagnostics: &mut Diagnostics,
+    ) {
+        let field = match schema::resolve(self.catalog.schemas(), self.root, &op.path) {
+            Ok(Some(field)) => field,
+            Ok(None) => return,
+            Err(PathFault::UnknownField { field, known }) => {
+                let known: Vec<&str> = known.iter().map(String::as_str).collect();
+                let parent: Vec<String> = op
+                    .path
+                    .split('/')
+                    .skip(1)
+                    .take_while(|s| *s != field)
+                    .map(str::to_string)
+                    .collect();
+                let diagnostic = unknown_field(self.what, &parent, &field, &known);
+                diagnostics.push(Diagnostic {
+                    message: format!("{}: {}", self.place, diagnostic.message),
+                    ..diagnostic.at(at("path"))
+                });
+                return;
+            }
+            Err(PathFault::NotAContainer { at: below, types }) => {
+                diagnostics.push(
+                    Diagnostic::error(
+                        Code::InvalidField,
+                        format!(
+                            "{}: `{below}` is {types}, which has no fields or items",
+                            self.place
+                        ),
+                    )
+                    .at(at("path"))
+                    .help("fix the path; it must lead to a field of the object"),
+                );
+                return;
+            }
+        };
+        let Some(value) = &op.value else { return };
+        let origin = at("value");
+        let node = Node::from_value(value, origin.pos);
+        for fault in schema::validate(self.catalog.schemas(), field, &node) {
+            diagnostics.push(self.value_fault(fault).at(origin));
+        }
+    }
+
+    /// A fault of the written value, in the override's words.
+    fn value_fault(&self, fault: schema::Fault) -> Diagnostic {
+        match fault.kind {
+            FaultKind::UnknownField { field, known } => {
+                let known: Vec<&str> = known.iter().map(String::as_str).collect();
+                let inner = unknown_field(self.what, &fault.path, &field, &known);
+                Diagnostic {
+                    message: format!("{}: {}", self.place, inner.message),
+                    ..inner
                 }
+            }
+            FaultKind::Invalid(message) => {
+                let inner = if fault.path.is_empty() {
+                    String::new()
+                } else {
+                    format!("`{}`: ", display_path(&fault.path))
+                };
+                Diagnostic::error(
+                    Code::InvalidField,
+                    format!(
+                        "{}: the value is not valid there: {inner}{message}",
+                        self.place
+                    ),
+                )
+                .help("fix the value; the member cluster's API server would refuse the object")
             }
         }
     }
