@@ -15,6 +15,8 @@ mod dependencies;
 pub mod materialise;
 mod pinned;
 mod render;
+#[cfg(test)]
+mod tests;
 
 pub use materialise::cluster_labels;
 

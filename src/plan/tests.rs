@@ -1,0 +1,477 @@
+//! The decide phase on small fleets: which policy claims a template, which
+//! clusters are held, where the fort goes, and what makes a Divided
+//! schedule change. Each test reads one YAML stream, plans it without
+//! rendering a cluster, and checks one decision.
+
+use super::{plan_with, App, Options, Plan, Scope, Source};
+use crate::diag::{Diagnostics, FileId, Sources};
+use crate::fort::FortReason;
+use crate::load::classify::classify;
+use crate::load::yaml::parse_stream;
+use crate::model::inputs::Inputs;
+use crate::model::previous::{PreviousBinding, PreviousRender};
+use crate::schedule::Decision;
+use std::collections::BTreeSet;
+
+const CLUSTERS: &str = "
+apiVersion: cluster.karmada.io/v1alpha1
+kind: Cluster
+metadata: {name: c, labels: {env: prod}}
+---
+apiVersion: cluster.karmada.io/v1alpha1
+kind: Cluster
+metadata: {name: a, labels: {env: prod}}
+---
+apiVersion: cluster.karmada.io/v1alpha1
+kind: Cluster
+metadata: {name: b, labels: {env: test}}
+";
+
+const WEB: &str = "
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: shop, labels: {app: web}}
+spec:
+  replicas: 6
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: web, image: nginx}]}
+";
+
+/// A PropagationPolicy for `web` dividing its replicas by static weights
+/// a:1, b:1, c:1, with `extra` appended to its YAML (annotations etc.).
+fn divided(name: &str, metadata_extra: &str, spec_extra: &str) -> String {
+    format!(
+        "
+apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {{name: {name}, namespace: shop{metadata_extra}}}
+spec:
+  resourceSelectors: [{{apiVersion: apps/v1, kind: Deployment, name: web}}]
+  placement:
+    clusterAffinity: {{clusterNames: [a, b, c]}}
+    replicaScheduling:
+      replicaSchedulingType: Divided
+      replicaDivisionPreference: Weighted
+      weightPreference:
+        staticWeightList:
+        - {{targetCluster: {{clusterNames: [a]}}, weight: 1}}
+        - {{targetCluster: {{clusterNames: [b]}}, weight: 1}}
+        - {{targetCluster: {{clusterNames: [c]}}, weight: 1}}
+{spec_extra}"
+    )
+}
+
+fn inputs(documents: &[&str]) -> Inputs {
+    let text = documents.join("\n---\n");
+    let nodes = match parse_stream(&text, &Default::default()) {
+        Ok(nodes) => nodes,
+        Err(e) => panic!("the test's YAML does not parse: {e:?}"),
+    };
+    let mut sources = Sources::default();
+    sources.add("fleet.yaml".into(), text.clone());
+    let mut diagnostics = Diagnostics::default();
+    let mut inputs = classify(
+        nodes.into_iter().map(|n| (FileId(0), n)).collect(),
+        &sources,
+        &mut diagnostics,
+    );
+    assert!(!diagnostics.has_errors(), "{diagnostics:?}");
+    inputs.templates.sort_by(|a, b| a.key.cmp(&b.key));
+    inputs.sources = sources;
+    inputs
+}
+
+fn decide(inputs: &Inputs, previous: &PreviousRender) -> Plan {
+    let options = Options {
+        scope: Scope::ScheduleOnly,
+        ..Options::default()
+    };
+    match plan_with(inputs, previous, &options) {
+        Ok(plan) => plan,
+        Err(diagnostics) => panic!("planning failed: {diagnostics:?}"),
+    }
+}
+
+fn web(plan: &Plan) -> &App {
+    match plan.apps.iter().find(|a| a.key.name == "web") {
+        Some(app) => app,
+        None => panic!("`web` is not an application: {:?}", plan.unclaimed),
+    }
+}
+
+fn policy_name(app: &App) -> &str {
+    match &app.source {
+        Source::Policy { policy, .. } => &policy.name,
+        other => panic!("not claimed by a policy: {other:?}"),
+    }
+}
+
+fn replicas(app: &App) -> Vec<(&str, u64, bool)> {
+    app.binding
+        .clusters
+        .iter()
+        .map(|a| (a.cluster.as_str(), a.replicas, a.held))
+        .collect()
+}
+
+/// The previous render as `plan` would have written it for `web`.
+fn remembered(plan: &Plan) -> PreviousRender {
+    let app = web(plan);
+    let binding = PreviousBinding {
+        clusters: app
+            .binding
+            .clusters
+            .iter()
+            .map(|a| (a.cluster.clone(), a.replicas))
+            .collect(),
+        replicas: app.binding.desired,
+        placement: app.placement_json.clone(),
+        affinity_name: app.binding.affinity_name.clone(),
+        fort: app.fort.as_ref().map(|f| f.cluster.clone()),
+        held: app.held.clone(),
+        withheld: Some(BTreeSet::new()),
+        digest: None,
+    };
+    PreviousRender {
+        bindings: [(app.key.clone(), binding)].into(),
+        ..PreviousRender::default()
+    }
+}
+
+// Policy choice: Karmada's precedence (explicit priority, then how
+// specifically a selector names the template, then name order; a
+// namespaced policy before any cluster-wide one).
+
+#[test]
+fn higher_explicit_priority_wins_over_a_more_specific_selector() {
+    let by_name = divided("by-name", "", "");
+    let by_label = "
+apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: by-label, namespace: shop}
+spec:
+  priority: 5
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, labelSelector: {matchLabels: {app: web}}}]
+  placement: {clusterAffinity: {clusterNames: [b]}}
+";
+    let plan = decide(
+        &inputs(&[CLUSTERS, WEB, &by_name, by_label]),
+        &PreviousRender::default(),
+    );
+    assert_eq!(policy_name(web(&plan)), "by-label");
+    assert_eq!(replicas(web(&plan)), vec![("b", 6, false)]);
+}
+
+#[test]
+fn at_equal_priority_a_selector_naming_the_template_beats_a_label_selector() {
+    let by_name = divided("z-by-name", "", "");
+    let by_label = "
+apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: a-by-label, namespace: shop}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, labelSelector: {matchLabels: {app: web}}}]
+  placement: {clusterAffinity: {clusterNames: [b]}}
+";
+    let plan = decide(
+        &inputs(&[CLUSTERS, WEB, &by_name, by_label]),
+        &PreviousRender::default(),
+    );
+    let app = web(&plan);
+    assert_eq!(policy_name(app), "z-by-name");
+    let Source::Policy { passed_over, .. } = &app.source else {
+        panic!("not claimed by a policy");
+    };
+    assert_eq!(passed_over.len(), 1, "{passed_over:?}");
+}
+
+#[test]
+fn a_namespaced_policy_beats_a_cluster_policy_of_higher_priority() {
+    let namespaced = divided("shop-policy", "", "");
+    let cluster_wide = "
+apiVersion: policy.karmada.io/v1alpha1
+kind: ClusterPropagationPolicy
+metadata: {name: everything}
+spec:
+  priority: 100
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment}]
+  placement: {clusterAffinity: {clusterNames: [b]}}
+";
+    let plan = decide(
+        &inputs(&[CLUSTERS, WEB, &namespaced, cluster_wide]),
+        &PreviousRender::default(),
+    );
+    assert_eq!(policy_name(web(&plan)), "shop-policy");
+}
+
+#[test]
+fn a_template_no_policy_selects_is_unclaimed() {
+    let plan = decide(&inputs(&[CLUSTERS, WEB]), &PreviousRender::default());
+    assert!(plan.apps.is_empty());
+    let names: Vec<&str> = plan.unclaimed.iter().map(|k| k.name.as_str()).collect();
+    assert_eq!(names, vec!["web"]);
+}
+
+#[test]
+fn a_namespace_goes_everywhere_whatever_selects_it() {
+    let namespace = "
+apiVersion: v1
+kind: Namespace
+metadata: {name: shop}
+";
+    let plan = decide(&inputs(&[CLUSTERS, namespace]), &PreviousRender::default());
+    let app = &plan.apps[0];
+    assert_eq!(app.source, Source::NamespaceAutoPropagation);
+    let clusters: Vec<&str> = app
+        .binding
+        .clusters
+        .iter()
+        .map(|a| a.cluster.as_str())
+        .collect();
+    assert_eq!(clusters, vec!["a", "b", "c"]);
+}
+
+// Holds (SPEC §5): paused clusters and suspended dispatching.
+
+#[test]
+fn a_paused_cluster_is_held_and_gets_no_share_of_a_first_schedule() {
+    let paused = CLUSTERS.replacen(
+        "metadata: {name: c, labels: {env: prod}}",
+        "metadata: {name: c, labels: {env: prod}, annotations: {garrison.dev/sync-paused: \"true\"}}",
+        1,
+    );
+    let plan = decide(
+        &inputs(&[&paused, WEB, &divided("p", "", "")]),
+        &PreviousRender::default(),
+    );
+    let app = web(&plan);
+    assert_eq!(app.held, BTreeSet::from(["c".to_string()]));
+    assert_eq!(replicas(app), vec![("a", 3, false), ("b", 3, false)]);
+}
+
+#[test]
+fn suspended_dispatching_holds_every_cluster_of_the_policy() {
+    let policy = divided("p", "", "  suspension: {dispatching: true}\n");
+    let plan = decide(
+        &inputs(&[CLUSTERS, WEB, &policy]),
+        &PreviousRender::default(),
+    );
+    let held: Vec<&str> = web(&plan).held.iter().map(String::as_str).collect();
+    assert_eq!(held, vec!["a", "b", "c"]);
+}
+
+#[test]
+fn dispatching_on_named_clusters_holds_only_those() {
+    let policy = divided(
+        "p",
+        "",
+        "  suspension: {dispatchingOnClusters: {clusterNames: [b]}}\n",
+    );
+    let plan = decide(
+        &inputs(&[CLUSTERS, WEB, &policy]),
+        &PreviousRender::default(),
+    );
+    let held: Vec<&str> = web(&plan).held.iter().map(String::as_str).collect();
+    assert_eq!(held, vec!["b"]);
+}
+
+#[test]
+fn a_cluster_paused_after_the_schedule_keeps_its_share_frozen() {
+    let fleet = inputs(&[CLUSTERS, WEB, &divided("p", "", "")]);
+    let first = decide(&fleet, &PreviousRender::default());
+    let paused = CLUSTERS.replacen(
+        "metadata: {name: b, labels: {env: test}}",
+        "metadata: {name: b, labels: {env: test}, annotations: {garrison.dev/sync-paused: \"true\"}}",
+        1,
+    );
+    let second = decide(
+        &inputs(&[&paused, WEB, &divided("p", "", "")]),
+        &remembered(&first),
+    );
+    let app = web(&second);
+    assert!(
+        replicas(app).contains(&("b", 2, true)),
+        "{:?}",
+        replicas(app)
+    );
+    assert!(
+        matches!(&app.binding.decision, Decision::Rescheduled(why) if why.contains("`b` was paused")),
+        "{:?}",
+        app.binding.decision
+    );
+}
+
+// Fort (SPEC §3).
+
+#[test]
+fn no_fort_without_the_policy_opting_in() {
+    let plan = decide(
+        &inputs(&[CLUSTERS, WEB, &divided("p", "", "")]),
+        &PreviousRender::default(),
+    );
+    assert_eq!(web(&plan).fort, None);
+}
+
+#[test]
+fn the_fort_goes_to_the_highest_weight_first_in_binding_order_on_a_tie() {
+    let policy = divided("p", ", annotations: {garrison.dev/fort: enabled}", "");
+    let plan = decide(
+        &inputs(&[CLUSTERS, WEB, &policy]),
+        &PreviousRender::default(),
+    );
+    let fort = web(&plan).fort.clone().map(|f| (f.cluster, f.reason));
+    assert_eq!(
+        fort,
+        Some((
+            "a".to_string(),
+            FortReason::HighestWeight { weight: 1, tied: 2 }
+        ))
+    );
+}
+
+#[test]
+fn a_pinned_fort_wins_and_a_previous_fort_stays() {
+    let policy = divided("p", ", annotations: {garrison.dev/fort: enabled}", "");
+    let pinned = WEB.replacen(
+        "labels: {app: web}}",
+        "labels: {app: web}, annotations: {garrison.dev/fort-cluster: c}}",
+        1,
+    );
+    let plan = decide(
+        &inputs(&[CLUSTERS, &pinned, &policy]),
+        &PreviousRender::default(),
+    );
+    let fort = web(&plan).fort.clone().map(|f| (f.cluster, f.reason));
+    assert_eq!(fort, Some(("c".to_string(), FortReason::Pinned)));
+
+    // The pin is gone; the fort the previous render placed stays.
+    let unpinned = decide(&inputs(&[CLUSTERS, WEB, &policy]), &remembered(&plan));
+    let fort = web(&unpinned).fort.clone().map(|f| (f.cluster, f.reason));
+    assert_eq!(fort, Some(("c".to_string(), FortReason::Kept)));
+}
+
+// What makes a Divided schedule change (Karmada reschedules on a changed
+// placement, changed replicas or a cluster that left; nothing else).
+
+#[test]
+fn an_unchanged_schedule_is_kept() {
+    let fleet = inputs(&[CLUSTERS, WEB, &divided("p", "", "")]);
+    let first = decide(&fleet, &PreviousRender::default());
+    assert!(matches!(
+        web(&first).binding.decision,
+        Decision::Scheduled(_)
+    ));
+    let second = decide(&fleet, &remembered(&first));
+    assert_eq!(web(&second).binding.decision, Decision::Kept);
+    assert_eq!(replicas(web(&second)), replicas(web(&first)));
+}
+
+#[test]
+fn a_kept_schedule_survives_a_label_change_karmada_does_not_watch() {
+    let fleet = inputs(&[CLUSTERS, WEB, &divided("p", "", "")]);
+    let first = decide(&fleet, &PreviousRender::default());
+    let relabelled = CLUSTERS.replace("env: prod", "env: staging");
+    let second = decide(
+        &inputs(&[&relabelled, WEB, &divided("p", "", "")]),
+        &remembered(&first),
+    );
+    assert_eq!(web(&second).binding.decision, Decision::Kept);
+}
+
+#[test]
+fn changed_replicas_placement_or_fleet_reschedule() {
+    let policy = divided("p", "", "");
+    let first = decide(
+        &inputs(&[CLUSTERS, WEB, &policy]),
+        &PreviousRender::default(),
+    );
+    let previous = remembered(&first);
+
+    let scaled = WEB.replace("replicas: 6", "replicas: 9");
+    let plan = decide(&inputs(&[CLUSTERS, &scaled, &policy]), &previous);
+    assert_eq!(
+        web(&plan).binding.decision,
+        Decision::Rescheduled("replicas changed from 6 to 9".into())
+    );
+
+    let narrowed = policy.replace("clusterNames: [a, b, c]", "clusterNames: [a, b]");
+    let plan = decide(&inputs(&[CLUSTERS, WEB, &narrowed]), &previous);
+    assert_eq!(
+        web(&plan).binding.decision,
+        Decision::Rescheduled("the placement changed".into())
+    );
+
+    // Selected by label, so the fleet may shrink under it.
+    let by_label = policy
+        .replace(
+            "clusterNames: [a, b, c]",
+            "labelSelector: {matchExpressions: [{key: env, operator: Exists}]}",
+        )
+        .replace(
+            "clusterNames: [a]",
+            "labelSelector: {matchLabels: {env: prod}}",
+        )
+        .replace(
+            "clusterNames: [b]",
+            "labelSelector: {matchLabels: {env: test}}",
+        )
+        .replace(
+            "        - {targetCluster: {clusterNames: [c]}, weight: 1}\n",
+            "",
+        );
+    let first = decide(
+        &inputs(&[CLUSTERS, WEB, &by_label]),
+        &PreviousRender::default(),
+    );
+    let fewer = CLUSTERS
+        .replacen(
+            "metadata: {name: b, labels: {env: test}}",
+            "metadata: {name: b, labels: {}}",
+            1,
+        )
+        .replacen(
+            "kind: Cluster\nmetadata: {name: b",
+            "kind: Cluster\nmetadata: {name: d",
+            1,
+        );
+    assert!(
+        !fewer.contains("name: b"),
+        "the test's fleet edit did not apply"
+    );
+    let plan = decide(&inputs(&[&fewer, WEB, &by_label]), &remembered(&first));
+    assert!(
+        matches!(&web(&plan).binding.decision, Decision::Rescheduled(why) if why.contains("`b`") && why.contains("left the fleet")),
+        "{:?}",
+        web(&plan).binding.decision
+    );
+}
+
+#[test]
+fn lifting_a_hold_divides_again_over_every_cluster() {
+    let suspended = divided(
+        "p",
+        "",
+        "  suspension: {dispatchingOnClusters: {clusterNames: [c]}}\n",
+    );
+    let first = decide(
+        &inputs(&[CLUSTERS, WEB, &suspended]),
+        &PreviousRender::default(),
+    );
+    assert_eq!(
+        replicas(web(&first)),
+        vec![("a", 3, false), ("b", 3, false)]
+    );
+    let mut previous = remembered(&first);
+    for binding in previous.bindings.values_mut() {
+        binding.withheld = Some(BTreeSet::from(["c".to_string()]));
+        binding.held.clear();
+    }
+    let lifted = decide(&inputs(&[CLUSTERS, WEB, &divided("p", "", "")]), &previous);
+    let app = web(&lifted);
+    assert_eq!(
+        replicas(app),
+        vec![("a", 2, false), ("b", 2, false), ("c", 2, false)]
+    );
+}
