@@ -15,8 +15,9 @@
 mod fleet;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use garrison::emit::{self, Format};
+use garrison::emit;
 use garrison::load::{self, cache::Cache, LoadOptions};
+use garrison::model::layout::Format;
 use garrison::model::previous::PreviousRender;
 use garrison::overrides::{self, OverridePolicyRef};
 use garrison::schedule::divide::{self, Party};

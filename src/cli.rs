@@ -1,6 +1,6 @@
 //! The command line, as the user types it (clap derive). No IO here.
 
-use crate::emit::Format;
+use crate::model::layout::Format;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 

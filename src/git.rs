@@ -30,7 +30,7 @@
 //! locked by another writer is waited for briefly, and a lock that stays
 //! (a crashed writer) is an error naming it.
 
-use crate::emit::Tree;
+use crate::model::layout::Tree;
 use git2::{ErrorCode, FileMode, ObjectType, Oid, Repository, Signature, StatusOptions, Time};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

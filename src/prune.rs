@@ -14,8 +14,8 @@
 //! Pure: the commands hand in the two renders as paths.
 
 use crate::diag::{Code, Diagnostic, Severity};
-use crate::emit::{self, Format};
 use crate::load::config::MassPruneConfig;
+use crate::model::layout::{self, Format, Layout};
 use crate::model::meta::ObjectKey;
 use crate::model::previous::PreviousBinding;
 use std::collections::{BTreeMap, BTreeSet};
@@ -41,13 +41,6 @@ pub fn is_mass_prune(previous: usize, removed: usize, max_share: f64, min_object
     removed >= previous || (previous >= min_objects && removed as f64 > max_share * previous as f64)
 }
 
-/// The cluster an object file of a render belongs to; `None` for anything
-/// else (bindings, the marker, a cluster's `kustomization.yaml`).
-fn object_cluster(path: &str) -> Option<&str> {
-    let (cluster, file) = path.strip_prefix("clusters/")?.split_once('/')?;
-    (file != emit::KUSTOMIZATION).then_some(cluster)
-}
-
 /// What the previous render (every path of it, read or not) loses when
 /// only the paths for which `survives` holds are left; the objects of
 /// `paused` clusters are not counted.
@@ -58,7 +51,7 @@ pub fn removal<'a>(
 ) -> Removal {
     let mut removal = Removal::default();
     for path in previous {
-        let Some(cluster) = object_cluster(path) else {
+        let Some(cluster) = layout::object_cluster(path) else {
             continue;
         };
         if paused.contains(cluster) {
@@ -79,10 +72,11 @@ pub fn names(
     bindings: &BTreeMap<ObjectKey, PreviousBinding>,
     format: Format,
 ) -> BTreeMap<String, String> {
+    let layout = Layout::new(format);
     let mut names = BTreeMap::new();
     for (key, binding) in bindings {
         for (cluster, _) in &binding.clusters {
-            let path = format!("clusters/{cluster}/{}", emit::file_of(key, cluster, format));
+            let path = layout.cluster_object(key, cluster);
             names.insert(path, key.to_string());
         }
     }
@@ -122,7 +116,7 @@ impl Removal {
         let names = names();
         for path in self.removed.iter().take(LISTED) {
             message.push('\n');
-            match (object_cluster(path), names.get(path)) {
+            match (layout::object_cluster(path), names.get(path)) {
                 (Some(cluster), Some(name)) => message.push_str(&format!("{cluster}: {name}")),
                 _ => message.push_str(path),
             }

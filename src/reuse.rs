@@ -17,9 +17,9 @@
 //! check` and `render --rebuild` render everything and compare every byte,
 //! so a hand-edited output is still found and repaired.
 
-use crate::emit::Format;
 use crate::model::cluster::Cluster;
 use crate::model::inputs::{Document, Inputs, PropagationPolicy, Template};
+use crate::model::layout::Format;
 use crate::overrides::OverridePolicyRef;
 use crate::plan::{App, Source};
 use serde_json::Value;

@@ -4,6 +4,7 @@
 use super::stored::Stored;
 use super::{pipeline, ExitStatus, Printer};
 use crate::cli::DiffArgs;
+use crate::model::layout::{self, Layout};
 use crate::report;
 
 pub fn run(args: &DiffArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
@@ -51,7 +52,7 @@ pub fn run(args: &DiffArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
 
 /// The previous render with held clusters' would-be files laid over it: its
 /// diff against the previous render is exactly what the holds keep back.
-fn held_view(outcome: &pipeline::Outcome) -> crate::emit::Tree {
+fn held_view(outcome: &pipeline::Outcome) -> layout::Tree {
     let mut view = outcome.previous.files.clone();
     for cluster in outcome
         .plan
@@ -59,19 +60,14 @@ fn held_view(outcome: &pipeline::Outcome) -> crate::emit::Tree {
         .iter()
         .filter(|c| c.paused || !c.frozen.is_empty() || !c.shadow.is_empty())
     {
-        let root = format!("clusters/{}/", cluster.name);
+        let root = layout::cluster_dir(&cluster.name);
         let frozen: Vec<String> = cluster
             .frozen
             .iter()
-            .map(|k| {
-                format!(
-                    "{root}{}",
-                    crate::emit::file_of(k, &cluster.name, outcome.format)
-                )
-            })
+            .map(|k| Layout::new(outcome.format).cluster_object(k, &cluster.name))
             .collect();
         view.retain(|path, _| {
-            let object = path.starts_with(&root) && !path.ends_with(crate::emit::KUSTOMIZATION);
+            let object = path.starts_with(&root) && !path.ends_with(layout::KUSTOMIZATION);
             !(object && (cluster.paused || frozen.contains(path)))
         });
         view.extend(

@@ -5,9 +5,10 @@
 use super::{ExitStatus, Printer};
 use crate::cli::RepoArgs;
 use crate::diag::{Diagnostic, Diagnostics, Severity};
-use crate::emit::{self, Format, Tree};
+use crate::emit;
 use crate::load::config::MassPruneConfig;
 use crate::load::{self, cache::Cache, previous, LoadOptions};
+use crate::model::layout::{self, Format, Layout, Tree};
 use crate::model::previous::PreviousRender;
 use crate::plan::Plan;
 use std::collections::BTreeSet;
@@ -96,7 +97,7 @@ impl<'a> Previous<'a> {
         let mut now = Vec::new();
         let mut unread = BTreeSet::new();
         for path in listing {
-            if everything || path.starts_with("bindings/") || path == emit::MARKER_FILE {
+            if everything || layout::is_binding(&path) || path == layout::MARKER_FILE {
                 now.push(path);
             } else {
                 unread.insert(path);
@@ -122,7 +123,7 @@ impl From<Tree> for Previous<'_> {
 
 /// The output format recorded in a previous render's marker, if any.
 pub fn recorded_format(tree: &Tree) -> Option<Format> {
-    let marker = tree.get(emit::MARKER_FILE)?;
+    let marker = tree.get(layout::MARKER_FILE)?;
     let text = String::from_utf8_lossy(marker);
     if text.contains("\"format\":\"work\"") {
         Some(Format::Work)
@@ -293,7 +294,6 @@ pub fn mass_prune(
 fn compared_files(plan: &Plan, previous: &PreviousRender, format: Format) -> Vec<String> {
     let mut wanted = Vec::new();
     for cluster in &plan.clusters {
-        let root = format!("clusters/{}/", cluster.name);
         if cluster.paused {
             wanted.extend(previous.unread_in(&cluster.name).cloned());
             continue;
@@ -307,13 +307,13 @@ fn compared_files(plan: &Plan, previous: &PreviousRender, format: Format) -> Vec
         let frozen = cluster
             .frozen
             .iter()
-            .map(|key| emit::file_of(key, &cluster.name, format));
-        let kustomization = std::iter::once(emit::KUSTOMIZATION.to_string());
+            .map(|key| Layout::new(format).object(key, &cluster.name));
+        let kustomization = std::iter::once(layout::KUSTOMIZATION.to_string());
         wanted.extend(
             written
                 .chain(frozen)
                 .chain(kustomization)
-                .map(|p| format!("{root}{p}"))
+                .map(|p| layout::in_cluster(&cluster.name, &p))
                 .filter(|p| previous.unread.contains(p)),
         );
     }
@@ -357,7 +357,7 @@ pub fn unchanged(
     new: &Tree,
     kept: &BTreeSet<String>,
 ) -> bool {
-    let provenance = |p: &str| emit::PROVENANCE_FILES.contains(&p);
+    let provenance = |p: &str| layout::PROVENANCE_FILES.contains(&p);
     new.iter()
         .filter(|(p, _)| !provenance(p))
         .all(|(p, bytes)| old.get(p) == Some(bytes))
@@ -385,9 +385,9 @@ mod tests {
 
     #[test]
     fn unchanged_ignores_provenance_and_counts_kept_and_unread_files() {
-        let old = tree(&[("a", "1"), (emit::MARKER_FILE, "m1")]);
+        let old = tree(&[("a", "1"), (layout::MARKER_FILE, "m1")]);
         let none = set(&[]);
-        let same = tree(&[("a", "1"), (emit::MARKER_FILE, "m2")]);
+        let same = tree(&[("a", "1"), (layout::MARKER_FILE, "m2")]);
         assert!(unchanged(&old, &none, &same, &none), "provenance aside");
         assert!(
             !unchanged(&old, &none, &tree(&[("a", "2")]), &none),
@@ -402,7 +402,7 @@ mod tests {
             !unchanged(&old, &none, &tree(&[("a", "1"), ("b", "1")]), &none),
             "a file added"
         );
-        let unread = set(&["b", emit::MARKER_FILE]);
+        let unread = set(&["b", layout::MARKER_FILE]);
         assert!(
             !unchanged(&old, &unread, &same, &none),
             "an unread file gone"

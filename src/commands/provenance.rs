@@ -2,8 +2,8 @@
 //! and the commit message (source commit, per-cluster summary, trailers).
 //! No timestamps enter the tree; the commit time is the source commit's.
 
-use crate::emit::Format;
 use crate::git::Source;
+use crate::model::layout::Format;
 use crate::report::Summary;
 use std::fmt::Write as _;
 

@@ -5,7 +5,8 @@
 use super::stored::Stored;
 use super::{pipeline, ExitStatus, Printer};
 use crate::cli::RenderArgs;
-use crate::emit::{write, Tree};
+use crate::emit::write;
+use crate::model::layout::Tree;
 use crate::report;
 use anyhow::Context;
 use std::collections::{BTreeMap, BTreeSet};
@@ -241,7 +242,7 @@ fn newer_source_rendered(
         return Ok(None);
     };
     let recorded = stored
-        .get(crate::emit::MARKER_FILE)
+        .get(crate::model::layout::MARKER_FILE)
         .and_then(|bytes| serde_json::from_slice::<serde_json::Value>(bytes).ok())
         .and_then(|marker| {
             marker
@@ -264,7 +265,7 @@ pub(super) fn commit_merged(
     (parent, old): (Option<String>, &Tree),
     tree: Tree,
     summary: &report::Summary,
-    format: crate::emit::Format,
+    format: crate::model::layout::Format,
     printer: &Printer,
 ) -> anyhow::Result<ExitStatus> {
     let source = match source(args)? {
@@ -300,7 +301,7 @@ struct Attempt<'a> {
     kept: &'a BTreeMap<String, String>,
     summary: &'a report::Summary,
     source: Option<&'a crate::git::Source>,
-    format: crate::emit::Format,
+    format: crate::model::layout::Format,
 }
 
 /// Commit `tree` (adding provenance) unless nothing changed. `None` when the
@@ -330,11 +331,11 @@ fn commit(
     }
     let provenance = super::provenance::Provenance::new(source.cloned(), args.allow_dirty);
     tree.insert(
-        crate::emit::MARKER_FILE.to_string(),
+        crate::model::layout::MARKER_FILE.to_string(),
         provenance.marker(format),
     );
     tree.insert(
-        crate::emit::GITATTRIBUTES.to_string(),
+        crate::model::layout::GITATTRIBUTES.to_string(),
         b"* linguist-generated=true\n".to_vec(),
     );
     let message = provenance.commit_message(summary);

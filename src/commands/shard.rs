@@ -9,7 +9,8 @@ use super::stored::Stored;
 use super::{pipeline, ExitStatus, Printer};
 use crate::cli::RenderArgs;
 use crate::diag::{Diagnostics, Severity, Sources};
-use crate::emit::{write, Tree, MARKER_FILE};
+use crate::emit::write;
+use crate::model::layout::{Tree, MARKER_FILE};
 use crate::plan::Scope;
 use crate::report;
 use anyhow::{bail, Context};
@@ -36,11 +37,11 @@ fn shard_marker(
     index: usize,
     count: usize,
     base: Option<&str>,
-    format: crate::emit::Format,
+    format: crate::model::layout::Format,
 ) -> Vec<u8> {
     let format = match format {
-        crate::emit::Format::Manifests => "manifests",
-        crate::emit::Format::Work => "work",
+        crate::model::layout::Format::Manifests => "manifests",
+        crate::model::layout::Format::Work => "work",
     };
     let value = serde_json::json!({
         "generator": "garrison",

@@ -1,7 +1,8 @@
 //! Reading the stored render a command compares against: a directory or a branch.
 
 use crate::cli::StoredRender;
-use crate::emit::{write, Tree};
+use crate::emit::write;
+use crate::model::layout::Tree;
 use anyhow::Context;
 use std::path::{Path, PathBuf};
 
@@ -38,11 +39,11 @@ impl Stored {
                 // read is one render, not a mix of two. Readers share it.
                 let _lock = write::lock_shared(dir)?;
                 let tree = write::read_tree(dir).context("cannot read the stored render")?;
-                if !tree.contains_key(crate::emit::MARKER_FILE) {
+                if !tree.contains_key(crate::model::layout::MARKER_FILE) {
                     anyhow::bail!(
                         "`{}` holds no garrison render (it has no `{}`); render it first with `garrison render --out {}`, or check the path",
                         dir.display(),
-                        crate::emit::MARKER_FILE,
+                        crate::model::layout::MARKER_FILE,
                         dir.display()
                     );
                 }

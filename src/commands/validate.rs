@@ -9,7 +9,7 @@ pub fn run(args: &RepoArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     let outcome = match pipeline::run(
         args,
         Vec::new(),
-        crate::emit::Tree::new().into(),
+        crate::model::layout::Tree::new().into(),
         None,
         &crate::plan::Scope::All,
         pipeline::Purpose::Compare {

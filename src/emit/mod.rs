@@ -11,7 +11,6 @@
 //! that the next lock of the directory finishes (see [`write`]), so an
 //! interrupted or failed render leaves the old output or the new one.
 
-pub mod path;
 pub mod work;
 pub mod write;
 pub mod yaml;
@@ -19,6 +18,7 @@ pub mod yaml;
 use crate::diag::{Code, Diagnostic, Diagnostics};
 use crate::fort::FORT_CLUSTER_ANNOTATION;
 use crate::model::binding::binding_name;
+use crate::model::layout::{self, Format, Layout, Tree, KUSTOMIZATION, MARKER_FILE};
 use crate::model::meta::ObjectKey;
 use crate::model::previous::PreviousRender;
 use crate::plan::{App, ClusterPlan, Plan, Rendered, Source, WorkOptions};
@@ -26,18 +26,6 @@ use crate::schedule::policy_match;
 use rayon::prelude::*;
 use serde_json::{json, Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
-
-/// Output files by path relative to the output root, sorted by construction.
-pub type Tree = BTreeMap<String, Vec<u8>>;
-
-/// The marker that says a directory holds a garrison render.
-pub const MARKER_FILE: &str = ".garrison.json";
-pub const KUSTOMIZATION: &str = "kustomization.yaml";
-/// Files at the root of a render that record where it came from; they
-/// never decide whether a render changed (SPEC §9).
-pub const PROVENANCE_FILES: &[&str] = &[MARKER_FILE, GITATTRIBUTES];
-/// Marks a rendered branch as generated for code review tools.
-pub const GITATTRIBUTES: &str = ".gitattributes";
 
 /// Annotation on a rendered binding: the held clusters in the binding
 /// (frozen with what they had).
@@ -49,15 +37,6 @@ pub const HELD_ANNOTATION: &str = "garrison.dev/held-clusters";
 pub const WITHHELD_ANNOTATION: &str = "garrison.dev/withheld-clusters";
 /// Annotation on a rendered binding: the placement it was scheduled for (Karmada's own key).
 pub const APPLIED_PLACEMENT_ANNOTATION: &str = "policy.karmada.io/applied-placement";
-
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Format {
-    /// Plain manifests, one file per object.
-    #[default]
-    Manifests,
-    /// Karmada `Work` objects.
-    Work,
-}
 
 /// A built output: the files with their bytes, and the files the render
 /// keeps from the previous render without having read them.
@@ -126,10 +105,7 @@ pub fn build_tree(
 type Files = Vec<(String, Option<Vec<u8>>)>;
 
 fn marker_bytes(format: Format) -> Vec<u8> {
-    let format = match format {
-        Format::Manifests => "manifests",
-        Format::Work => "work",
-    };
+    let format = format.name();
     format!("{{\"generator\":\"garrison\",\"layout\":1,\"format\":\"{format}\"}}\n").into_bytes()
 }
 
@@ -153,7 +129,6 @@ fn cluster_files(
     previous: &PreviousRender,
     format: Format,
 ) -> Result<Files, Diagnostic> {
-    let root = format!("clusters/{}/", cluster.name);
     // A paused cluster's directory is the previous render's, byte for byte.
     if cluster.paused && previous.has_cluster(&cluster.name) {
         return Ok(previous
@@ -163,9 +138,13 @@ fn cluster_files(
     }
     let mut files = object_files(std::mem::take(&mut cluster.objects), &cluster.name)?;
     // Held applications keep the files they had.
+    let layout = Layout::new(format);
     for key in &cluster.frozen {
-        let relative = file_of(key, &cluster.name, format);
-        if let Some(bytes) = previous.files.get(&format!("{root}{relative}")) {
+        let relative = layout.object(key, &cluster.name);
+        if let Some(bytes) = previous
+            .files
+            .get(&layout::in_cluster(&cluster.name, &relative))
+        {
             files.insert(relative, Some(bytes.clone()));
         }
     }
@@ -177,26 +156,13 @@ fn cluster_files(
     });
     let mut out: Files = files
         .into_iter()
-        .map(|(p, b)| (format!("{root}{p}"), b))
+        .map(|(p, b)| (layout::in_cluster(&cluster.name, &p), b))
         .collect();
     out.push((
-        format!("{root}{KUSTOMIZATION}"),
+        layout::kustomization(&cluster.name),
         Some(serialize(&kustomization, "kustomization.yaml")?),
     ));
     Ok(out)
-}
-
-/// Where the object `key` is written in a cluster directory.
-pub fn file_of(key: &ObjectKey, cluster: &str, format: Format) -> String {
-    match format {
-        Format::Manifests => path::object_path(key),
-        Format::Work => path::object_path(&ObjectKey {
-            api_version: "work.karmada.io/v1alpha1".into(),
-            kind: "Work".into(),
-            namespace: Some(work::execution_namespace(cluster)),
-            name: work::work_name(key),
-        }),
-    }
 }
 
 /// The files of `objects` in one cluster directory, by relative path.
@@ -246,7 +212,7 @@ pub fn object_file(
         }
     };
     let bytes = serialize(&value, &format!("`{key}`"))?;
-    Ok((file_of(key, cluster, format), bytes))
+    Ok((Layout::new(format).object(key, cluster), bytes))
 }
 
 /// What held clusters would receive without their holds, as files under
@@ -259,7 +225,7 @@ pub fn shadow_tree(plan: &Plan) -> Tree {
             tree.extend(
                 files
                     .into_iter()
-                    .filter_map(|(p, b)| b.map(|b| (format!("clusters/{}/{p}", cluster.name), b))),
+                    .filter_map(|(p, b)| b.map(|b| (layout::in_cluster(&cluster.name, &p), b))),
             );
         }
     }
@@ -405,7 +371,7 @@ fn binding_file(app: &App) -> Result<(String, Vec<u8>), Diagnostic> {
             json!({ "schedulerObservingAffinityName": name }),
         );
     }
-    let path = format!("bindings/{}", path::object_path(key));
+    let path = layout::binding(key);
     Ok((
         path,
         serialize(&Value::Object(binding), &format!("the binding of `{key}`"))?,

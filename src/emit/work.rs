@@ -1,51 +1,12 @@
 //! `--format work`: each object wrapped in a Karmada `Work`, named and
-//! placed exactly as Karmada's binding controller does (karmada-semantics §e).
-//!
-//! The Work lives in `karmada-es-<cluster>` and is named
-//! `<name>-<SafeEncode(FNV-1a-32 of "namespace-name-kind")>`, the same in
-//! every cluster namespace. Random ids (permanent-id labels, UIDs) are
-//! left out: the output must be reproducible.
+//! placed exactly as Karmada's binding controller does (karmada-semantics §e;
+//! the names are [`crate::model::layout::work`]'s). Random ids
+//! (permanent-id labels, UIDs) are left out: the output must be
+//! reproducible.
 
+use crate::model::layout::work::{execution_namespace, work_name};
 use crate::model::meta::ObjectKey;
 use serde_json::{Map, Value};
-
-/// The execution namespace Karmada gives a member cluster.
-pub fn execution_namespace(cluster: &str) -> String {
-    format!("karmada-es-{cluster}")
-}
-
-fn fnv1a32(bytes: &[u8]) -> u32 {
-    let mut hash: u32 = 0x811c_9dc5;
-    for byte in bytes {
-        hash ^= u32::from(*byte);
-        hash = hash.wrapping_mul(0x0100_0193);
-    }
-    hash
-}
-
-/// Kubernetes' `rand.SafeEncodeString`: each byte mapped into an alphabet
-/// without vowels or look-alike characters.
-fn safe_encode(text: &str) -> String {
-    const ALPHABET: &[u8; 27] = b"bcdfghjklmnpqrstvwxz2456789";
-    text.bytes()
-        .map(|b| ALPHABET[(b % 27) as usize] as char)
-        .collect()
-}
-
-/// Karmada's `names.GenerateWorkName(kind, name, namespace)`.
-pub fn work_name(key: &ObjectKey) -> String {
-    let name = key.name.replace(':', ".");
-    let input = match &key.namespace {
-        Some(ns) => format!("{ns}-{name}-{}", key.kind),
-        None => format!("{name}-{}", key.kind),
-    }
-    .to_lowercase();
-    format!(
-        "{}-{}",
-        name.to_lowercase(),
-        safe_encode(&fnv1a32(input.as_bytes()).to_string())
-    )
-}
 
 /// Annotation keys Karmada records on the Work, not the manifest.
 const WORK_ONLY_ANNOTATIONS: &[&str] = &[
@@ -155,33 +116,4 @@ pub fn wrap(
             "preserveResourcesOnDeletion": false,
         },
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn key(kind: &str, namespace: Option<&str>, name: &str) -> ObjectKey {
-        ObjectKey {
-            api_version: "apps/v1".into(),
-            kind: kind.into(),
-            namespace: namespace.map(String::from),
-            name: name.into(),
-        }
-    }
-
-    #[test]
-    fn work_name_matches_karmadas_example() {
-        // Karmada names the Work of Deployment default/nginx `nginx-687f7fb96f`.
-        assert_eq!(
-            work_name(&key("Deployment", Some("default"), "nginx")),
-            "nginx-687f7fb96f"
-        );
-    }
-
-    #[test]
-    fn work_name_lowercases_and_replaces_colons() {
-        let name = work_name(&key("ClusterRole", None, "system:Admin"));
-        assert!(name.starts_with("system.admin-"), "{name}");
-    }
 }

@@ -287,7 +287,7 @@ fn walker(root: &Path, skip: Vec<PathBuf>) -> ignore::Walk {
                 return true;
             }
             let path = entry.path();
-            let is_render = path.join(crate::emit::MARKER_FILE).is_file();
+            let is_render = path.join(crate::model::layout::MARKER_FILE).is_file();
             !is_render && !path.canonicalize().is_ok_and(|c| skip.contains(&c))
         })
         .build()

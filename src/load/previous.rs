@@ -1,9 +1,10 @@
 //! Reading the previous render back: its bindings become the scheduler's
 //! memory (clusters, replicas, placement, observed affinity, fort, holds).
 
-use crate::emit::{Tree, APPLIED_PLACEMENT_ANNOTATION, HELD_ANNOTATION, WITHHELD_ANNOTATION};
+use crate::emit::{APPLIED_PLACEMENT_ANNOTATION, HELD_ANNOTATION, WITHHELD_ANNOTATION};
 use crate::fort::FORT_CLUSTER_ANNOTATION;
 use crate::model::binding::BindingDoc;
+use crate::model::layout::{self, Tree};
 use crate::model::meta::ObjectKey;
 use crate::model::previous::{PreviousBinding, PreviousRender};
 
@@ -29,7 +30,7 @@ pub fn from_partial(
     use rayon::prelude::*;
     let texts: Vec<&[u8]> = files
         .iter()
-        .filter(|(p, _)| p.starts_with("bindings/"))
+        .filter(|(p, _)| layout::is_binding(p))
         .map(|(_, bytes)| bytes.as_slice())
         .collect();
     // YAML parsing is the slow part of reading a render back: in parallel.

@@ -9,6 +9,7 @@ pub mod binding;
 pub mod cluster;
 pub mod customization;
 pub mod inputs;
+pub mod layout;
 pub mod meta;
 pub mod override_policy;
 pub mod policy;

@@ -52,7 +52,7 @@ impl PreviousRender {
         &'a self,
         cluster: &str,
     ) -> impl Iterator<Item = (&'a String, &'a Vec<u8>)> + 'a {
-        let prefix = format!("clusters/{cluster}/");
+        let prefix = super::layout::cluster_dir(cluster);
         self.files
             .range(prefix.clone()..)
             .take_while(move |(path, _)| path.starts_with(&prefix))
@@ -60,7 +60,7 @@ impl PreviousRender {
 
     /// The unread files under `clusters/<cluster>/`, by full path.
     pub fn unread_in<'a>(&'a self, cluster: &str) -> impl Iterator<Item = &'a String> + 'a {
-        let prefix = format!("clusters/{cluster}/");
+        let prefix = super::layout::cluster_dir(cluster);
         self.unread
             .range(prefix.clone()..)
             .take_while(move |path| path.starts_with(&prefix))

@@ -21,11 +21,11 @@ mod tests;
 pub use materialise::cluster_labels;
 
 use crate::diag::Diagnostics;
-use crate::emit::Format;
 use crate::fort::Fort;
 use crate::interpret;
 use crate::model::cluster::Cluster;
 use crate::model::inputs::{Inputs, PropagationPolicy, Template};
+use crate::model::layout::Format;
 use crate::model::meta::ObjectKey;
 use crate::model::policy::Placement;
 use crate::model::previous::PreviousRender;

@@ -6,10 +6,11 @@
 use super::materialise::{self, Materialiser, Target};
 use super::{policy_of, App, ClusterPlan, Options, Rendered, WorkOptions, RESERVED_NAMESPACES};
 use crate::diag::{Diagnostic, Diagnostics};
-use crate::emit::{self, Format};
+use crate::emit;
 use crate::interpret;
 use crate::model::cluster::Cluster;
 use crate::model::inputs::{Inputs, Template};
+use crate::model::layout::{self, Format, Layout};
 use crate::model::meta::ObjectKey;
 use crate::model::previous::PreviousRender;
 use crate::overrides::{self, OverridePolicyRef};
@@ -107,7 +108,7 @@ pub(super) fn render_clusters(
         .zip(&reusable)
         .map(|(app, reusable)| {
             (*reusable && context.options.format == Format::Manifests)
-                .then(|| emit::file_of(&app.key, "", Format::Manifests))
+                .then(|| Layout::new(Format::Manifests).object(&app.key, ""))
         })
         .collect();
     type Outcome = (usize, String, bool, Result<Made, Diagnostic>);
@@ -172,7 +173,7 @@ pub(super) fn render_clusters(
             .into_iter()
             .flatten()
             .filter(|key| {
-                let path = format!("clusters/{name}/{}", emit::file_of(key, name, format));
+                let path = Layout::new(format).cluster_object(key, name);
                 previous.files.contains_key(&path) || previous.unread.contains(&path)
             })
             .filter_map(|key| key.namespace.as_deref())
@@ -229,9 +230,9 @@ fn kept(
 ) -> Option<Rendered> {
     let path = match manifest_path {
         Some(path) => path.to_string(),
-        None => emit::file_of(&app.key, &job.cluster.name, context.options.format),
+        None => Layout::new(context.options.format).object(&app.key, &job.cluster.name),
     };
-    let full = format!("clusters/{}/{path}", job.cluster.name);
+    let full = layout::in_cluster(&job.cluster.name, &path);
     let bytes = match context.previous.files.get(&full) {
         Some(bytes) => Some(bytes.clone()),
         None if context.previous.unread.contains(&full) => None,

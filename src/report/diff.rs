@@ -1,6 +1,6 @@
 //! Unified diffs of two trees, with Secret values masked.
 
-use crate::emit::Tree;
+use crate::model::layout::Tree;
 
 /// The value shown in place of every Secret `data`/`stringData` value.
 pub const MASK: &str = "<masked>";
@@ -88,7 +88,7 @@ pub fn unified_diff(old: &Tree, new: &Tree, color: bool) -> String {
     let paths: std::collections::BTreeSet<&String> = old.keys().chain(new.keys()).collect();
     for path in paths {
         let (o, n) = (old.get(path), new.get(path));
-        if o == n || crate::emit::PROVENANCE_FILES.contains(&path.as_str()) {
+        if o == n || crate::model::layout::PROVENANCE_FILES.contains(&path.as_str()) {
             continue;
         }
         let (old_text, new_text) = diff_texts(path, o, n);

@@ -2,7 +2,7 @@
 //! paused clusters and what they hold back, fort moves. Reads the plan and
 //! the two trees; never influences output bytes.
 
-use crate::emit::Tree;
+use crate::model::layout::{self, Layout, Tree};
 use crate::model::previous::PreviousRender;
 use crate::plan::Plan;
 use std::collections::{BTreeMap, BTreeSet};
@@ -56,9 +56,8 @@ pub struct Summary {
 
 /// Which cluster a path belongs to, and whether it is an object file.
 fn cluster_of(path: &str) -> Option<(&str, bool)> {
-    let rest = path.strip_prefix("clusters/")?;
-    let (cluster, file) = rest.split_once('/')?;
-    Some((cluster, file != crate::emit::KUSTOMIZATION))
+    let (cluster, file) = layout::split_cluster(path)?;
+    Some((cluster, file != layout::KUSTOMIZATION))
 }
 
 /// Stands in for the bytes of a previous file that was never read.
@@ -83,7 +82,7 @@ impl Summary {
         new: &Tree,
         kept: &BTreeSet<String>,
         shadow: &Tree,
-        format: crate::emit::Format,
+        format: layout::Format,
     ) -> Summary {
         let old = &previous.files;
         let mut summary = Summary {
@@ -121,7 +120,7 @@ impl Summary {
                     o,
                     n,
                 ),
-                None if crate::emit::PROVENANCE_FILES.contains(&path.as_str()) => {}
+                None if layout::PROVENANCE_FILES.contains(&path.as_str()) => {}
                 None => count(&mut summary.other, o, n),
             }
         }
@@ -130,7 +129,7 @@ impl Summary {
         // measured against this render's output (not the previous one), so
         // the same inputs count the same on every render.
         for cluster in &plan.clusters {
-            let root = format!("clusters/{}/", cluster.name);
+            let root = layout::cluster_dir(&cluster.name);
             let mut scope: BTreeSet<&String> =
                 shadow.keys().filter(|p| p.starts_with(&root)).collect();
             // A cluster suspended for an application it never had holds back
@@ -144,7 +143,7 @@ impl Summary {
             let frozen: Vec<String> = cluster
                 .frozen
                 .iter()
-                .map(|key| format!("{root}{}", crate::emit::file_of(key, &cluster.name, format)))
+                .map(|key| Layout::new(format).cluster_object(key, &cluster.name))
                 .collect();
             scope.extend(new.keys().filter(|p| frozen.contains(p)));
             if cluster.paused || !cluster.frozen.is_empty() || withholds {

@@ -7,8 +7,9 @@
 
 use crate::fleet::{cluster, deployment, policy, weighted, DIVIDED, DUPLICATED};
 use crate::support::tree_text;
-use garrison::emit::{self, Format, Tree};
+use garrison::emit;
 use garrison::load::{self, cache::Cache, previous, LoadOptions};
+use garrison::model::layout::{Format, Tree, KUSTOMIZATION};
 use garrison::report::{Counts, Summary};
 use proptest::prelude::*;
 use std::collections::BTreeMap;
@@ -83,7 +84,7 @@ fn cluster_files(tree: &Tree, cluster: &str, objects_only: bool) -> Tree {
     let prefix = format!("clusters/{cluster}/");
     tree.iter()
         .filter(|(p, _)| p.starts_with(&prefix))
-        .filter(|(p, _)| !(objects_only && p.ends_with(emit::KUSTOMIZATION)))
+        .filter(|(p, _)| !(objects_only && p.ends_with(KUSTOMIZATION)))
         .map(|(p, b)| (p.clone(), b.clone()))
         .collect()
 }
