@@ -257,19 +257,7 @@ pub fn plan_with(
                 held: &held,
                 paused: &paused,
             };
-            let binding = match schedule::schedule(&request, fleet) {
-                Ok(b) => b,
-                Err(message) => {
-                    diagnostics.push(
-                        Diagnostic::error(
-                            Code::Unschedulable,
-                            format!("`{}` cannot be scheduled: {message}", template.key),
-                        )
-                        .at(policy.doc.at(&["spec", "placement"])),
-                    );
-                    continue;
-                }
-            };
+            let binding = schedule::schedule(&request, fleet);
             if let Decision::Unschedulable(why) | Decision::KeptAfterFailure(why) =
                 &binding.decision
             {

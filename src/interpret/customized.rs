@@ -465,7 +465,7 @@ fn requirements(value: &Value) -> Result<ReplicaRequirements, String> {
                     ))
                 }
             };
-            let quantity = parse_quantity(&text)?;
+            let quantity = parse_quantity(&text).map_err(|e| e.to_string())?;
             let rounded = if name == "cpu" {
                 Quantity::from_millis(i64::try_from(quantity.milli_value()).unwrap_or(i64::MAX))
             } else {

@@ -45,6 +45,41 @@ use std::collections::BTreeMap;
 /// counts before the average cluster score.
 const WEIGHT_UNIT: i64 = 1000;
 
+/// Why the spread constraints leave no cluster to schedule onto; the
+/// scheduler reports it as the reason an application is unschedulable.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SpreadError {
+    /// Only `zone`, `provider` or `spreadByLabel` constraints: Karmada v1.19
+    /// selects clusters by `cluster` and `region` only.
+    #[error(
+        "only `cluster` and `region` spread constraints select clusters (karmada v1.19); \
+         these spread constraints include neither, so nothing can be scheduled"
+    )]
+    NeitherClusterNorRegion,
+    #[error("the spread constraint needs at least {needed} regions; the candidates span {found}")]
+    TooFewRegions { needed: usize, found: usize },
+    /// `maxGroups` of the region constraint is unset or 0.
+    #[error("the region spread constraint sets no maxGroups, so no region can be chosen")]
+    NoRegionMaxGroups,
+    #[error(
+        "no combination of {min} to {max} regions holds the {clusters} clusters the cluster spread constraint needs"
+    )]
+    NoRegionCombination {
+        min: usize,
+        max: usize,
+        clusters: usize,
+    },
+    #[error("the spread constraint needs at least {needed} clusters; only {found} are candidates")]
+    TooFewClusters { needed: usize, found: usize },
+    /// `maxGroups` of the cluster constraint is unset or 0.
+    #[error("the cluster spread constraint sets no maxGroups, so no cluster can be chosen")]
+    NoClusterMaxGroups,
+    #[error(
+        "the best {count} clusters cannot hold {replicas} replicas, even swapping in clusters with more available replicas"
+    )]
+    ReplicasDoNotFit { count: usize, replicas: i64 },
+}
+
 /// Select the clusters the spread constraints allow, in Karmada's order.
 ///
 /// `replicas` is the template's desired replica count (Karmada's
@@ -56,7 +91,7 @@ pub fn apply<'a>(
     replicas: u64,
     candidates: Vec<Candidate<'a>>,
     previous: &BTreeMap<&str, u64>,
-) -> Result<Vec<Candidate<'a>>, String> {
+) -> Result<Vec<Candidate<'a>>, SpreadError> {
     if placement.spread_constraints.is_empty() || spread_is_ignored(placement) {
         return Ok(candidates);
     }
@@ -85,11 +120,7 @@ pub fn apply<'a>(
         let need = (!matches!(division, Division::Duplicated)).then_some(replicas);
         select_by_cluster(details, cluster, need)?
     } else {
-        return Err(
-            "only `cluster` and `region` spread constraints select clusters (karmada v1.19); \
-             these spread constraints include neither, so nothing can be scheduled"
-                .into(),
-        );
+        return Err(SpreadError::NeitherClusterNorRegion);
     };
     Ok(selected.into_iter().map(|d| d.candidate).collect())
 }
@@ -277,13 +308,12 @@ fn select_by_region<'a>(
     regions: Vec<Region<'a>>,
     region: Limits,
     cluster: Limits,
-) -> Result<Vec<Detail<'a>>, String> {
+) -> Result<Vec<Detail<'a>>, SpreadError> {
     if regions.len() < region.min {
-        return Err(format!(
-            "the spread constraint needs at least {} regions; the candidates span {}",
-            region.min,
-            regions.len()
-        ));
+        return Err(SpreadError::TooFewRegions {
+            needed: region.min,
+            found: regions.len(),
+        });
     }
     let groups: Vec<Group> = regions
         .iter()
@@ -296,14 +326,13 @@ fn select_by_region<'a>(
     let chosen = select_groups(&groups, region.min, region.max, cluster.min);
     if chosen.is_empty() {
         if region.max == 0 {
-            return Err(
-                "the region spread constraint sets no maxGroups, so no region can be chosen".into(),
-            );
+            return Err(SpreadError::NoRegionMaxGroups);
         }
-        return Err(format!(
-            "no combination of {} to {} regions holds the {} clusters the cluster spread constraint needs",
-            region.min, region.max, cluster.min
-        ));
+        return Err(SpreadError::NoRegionCombination {
+            min: region.min,
+            max: region.max,
+            clusters: cluster.min,
+        });
     }
     let mut by_name: BTreeMap<String, Vec<Detail<'a>>> =
         regions.into_iter().map(|r| (r.name, r.clusters)).collect();
@@ -451,25 +480,23 @@ fn select_by_cluster<'a>(
     details: Vec<Detail<'a>>,
     cluster: Limits,
     need: Option<i64>,
-) -> Result<Vec<Detail<'a>>, String> {
+) -> Result<Vec<Detail<'a>>, SpreadError> {
     if details.len() < cluster.min {
-        return Err(format!(
-            "the spread constraint needs at least {} clusters; only {} are candidates",
-            cluster.min,
-            details.len()
-        ));
+        return Err(SpreadError::TooFewClusters {
+            needed: cluster.min,
+            found: details.len(),
+        });
     }
     let count = details.len().min(cluster.max);
     if count == 0 {
         // Karmada selects no cluster and then fails to assign replicas.
-        return Err(
-            "the cluster spread constraint sets no maxGroups, so no cluster can be chosen".into(),
-        );
+        return Err(SpreadError::NoClusterMaxGroups);
     }
     let selected = match need {
         None => details.into_iter().take(count).collect(),
-        Some(need) => fit_replicas(details, count, need).ok_or_else(|| {
-            format!("the best {count} clusters cannot hold {need} replicas, even swapping in clusters with more available replicas")
+        Some(need) => fit_replicas(details, count, need).ok_or(SpreadError::ReplicasDoNotFit {
+            count,
+            replicas: need,
         })?,
     };
     Ok(selected)
@@ -719,7 +746,7 @@ mod tests {
             &no_previous(),
         );
         assert_eq!(
-            got.unwrap_err(),
+            got.unwrap_err().to_string(),
             "the spread constraint needs at least 7 clusters; only 4 are candidates"
         );
     }
@@ -922,7 +949,7 @@ mod tests {
         ];
         let got = select_by_region(regions, limits(3, 3), limits(3, 3));
         assert_eq!(
-            got.unwrap_err(),
+            got.unwrap_err().to_string(),
             "the spread constraint needs at least 3 regions; the candidates span 2"
         );
     }
