@@ -1411,7 +1411,7 @@ fn render_one(
                 error.rule,
                 key,
                 cluster.name,
-                error.message
+                error.fault
             ),
         )
         .at_opt(policy.map(|p| p.doc.at(&segments)))

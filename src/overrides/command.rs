@@ -13,6 +13,35 @@ use super::patch::{OpKind, PatchOp};
 use crate::model::override_policy::{CommandArgsOperator, CommandArgsOverrider};
 use serde_json::Value;
 
+/// Why a command or args overrider cannot read the object's containers;
+/// `prefix` is the pod spec's JSON pointer (`/spec/template/spec`).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum CommandArgsError {
+    /// `spec` or `template` on the way to the containers is not a map.
+    #[error("`{prefix}`: `{field}` is not a map")]
+    FieldNotAMap {
+        prefix: &'static str,
+        field: &'static str,
+    },
+    #[error("`{prefix}/containers` is not a list")]
+    ContainersNotAList { prefix: &'static str },
+    #[error("`{prefix}/containers/{index}` is not a map")]
+    ContainerNotAMap { prefix: &'static str, index: usize },
+    /// The container's `command` or `args` is not a list.
+    #[error("`{prefix}/containers/{index}/{field}` is not a list")]
+    NotAList {
+        prefix: &'static str,
+        index: usize,
+        field: &'static str,
+    },
+    #[error("`{prefix}/containers/{index}/{field}` is not a list of strings")]
+    NotAListOfStrings {
+        prefix: &'static str,
+        index: usize,
+        field: &'static str,
+    },
+}
+
 /// Which list a [`CommandArgsOverrider`] edits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Target {
@@ -34,7 +63,7 @@ pub fn command_args_patch(
     object: &Value,
     target: Target,
     overrider: &CommandArgsOverrider,
-) -> Result<Vec<PatchOp>, String> {
+) -> Result<Vec<PatchOp>, CommandArgsError> {
     let kind = object
         .get("kind")
         .and_then(Value::as_str)
@@ -47,19 +76,19 @@ pub fn command_args_patch(
         current = match current.get(key) {
             None => return Ok(Vec::new()),
             Some(v @ Value::Object(_)) => v,
-            Some(_) => return Err(format!("`{prefix}`: `{key}` is not a map")),
+            Some(_) => return Err(CommandArgsError::FieldNotAMap { prefix, field: key }),
         };
     }
     let containers = match current.get("containers") {
         None => return Ok(Vec::new()),
         Some(Value::Array(items)) => items,
-        Some(_) => return Err(format!("`{prefix}/containers` is not a list")),
+        Some(_) => return Err(CommandArgsError::ContainersNotAList { prefix }),
     };
     let field = target.field();
     let mut ops = Vec::new();
     for (i, container) in containers.iter().enumerate() {
         let Value::Object(container) = container else {
-            return Err(format!("`{prefix}/containers/{i}` is not a map"));
+            return Err(CommandArgsError::ContainerNotAMap { prefix, index: i });
         };
         if container.get("name").and_then(Value::as_str) != Some(overrider.container_name.as_str())
         {
@@ -73,10 +102,20 @@ pub fn command_args_patch(
                     .iter()
                     .map(|v| v.as_str().map(str::to_string))
                     .collect::<Option<Vec<String>>>()
-                    .ok_or_else(|| format!("`{path}` is not a list of strings"))?;
+                    .ok_or(CommandArgsError::NotAListOfStrings {
+                        prefix,
+                        index: i,
+                        field,
+                    })?;
                 (OpKind::Replace, strings)
             }
-            Some(_) => return Err(format!("`{path}` is not a list")),
+            Some(_) => {
+                return Err(CommandArgsError::NotAList {
+                    prefix,
+                    index: i,
+                    field,
+                })
+            }
         };
         let new: Vec<String> = match overrider.operator {
             CommandArgsOperator::Add => current

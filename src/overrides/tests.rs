@@ -353,7 +353,7 @@ fn a_failure_aborts_everything_and_names_the_spot_in_the_policy() {
         "/spec/overrideRules/1/overriders/plaintext/1/path"
     );
     assert_eq!(
-        err.message,
+        err.fault.to_string(),
         "cannot `replace` `/spec/foo`: path does not exist"
     );
     assert_eq!(
@@ -386,7 +386,7 @@ fn image_errors_point_at_the_overrider() {
     let err = apply(&mut object, &[&policy], &cluster("m1", &labels)).unwrap_err();
     assert_eq!(err.path_in_spec, "/spec/overriders/imageOverrider/0");
     assert_eq!(
-        err.message,
+        err.fault.to_string(),
         "cannot parse image `Bad:Image`: repository name must be lowercase"
     );
 }
