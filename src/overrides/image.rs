@@ -9,6 +9,18 @@
 //! digest. Without a predicate, the `image` of every `containers` entry (not
 //! init or ephemeral containers) of a Pod, ReplicaSet, Deployment, DaemonSet,
 //! StatefulSet or Job is targeted; other kinds are left alone.
+//!
+//! Without a predicate, Karmada v1.19
+//! (`pkg/util/overridemanager/imageoverride.go`) first converts the object
+//! to its typed kind (`helper.ConvertToTypedObject`) and reads the typed
+//! pod spec. The conversion turns a `null` into the zero value, so
+//! a missing or `null` `spec`, `template` or `containers`, and an empty
+//! list, all mean there is no image to change; a `containers` that is not a
+//! list, or a map on the way that is not a map, fails the conversion. The
+//! command and args overriders read the same list differently: `null`
+//! `containers` is an error there (see `command.rs`). A container that is
+//! not a map is an error here; Karmada turns a `null` one into an empty
+//! container, whose empty image then fails to parse.
 
 use crate::model::override_policy::{ImageComponent, ImageOverrider, Operator};
 use serde_json::Value;
@@ -735,6 +747,89 @@ mod tests {
             &json!({"kind": "Deployment", "spec": {"template": {"spec": {"containers": 1}}}})
         )
         .is_err());
+    }
+
+    /// Every shape of the containers list, read as Karmada reads it through
+    /// the typed pod spec.
+    #[test]
+    fn containers_are_read_like_the_typed_pod_spec() {
+        let deployment = |containers: Value| json!({"kind": "Deployment", "spec": {"template": {"spec": {"containers": containers}}}});
+        let target = |path: &str, image: &str| Ok(vec![(path.to_string(), image.to_string())]);
+        let kind = || "Deployment".to_string();
+        type Case = (
+            &'static str,
+            Value,
+            Result<Vec<(String, String)>, ImageError>,
+        );
+        let cases: Vec<Case> = vec![
+            ("no spec", json!({"kind": "Deployment"}), Ok(Vec::new())),
+            (
+                "no containers",
+                json!({"kind": "Deployment", "spec": {"template": {"spec": {}}}}),
+                Ok(Vec::new()),
+            ),
+            (
+                "null spec",
+                json!({"kind": "Deployment", "spec": null}),
+                Ok(Vec::new()),
+            ),
+            (
+                "null template",
+                json!({"kind": "Deployment", "spec": {"template": null}}),
+                Ok(Vec::new()),
+            ),
+            (
+                "null pod spec",
+                json!({"kind": "Deployment", "spec": {"template": {"spec": null}}}),
+                Ok(Vec::new()),
+            ),
+            ("null containers", deployment(Value::Null), Ok(Vec::new())),
+            ("empty containers", deployment(json!([])), Ok(Vec::new())),
+            (
+                "containers is a map",
+                deployment(json!({"image": "nginx"})),
+                Err(ImageError::ContainersNotAList { kind: kind() }),
+            ),
+            (
+                "containers is a string",
+                deployment(json!("nginx")),
+                Err(ImageError::ContainersNotAList { kind: kind() }),
+            ),
+            (
+                "template is not a map",
+                json!({"kind": "Deployment", "spec": {"template": []}}),
+                Err(ImageError::FieldNotAnObject {
+                    kind: kind(),
+                    field: "template",
+                }),
+            ),
+            (
+                "one container",
+                deployment(json!([{"name": "nginx", "image": "nginx:1.19"}])),
+                target("/spec/template/spec/containers/0/image", "nginx:1.19"),
+            ),
+            (
+                "a null container",
+                deployment(json!([null])),
+                Err(ImageError::ContainerNotAnObject {
+                    kind: kind(),
+                    index: 0,
+                }),
+            ),
+            (
+                "Pod with null containers",
+                json!({"kind": "Pod", "spec": {"containers": null}}),
+                Ok(Vec::new()),
+            ),
+            (
+                "Pod with one container",
+                json!({"kind": "Pod", "spec": {"containers": [{"image": "p"}]}}),
+                target("/spec/containers/0/image", "p"),
+            ),
+        ];
+        for (case, object, expected) in cases {
+            assert_eq!(default_targets(&object), expected, "{case}");
+        }
     }
 
     #[test]
