@@ -11,14 +11,14 @@
 //! interpreter is built, so a broken script is an input error before any
 //! render; each call then runs in a fresh sandbox (see `lua`).
 
-use super::lua::{self, Arg, Empties, Fault, Limits, Returned};
+use super::lua::{self, Arg, ConvertError, Empties, Fault, Limits, Returned};
 use super::Replicas;
 use crate::diag::{Code, Diagnostic, Diagnostics, Origin};
 use crate::model::customization::{CustomizationDoc, CustomizationTarget, Rule, ScriptSource};
 use crate::model::inputs::Template;
 use crate::model::meta::ObjectKey;
 use crate::model::selector::{LabelSelector, Labels};
-use crate::schedule::estimate::{parse_quantity, Quantity, ReplicaRequirements};
+use crate::schedule::estimate::{parse_quantity, Quantity, QuantityError, ReplicaRequirements};
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -40,32 +40,95 @@ pub struct HookFort<'a> {
 }
 
 /// A customization script that failed.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Debug)]
 pub struct InterpretError {
     /// `ResourceInterpreterCustomization/<name>`.
     pub customization: String,
     pub rule: Rule,
     /// Where the script is written.
     pub origin: Origin,
-    pub fault: Fault,
+    pub fault: ScriptFault,
+}
+
+/// What went wrong with a customization script: in Lua, or in what its
+/// function returned.
+#[derive(Debug, thiserror::Error)]
+pub enum ScriptFault {
+    #[error(transparent)]
+    Lua(#[from] Fault),
+    #[error(transparent)]
+    Result(#[from] ResultError),
+}
+
+/// What a customization function returned that garrison cannot use. The
+/// reason of a variant that has one is part of its message (these end up
+/// as one-line diagnostics), so it is a field, not a `source`.
+#[derive(Debug, thiserror::Error)]
+pub enum ResultError {
+    #[error("expected the first result (replicas) to be a number, got {found}")]
+    ReplicasNotANumber { found: &'static str },
+    #[error("the replica count {replicas} is negative or not finite")]
+    InvalidReplicas { replicas: f64 },
+    #[error("expected the second result (requirements) to be a table or nil, got {found}")]
+    RequirementsNotATable { found: &'static str },
+    #[error("`resourceRequest` must be a table of quantities")]
+    ResourceRequestNotATable,
+    #[error("`resourceRequest.{name}` is not a quantity: {value}")]
+    NotAQuantity { name: String, value: Box<Value> },
+    #[error(transparent)]
+    Quantity(#[from] QuantityError),
+    #[error("expected the revised object (a table), got {found}")]
+    RevisedNotATable { found: &'static str },
+    #[error("expected the revised object, got a list")]
+    RevisedIsAList,
+    /// `field` is `apiVersion`, `kind`, `metadata.name` or `metadata.namespace`.
+    #[error("the revised object changes `{field}`; a script may not change an object's identity")]
+    IdentityChanged { field: &'static str },
+    #[error("expected a list of references, got a {found}")]
+    ReferencesNotAList { found: &'static str },
+    #[error("expected a list of references, got a table with named fields")]
+    ReferencesNamedFields,
+    /// `number` counts references from 1, as Lua does.
+    #[error("reference #{number} needs `apiVersion` and `kind`")]
+    ReferenceWithoutKind { number: usize },
+    #[error("reference #{number} needs `name` or `labelSelector`")]
+    ReferenceWithoutTarget { number: usize },
+    #[error("reference #{number}: invalid `labelSelector`: {reason}")]
+    SelectorUnreadable {
+        number: usize,
+        reason: serde_json::Error,
+    },
+    /// A selector requirement that Kubernetes refuses (the model's wording).
+    #[error("reference #{number}: invalid `labelSelector`: {fault}")]
+    InvalidSelector { number: usize, fault: String },
+    #[error(transparent)]
+    Convert(#[from] ConvertError),
+    /// The caller's check of the revised object (against its kind's
+    /// schema) failed, for the reason given.
+    #[error("{reason}")]
+    Refused { reason: String },
 }
 
 impl InterpretError {
     pub fn code(&self) -> Code {
         match self.fault {
-            Fault::Load(_) => Code::LuaLoadFailed,
-            Fault::Call(_) => Code::LuaCallFailed,
-            Fault::Limit(_) => Code::LuaLimitExceeded,
+            ScriptFault::Lua(
+                Fault::Load(_) | Fault::Undefined { .. } | Fault::NotAFunction { .. },
+            ) => Code::LuaLoadFailed,
+            ScriptFault::Lua(Fault::Call(_) | Fault::Convert(_)) | ScriptFault::Result(_) => {
+                Code::LuaCallFailed
+            }
+            ScriptFault::Lua(Fault::Limit(_)) => Code::LuaLimitExceeded,
         }
     }
 
     /// The diagnostic for this failure while interpreting `app` (for `cluster`).
     pub fn diagnostic(&self, app: &ObjectKey, cluster: Option<&str>) -> Diagnostic {
         let place = cluster.map_or_else(String::new, |c| format!(" for cluster `{c}`"));
-        let help = match self.fault {
-            Fault::Load(_) => "fix the script; it must compile and define the function at its top level",
-            Fault::Call(_) => "fix the script, or the object it is given; the message shows the chunk and line",
-            Fault::Limit(_) => "scripts are limited to 64 MiB of memory and, per call, 50 million instructions and 1 s; look for a loop that never ends",
+        let help = match self.code() {
+            Code::LuaLoadFailed => "fix the script; it must compile and define the function at its top level",
+            Code::LuaLimitExceeded => "scripts are limited to 64 MiB of memory and, per call, 50 million instructions and 1 s; look for a loop that never ends",
+            _ => "fix the script, or the object it is given; the message shows the chunk and line",
         };
         Diagnostic::error(
             self.code(),
@@ -74,7 +137,7 @@ impl InterpretError {
                 self.customization,
                 self.rule.function(),
                 self.rule.field(),
-                self.fault.message()
+                self.fault
             ),
         )
         .at(self.origin)
@@ -133,10 +196,10 @@ impl Interpreter {
                         customization: customization.display(),
                         rule,
                         origin: source.origin,
-                        fault: match fault {
+                        fault: ScriptFault::Lua(match fault {
                             Fault::Call(m) => Fault::Load(m),
                             other => other,
-                        },
+                        }),
                     };
                     diagnostics.push(
                         Diagnostic::error(
@@ -146,7 +209,7 @@ impl Interpreter {
                                 error.customization,
                                 rule.function(),
                                 rule.field(),
-                                error.fault.message()
+                                error.fault
                             ),
                         )
                         .at(error.origin)
@@ -190,13 +253,20 @@ impl Interpreter {
     }
 
     /// The error to report when what those scripts returned is not a valid
-    /// object (`fault` says why), at the script that last changed it.
-    pub fn revised_object_error(&self, key: &ObjectKey, fault: String) -> Option<InterpretError> {
+    /// object (`reason` says why), at the script that last changed it.
+    pub fn revised_object_error(&self, key: &ObjectKey, reason: String) -> Option<InterpretError> {
         [Rule::ReviseObject, Rule::ReplicaRevision]
             .into_iter()
             .find_map(|rule| {
-                self.script(key, rule)
-                    .map(|script| fail(script, rule, Fault::Call(fault.clone())))
+                self.script(key, rule).map(|script| {
+                    fail(
+                        script,
+                        rule,
+                        ResultError::Refused {
+                            reason: reason.clone(),
+                        },
+                    )
+                })
             })
     }
 
@@ -241,17 +311,16 @@ impl Interpreter {
                 return Err(fail(
                     script,
                     rule,
-                    Fault::Call(format!("the replica count {n} is negative or not finite")),
+                    ResultError::InvalidReplicas { replicas: *n },
                 ))
             }
             other => {
                 return Err(fail(
                     script,
                     rule,
-                    Fault::Call(format!(
-                        "expected the first result (replicas) to be a number, got {}",
-                        other.map_or("nothing", Returned::type_name)
-                    )),
+                    ResultError::ReplicasNotANumber {
+                        found: other.map_or("nothing", Returned::type_name),
+                    },
                 ))
             }
         };
@@ -259,17 +328,16 @@ impl Interpreter {
             None | Some(Returned::Nil) => None,
             Some(table @ Returned::Table(_)) => {
                 let value = lua::to_json(table, None, &Empties::default())
-                    .map_err(|m| fail(script, rule, Fault::Call(m)))?;
-                Some(requirements(&value).map_err(|m| fail(script, rule, Fault::Call(m)))?)
+                    .map_err(|e| fail(script, rule, Fault::Convert(e)))?;
+                Some(requirements(&value).map_err(|e| fail(script, rule, e))?)
             }
             Some(other) => {
                 return Err(fail(
                     script,
                     rule,
-                    Fault::Call(format!(
-                        "expected the second result (requirements) to be a table or nil, got {}",
-                        other.type_name()
-                    )),
+                    ResultError::RequirementsNotATable {
+                        found: other.type_name(),
+                    },
                 ))
             }
         };
@@ -298,7 +366,7 @@ impl Interpreter {
             &[Arg::Json(object), Arg::Number(replicas as f64)],
             1,
         )?;
-        *object = revised(&returned, object).map_err(|m| fail(script, rule, Fault::Call(m)))?;
+        *object = revised(&returned, object).map_err(|e| fail(script, rule, e))?;
         Ok(())
     }
 
@@ -345,7 +413,7 @@ impl Interpreter {
             ],
             1,
         )?;
-        *object = revised(&returned, object).map_err(|m| fail(script, rule, Fault::Call(m)))?;
+        *object = revised(&returned, object).map_err(|e| fail(script, rule, e))?;
         Ok(())
     }
 
@@ -385,63 +453,57 @@ impl Interpreter {
                 Some(table @ Returned::Table(_)) => {
                     let empty = Value::Array(Vec::new());
                     lua::to_json(table, Some(&empty), &Empties::default())
-                        .map_err(|m| fail(script, rule, Fault::Call(m)))?
+                        .map_err(|e| fail(script, rule, Fault::Convert(e)))?
                 }
                 Some(other) => {
                     return Err(fail(
                         script,
                         rule,
-                        Fault::Call(format!(
-                            "expected a list of references, got a {}",
-                            other.type_name()
-                        )),
+                        ResultError::ReferencesNotAList {
+                            found: other.type_name(),
+                        },
                     ))
                 }
             };
-            let references =
-                resolve(&list, templates).map_err(|m| fail(script, rule, Fault::Call(m)))?;
+            let references = resolve(&list, templates).map_err(|e| fail(script, rule, e))?;
             result.extend(references);
         }
         Ok(result.into_iter().collect())
     }
 }
 
-fn fail(script: &Script, rule: Rule, fault: Fault) -> InterpretError {
+fn fail(script: &Script, rule: Rule, fault: impl Into<ScriptFault>) -> InterpretError {
     InterpretError {
         customization: script.customization.clone(),
         rule,
         origin: script.source.origin,
-        fault,
+        fault: fault.into(),
     }
 }
 
 /// The object a revising function returned, in the input's key order; its
 /// identity (apiVersion, kind, name, namespace) must not change.
-fn revised(returned: &[Returned], input: &Value) -> Result<Value, String> {
+fn revised(returned: &[Returned], input: &Value) -> Result<Value, ResultError> {
     let table = match returned.first() {
         Some(table @ Returned::Table(_)) => table,
         other => {
-            return Err(format!(
-                "expected the revised object (a table), got {}",
-                other.map_or("nothing", Returned::type_name)
-            ))
+            return Err(ResultError::RevisedNotATable {
+                found: other.map_or("nothing", Returned::type_name),
+            })
         }
     };
     let value = lua::to_json(table, Some(input), &Empties::of(&[input]))?;
     if !value.is_object() {
-        return Err("expected the revised object, got a list".into());
+        return Err(ResultError::RevisedIsAList);
     }
-    for pointer in [
-        "/apiVersion",
-        "/kind",
-        "/metadata/name",
-        "/metadata/namespace",
+    for (pointer, field) in [
+        ("/apiVersion", "apiVersion"),
+        ("/kind", "kind"),
+        ("/metadata/name", "metadata.name"),
+        ("/metadata/namespace", "metadata.namespace"),
     ] {
         if value.pointer(pointer) != input.pointer(pointer) {
-            return Err(format!(
-                "the revised object changes `{}`; a script may not change an object's identity",
-                pointer.trim_start_matches('/').replace('/', ".")
-            ));
+            return Err(ResultError::IdentityChanged { field });
         }
     }
     Ok(value)
@@ -449,20 +511,21 @@ fn revised(returned: &[Returned], input: &Value) -> Result<Value, String> {
 
 /// A ReplicaRequirements table: its `resourceRequest`, rounded as Karmada's
 /// estimator rounds it (CPU in milli-units, the rest in whole units).
-fn requirements(value: &Value) -> Result<ReplicaRequirements, String> {
+fn requirements(value: &Value) -> Result<ReplicaRequirements, ResultError> {
     let mut resource_request = BTreeMap::new();
     if let Some(requests) = value.get("resourceRequest") {
         let Some(requests) = requests.as_object() else {
-            return Err("`resourceRequest` must be a table of quantities".into());
+            return Err(ResultError::ResourceRequestNotATable);
         };
         for (name, amount) in requests {
             let text = match amount {
                 Value::String(s) => s.trim().to_string(),
                 Value::Number(n) => n.to_string(),
                 other => {
-                    return Err(format!(
-                        "`resourceRequest.{name}` is not a quantity: {other}"
-                    ))
+                    return Err(ResultError::NotAQuantity {
+                        name: name.clone(),
+                        value: Box::new(other.clone()),
+                    })
                 }
             };
             let quantity = parse_quantity(&text)?;
@@ -481,9 +544,9 @@ fn requirements(value: &Value) -> Result<ReplicaRequirements, String> {
 
 /// Dependency references (`{apiVersion, kind, namespace, name | labelSelector}`)
 /// as template keys; a selector names every matching template.
-fn resolve(list: &Value, templates: &[Template]) -> Result<Vec<ObjectKey>, String> {
+fn resolve(list: &Value, templates: &[Template]) -> Result<Vec<ObjectKey>, ResultError> {
     let Some(items) = list.as_array() else {
-        return Err("expected a list of references, got a table with named fields".into());
+        return Err(ResultError::ReferencesNamedFields);
     };
     let mut keys = Vec::new();
     for (i, item) in items.iter().enumerate() {
@@ -492,11 +555,9 @@ fn resolve(list: &Value, templates: &[Template]) -> Result<Vec<ObjectKey>, Strin
                 .and_then(Value::as_str)
                 .filter(|s| !s.is_empty())
         };
+        let number = i + 1;
         let (Some(api_version), Some(kind)) = (field("apiVersion"), field("kind")) else {
-            return Err(format!(
-                "reference #{} needs `apiVersion` and `kind`",
-                i + 1
-            ));
+            return Err(ResultError::ReferenceWithoutKind { number });
         };
         let namespace = field("namespace").map(str::to_string);
         if let Some(name) = field("name") {
@@ -509,18 +570,12 @@ fn resolve(list: &Value, templates: &[Template]) -> Result<Vec<ObjectKey>, Strin
             continue;
         }
         let Some(selector) = item.get("labelSelector") else {
-            return Err(format!(
-                "reference #{} needs `name` or `labelSelector`",
-                i + 1
-            ));
+            return Err(ResultError::ReferenceWithoutTarget { number });
         };
         let selector: LabelSelector = serde_json::from_value(selector.clone())
-            .map_err(|e| format!("reference #{}: invalid `labelSelector`: {e}", i + 1))?;
+            .map_err(|reason| ResultError::SelectorUnreadable { number, reason })?;
         if let Some(fault) = selector.fault() {
-            return Err(format!(
-                "reference #{}: invalid `labelSelector`: {fault}",
-                i + 1
-            ));
+            return Err(ResultError::InvalidSelector { number, fault });
         }
         keys.extend(
             templates
@@ -672,7 +727,7 @@ spec:
         let cloneset = template(&inputs, "CloneSet");
         let mut value = cloneset.value.clone();
         let revised = interpreter.revise_replicas(&cloneset.key, &mut value, 2);
-        assert_eq!(revised, Ok(()));
+        assert_eq!(revised.map_err(|e| e.fault.to_string()), Ok(()));
         assert_eq!(
             text(&value["spec"]),
             r#"{"replicas":2,"updateStrategy":{"partition":2,"paused":false},"selector":{},"template":{"spec":{"serviceAccountName":"shop","containers":[{"name":"shop","image":"shop:1","envFrom":[{"configMapRef":{"name":"shop-env"}}],"resources":{"requests":{"cpu":"500m","memory":"1Gi"}}}]}}}"#
@@ -759,7 +814,9 @@ spec:
         );
         let mut value = rollout.value.clone();
         assert_eq!(
-            interpreter.revise_replicas(&rollout.key, &mut value, 3),
+            interpreter
+                .revise_replicas(&rollout.key, &mut value, 3)
+                .map_err(|e| e.fault.to_string()),
             Ok(())
         );
         assert_eq!(
@@ -873,7 +930,7 @@ spec:
                 cluster: fort,
             },
         );
-        assert_eq!(result, Ok(()));
+        assert_eq!(result.map_err(|e| e.fault.to_string()), Ok(()));
         value
     }
 
@@ -1002,7 +1059,8 @@ metadata: {name: s3, namespace: other, labels: {team: a}}
             let (result, _) = failing(script, "replicaResource");
             match result {
                 Err(error) => {
-                    assert_eq!(error.fault, Fault::Call(message.to_string()), "{script}");
+                    assert!(matches!(error.fault, ScriptFault::Result(_)), "{script}");
+                    assert_eq!(error.fault.to_string(), message, "{script}");
                     let diagnostic = error.diagnostic(
                         &ObjectKey {
                             api_version: "example.io/v1".into(),
@@ -1082,7 +1140,15 @@ metadata: {name: s3, namespace: other, labels: {team: a}}
         let mut value = widget.value.clone();
         let result = interpreter.revise_replicas(&widget.key, &mut value, 1);
         assert!(
-            matches!(&result, Err(InterpretError { fault: Fault::Call(m), .. }) if m.contains("metadata.name")),
+            matches!(
+                &result,
+                Err(InterpretError {
+                    fault: ScriptFault::Result(ResultError::IdentityChanged {
+                        field: "metadata.name"
+                    }),
+                    ..
+                })
+            ),
             "{result:?}"
         );
     }

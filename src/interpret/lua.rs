@@ -80,23 +80,73 @@ const FORBIDDEN: &[&str] = &[
     "newproxy",
 ];
 
-/// What went wrong in Lua.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// What went wrong in Lua. The texts of `Load` and `Call` are Lua's own
+/// error messages (chunk, line and what the script raised).
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum Fault {
-    /// The script does not compile, fails while defining its functions, or
-    /// does not define the function.
+    /// The script does not compile or fails while defining its functions.
+    #[error("{0}")]
     Load(String),
-    /// The function raised an error or returned something unusable.
+    #[error("the script does not define function `{function}`")]
+    Undefined { function: String },
+    #[error("`{function}` is a {found}, not a function")]
+    NotAFunction {
+        function: String,
+        found: &'static str,
+    },
+    /// The function raised an error.
+    #[error("{0}")]
     Call(String),
-    /// The memory, instruction or time limit was hit.
-    Limit(String),
+    /// The function returned a value JSON cannot hold.
+    #[error(transparent)]
+    Convert(#[from] ConvertError),
+    #[error(transparent)]
+    Limit(#[from] Limit),
 }
 
-impl Fault {
-    pub fn message(&self) -> &str {
-        match self {
-            Fault::Load(m) | Fault::Call(m) | Fault::Limit(m) => m,
-        }
+/// The limit a script hit (see [`Limits`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Limit {
+    #[error("the script ran more than {instructions} instructions (runaway loop?)")]
+    Instructions { instructions: u64 },
+    #[error("the script ran longer than {millis} ms")]
+    Time { millis: u128 },
+    #[error("the script used more than the memory limit")]
+    Memory,
+}
+
+/// A Lua value that has no JSON form. `path` is the dotted path of the
+/// table at fault within the value (empty for the value itself).
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum ConvertError {
+    #[error("a returned table is nested too deeply or contains itself")]
+    TooDeep,
+    /// Lua failed while walking a table; its message.
+    #[error("{message}")]
+    Walk { message: String },
+    #[error("a returned table has a key of type {found} that JSON cannot hold")]
+    KeyType { found: &'static str },
+    /// A function, userdata or thread.
+    #[error("a {found} cannot be converted to JSON")]
+    ValueType { found: &'static str },
+    #[error(
+        "the table at `{}` mixes array items and named fields",
+        shown_path(path)
+    )]
+    MixedTable { path: String },
+    #[error("the array at `{}` has holes (nil items)", shown_path(path))]
+    ArrayHoles { path: String },
+    /// Infinite or NaN.
+    #[error("{value} is not a number JSON can hold")]
+    NotANumber { value: f64 },
+}
+
+/// A table path as messages show it: `.` for the value itself.
+fn shown_path(path: &str) -> &str {
+    if path.is_empty() {
+        "."
+    } else {
+        path
     }
 }
 
@@ -145,14 +195,12 @@ const SPENT_TIME: u8 = 2;
 impl Spent {
     fn fault(&self, limits: &Limits) -> Option<Fault> {
         match self.0.load(Ordering::SeqCst) {
-            SPENT_INSTRUCTIONS => Some(Fault::Limit(format!(
-                "the script ran more than {} instructions (runaway loop?)",
-                limits.instructions
-            ))),
-            SPENT_TIME => Some(Fault::Limit(format!(
-                "the script ran longer than {} ms",
-                limits.wall_clock.as_millis()
-            ))),
+            SPENT_INSTRUCTIONS => Some(Fault::Limit(Limit::Instructions {
+                instructions: limits.instructions,
+            })),
+            SPENT_TIME => Some(Fault::Limit(Limit::Time {
+                millis: limits.wall_clock.as_millis(),
+            })),
             _ => None,
         }
     }
@@ -189,8 +237,8 @@ pub fn call(
         results
             .iter()
             .map(|v| from_lua(v, 0))
-            .collect::<Result<Vec<_>, String>>()
-            .map_err(Fault::Call)
+            .collect::<Result<Vec<_>, ConvertError>>()
+            .map_err(Fault::Convert)
     });
     lua.remove_hook();
     if let Some(fault) = spent.fault(limits) {
@@ -225,13 +273,13 @@ fn load(lua: &Lua, chunk: &str, script: &str, function: &str) -> Result<mlua::Fu
         })?;
     match lua.globals().raw_get::<LuaValue>(function) {
         Ok(LuaValue::Function(f)) => Ok(f),
-        Ok(LuaValue::Nil) => Err(Fault::Load(format!(
-            "the script does not define function `{function}`"
-        ))),
-        Ok(other) => Err(Fault::Load(format!(
-            "`{function}` is a {}, not a function",
-            other.type_name()
-        ))),
+        Ok(LuaValue::Nil) => Err(Fault::Undefined {
+            function: function.to_string(),
+        }),
+        Ok(other) => Err(Fault::NotAFunction {
+            function: function.to_string(),
+            found: other.type_name(),
+        }),
         Err(e) => Err(Fault::Load(describe(&e))),
     }
 }
@@ -457,9 +505,7 @@ fn civil_from_days(days: i64) -> (i64, i64, i64) {
 /// A limit error, a load error or a runtime error, from mlua's error.
 fn classify(error: &mlua::Error) -> Fault {
     match error {
-        mlua::Error::MemoryError(_) => {
-            Fault::Limit("the script used more than the memory limit".into())
-        }
+        mlua::Error::MemoryError(_) => Fault::Limit(Limit::Memory),
         mlua::Error::CallbackError { cause, .. } => classify(cause),
         mlua::Error::WithContext { cause, .. } => classify(cause),
         _ => Fault::Call(describe(error)),
@@ -510,9 +556,9 @@ pub fn to_lua(lua: &Lua, value: &Value, depth: usize) -> mlua::Result<LuaValue> 
 }
 
 /// Lua into [`Returned`], refusing functions, userdata and cycles.
-pub fn from_lua(value: &LuaValue, depth: usize) -> Result<Returned, String> {
+pub fn from_lua(value: &LuaValue, depth: usize) -> Result<Returned, ConvertError> {
     if depth > MAX_DEPTH {
-        return Err("a returned table is nested too deeply or contains itself".into());
+        return Err(ConvertError::TooDeep);
     }
     Ok(match value {
         LuaValue::Nil => Returned::Nil,
@@ -525,7 +571,9 @@ pub fn from_lua(value: &LuaValue, depth: usize) -> Result<Returned, String> {
         LuaValue::Table(table) => {
             let mut result = Returns::default();
             for pair in table.pairs::<LuaValue, LuaValue>() {
-                let (key, item) = pair.map_err(|e| describe(&e))?;
+                let (key, item) = pair.map_err(|e| ConvertError::Walk {
+                    message: describe(&e),
+                })?;
                 let item = from_lua(&item, depth + 1)?;
                 match key {
                     LuaValue::String(s) => {
@@ -540,20 +588,18 @@ pub fn from_lua(value: &LuaValue, depth: usize) -> Result<Returned, String> {
                         result.items.insert(n as u64, item);
                     }
                     other => {
-                        return Err(format!(
-                            "a returned table has a key of type {} that JSON cannot hold",
-                            other.type_name()
-                        ))
+                        return Err(ConvertError::KeyType {
+                            found: other.type_name(),
+                        })
                     }
                 }
             }
             Returned::Table(result)
         }
         other => {
-            return Err(format!(
-                "a {} cannot be converted to JSON",
-                other.type_name()
-            ))
+            return Err(ConvertError::ValueType {
+                found: other.type_name(),
+            })
         }
     })
 }
@@ -622,7 +668,7 @@ pub fn to_json(
     returned: &Returned,
     order: Option<&Value>,
     empties: &Empties,
-) -> Result<Value, String> {
+) -> Result<Value, ConvertError> {
     match returned {
         Returned::Table(t) if t.fields.is_empty() && t.items.is_empty() => Ok(match order {
             Some(Value::Array(_)) => Value::Array(Vec::new()),
@@ -638,7 +684,7 @@ fn shape(
     order: Option<&Value>,
     empties: &Empties,
     path: &str,
-) -> Result<Option<Value>, String> {
+) -> Result<Option<Value>, ConvertError> {
     Ok(Some(match returned {
         Returned::Nil => Value::Null,
         Returned::Bool(b) => Value::Bool(*b),
@@ -654,18 +700,16 @@ fn shape(
             }
         }
         Returned::Table(t) if !t.items.is_empty() && !t.fields.is_empty() => {
-            return Err(format!(
-                "the table at `{}` mixes array items and named fields",
-                if path.is_empty() { "." } else { path }
-            ))
+            return Err(ConvertError::MixedTable {
+                path: path.to_string(),
+            })
         }
         Returned::Table(t) if !t.items.is_empty() => {
             let count = t.items.len() as u64;
             if t.items.keys().next_back() != Some(&count) {
-                return Err(format!(
-                    "the array at `{}` has holes (nil items)",
-                    if path.is_empty() { "." } else { path }
-                ));
+                return Err(ConvertError::ArrayHoles {
+                    path: path.to_string(),
+                });
             }
             let reference = order.and_then(Value::as_array);
             let mut items = Vec::new();
@@ -680,7 +724,7 @@ fn shape(
         Returned::Table(t) => {
             let reference = order.and_then(Value::as_object);
             let mut map = Map::new();
-            let put = |key: &str, map: &mut Map<String, Value>| -> Result<(), String> {
+            let put = |key: &str, map: &mut Map<String, Value>| -> Result<(), ConvertError> {
                 if let Some(item) = t.fields.get(key) {
                     let child_order = reference.and_then(|r| r.get(key));
                     if let Some(v) = shape(item, child_order, empties, &join(path, key))? {
@@ -706,16 +750,16 @@ fn shape(
 
 /// A Lua number as JSON: whole numbers become integers, as Karmada's
 /// round trip through float64 and `unstructured` does.
-fn number(n: f64) -> Result<Value, String> {
+fn number(n: f64) -> Result<Value, ConvertError> {
     if !n.is_finite() {
-        return Err(format!("{n} is not a number JSON can hold"));
+        return Err(ConvertError::NotANumber { value: n });
     }
     if n.fract() == 0.0 && n.abs() < 9.007_199_254_740_992e15 {
         return Ok(Value::from(n as i64));
     }
     Number::from_f64(n)
         .map(Value::Number)
-        .ok_or_else(|| format!("{n} is not a number JSON can hold"))
+        .ok_or(ConvertError::NotANumber { value: n })
 }
 
 #[cfg(test)]
@@ -770,9 +814,10 @@ mod tests {
             1,
             &limits,
         );
-        assert!(
-            matches!(&fault, Err(Fault::Limit(m)) if m.contains("longer than 50 ms")),
-            "{fault:?}"
+        assert_eq!(fault, Err(Fault::Limit(Limit::Time { millis: 50 })));
+        assert_eq!(
+            Limit::Time { millis: 50 }.to_string(),
+            "the script ran longer than 50 ms"
         );
     }
 
@@ -845,9 +890,13 @@ mod tests {
         let missing = check("t", "function G() end", "F", &Limits::default());
         assert_eq!(
             missing,
-            Err(Fault::Load(
-                "the script does not define function `F`".into()
-            ))
+            Err(Fault::Undefined {
+                function: "F".into()
+            })
+        );
+        assert_eq!(
+            missing.map_err(|f| f.to_string()),
+            Err("the script does not define function `F`".to_string())
         );
     }
 
@@ -905,21 +954,33 @@ mod tests {
     }
 
     #[test]
-    fn unconvertible_results_are_call_faults() {
-        assert!(matches!(
+    fn unconvertible_results_are_conversion_faults() {
+        assert_eq!(
             run("function F() return {f = F} end", "F", &[]),
-            Err(Fault::Call(_))
-        ));
-        assert!(matches!(
+            Err(Fault::Convert(ConvertError::ValueType {
+                found: "function"
+            }))
+        );
+        assert_eq!(
             run(
                 "function F() local t = {} t.self = t return t end",
                 "F",
                 &[]
             ),
-            Err(Fault::Call(_))
-        ));
+            Err(Fault::Convert(ConvertError::TooDeep))
+        );
         let returned = run("function F() return {1, nil, 3} end", "F", &[]).unwrap_or_default();
-        assert!(to_json(&returned[0], None, &Empties::default()).is_err());
+        let holes = to_json(&returned[0], None, &Empties::default());
+        assert_eq!(
+            holes,
+            Err(ConvertError::ArrayHoles {
+                path: String::new()
+            })
+        );
+        assert_eq!(
+            holes.map_err(|e| e.to_string()),
+            Err("the array at `.` has holes (nil items)".to_string())
+        );
     }
 
     #[test]

@@ -15,8 +15,10 @@ mod customized;
 mod kube;
 mod lua;
 
-pub use customized::{HookCluster, HookFort, InterpretError, Interpreter};
-pub use lua::{Fault, Limits};
+pub use customized::{
+    HookCluster, HookFort, InterpretError, Interpreter, ResultError, ScriptFault,
+};
+pub use lua::{ConvertError, Fault, Limit, Limits};
 
 use crate::schedule::estimate::{requirements_from_pod_spec, ReplicaRequirements};
 use serde_json::{Map, Value};

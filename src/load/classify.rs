@@ -898,6 +898,15 @@ mod tests {
 
     /// Classify one YAML text as file 0; its diagnostics rendered concisely.
     fn classify_text(path: &str, text: &str) -> (Inputs, Vec<String>) {
+        classify_text_in(path, text, None)
+    }
+
+    /// [`classify_text`] with garrison.yaml's `defaultNamespace`.
+    fn classify_text_in(
+        path: &str,
+        text: &str,
+        default_namespace: Option<&str>,
+    ) -> (Inputs, Vec<String>) {
         let mut sources = Sources::default();
         let file = sources.add(path.into(), text.into());
         let documents = match parse_stream(text, &Limits::default()) {
@@ -905,9 +914,732 @@ mod tests {
             Err(e) => panic!("{path}: {e:?}"),
         };
         let mut diagnostics = Diagnostics::default();
-        let inputs = classify(documents, &sources, &mut diagnostics);
+        let (inputs, _) =
+            classify_documents(documents, &sources, default_namespace, &mut diagnostics);
         let shown = crate::diag::render(&diagnostics, &sources, crate::diag::Style::Concise);
         (inputs, shown.lines().map(str::to_string).collect())
+    }
+
+    /// What was classified, one line per input, in the order of [`Inputs`]'
+    /// lists: templates, propagation policies, override policies, clusters,
+    /// bindings, customizations.
+    fn classified(inputs: &Inputs) -> Vec<String> {
+        let scoped = |namespace: &Option<String>, name: &str| match namespace {
+            Some(ns) => format!("{ns}/{name}"),
+            None => name.to_string(),
+        };
+        let mut out = Vec::new();
+        out.extend(
+            inputs
+                .templates
+                .iter()
+                .map(|t| format!("template {}", t.key)),
+        );
+        out.extend(
+            inputs
+                .propagation_policies
+                .iter()
+                .map(|p| format!("propagation policy {}", scoped(&p.namespace, &p.name))),
+        );
+        out.extend(
+            inputs
+                .override_policies
+                .iter()
+                .map(|p| format!("override policy {}", scoped(&p.namespace, &p.name))),
+        );
+        out.extend(
+            inputs
+                .clusters
+                .iter()
+                .map(|c| format!("cluster {}", c.name)),
+        );
+        out.extend(inputs.bindings.iter().map(|b| {
+            let meta = &b.binding.metadata;
+            format!("binding {}", scoped(&meta.namespace, &meta.name))
+        }));
+        out.extend(
+            inputs
+                .customizations
+                .iter()
+                .map(|c| format!("customization {}", c.name)),
+        );
+        out
+    }
+
+    /// One YAML stream: what it classifies into, and its diagnostics.
+    struct Case {
+        name: &'static str,
+        text: &'static str,
+        classified: &'static [&'static str],
+        diagnostics: &'static [&'static str],
+    }
+
+    fn check(cases: &[Case], default_namespace: Option<&str>) {
+        for case in cases {
+            let (inputs, shown) = classify_text_in("in.yaml", case.text, default_namespace);
+            assert_eq!(classified(&inputs), case.classified, "{}", case.name);
+            assert_eq!(shown, case.diagnostics, "{}", case.name);
+        }
+    }
+
+    #[test]
+    fn roles_follow_the_group_and_kind() {
+        let unsupported = |why| Ok(Role::Unsupported(why));
+        let cases = [
+            (
+                "policy.karmada.io/v1alpha1",
+                "PropagationPolicy",
+                Ok(Role::PropagationPolicy {
+                    cluster_scoped: false,
+                }),
+            ),
+            (
+                "policy.karmada.io/v1alpha1",
+                "ClusterPropagationPolicy",
+                Ok(Role::PropagationPolicy {
+                    cluster_scoped: true,
+                }),
+            ),
+            (
+                "policy.karmada.io/v1alpha1",
+                "OverridePolicy",
+                Ok(Role::OverridePolicy {
+                    cluster_scoped: false,
+                }),
+            ),
+            (
+                "policy.karmada.io/v1alpha1",
+                "ClusterOverridePolicy",
+                Ok(Role::OverridePolicy {
+                    cluster_scoped: true,
+                }),
+            ),
+            (
+                "policy.karmada.io/v1alpha1",
+                "FederatedResourceQuota",
+                unsupported("quotas are enforced by a live control plane"),
+            ),
+            ("cluster.karmada.io/v1alpha1", "Cluster", Ok(Role::Cluster)),
+            (
+                "clusters.clusternet.io/v1beta1",
+                "ManagedCluster",
+                Ok(Role::ManagedCluster),
+            ),
+            (
+                "work.karmada.io/v1alpha2",
+                "ResourceBinding",
+                Ok(Role::Binding {
+                    cluster_scoped: false,
+                }),
+            ),
+            (
+                "work.karmada.io/v1alpha2",
+                "ClusterResourceBinding",
+                Ok(Role::Binding {
+                    cluster_scoped: true,
+                }),
+            ),
+            (
+                "work.karmada.io/v1alpha1",
+                "Work",
+                unsupported("Works are what garrison writes with `--format work`, not an input"),
+            ),
+            (
+                "config.karmada.io/v1alpha1",
+                "ResourceInterpreterCustomization",
+                Ok(Role::Customization),
+            ),
+            (
+                "config.karmada.io/v1alpha1",
+                "ResourceInterpreterWebhookConfiguration",
+                unsupported("interpreter webhooks need a running server; declare a ResourceInterpreterCustomization instead"),
+            ),
+            // The version is not consulted, only the group.
+            (
+                "policy.karmada.io/v1",
+                "PropagationPolicy",
+                Ok(Role::PropagationPolicy {
+                    cluster_scoped: false,
+                }),
+            ),
+            ("policy.karmada.io/v1alpha1", "Propagationpolicy", Err(())),
+            ("work.karmada.io/v1alpha2", "Binding", Err(())),
+            ("config.karmada.io/v1alpha1", "Customization", Err(())),
+            ("cluster.karmada.io/v1alpha1", "ManagedCluster", Err(())),
+            ("clusters.clusternet.io/v1beta1", "Cluster", Err(())),
+            (
+                "kustomize.config.k8s.io/v1beta1",
+                "Kustomization",
+                Ok(Role::Kustomize),
+            ),
+            (
+                "kustomize.config.k8s.io/v1alpha1",
+                "Component",
+                Ok(Role::Kustomize),
+            ),
+            ("apps/v1", "Deployment", Ok(Role::Template)),
+            ("v1", "ConfigMap", Ok(Role::Template)),
+            ("example.io/v1", "PropagationPolicy", Ok(Role::Template)),
+        ];
+        for (api_version, kind, expected) in cases {
+            assert_eq!(role(api_version, kind), expected, "{api_version} {kind}");
+        }
+    }
+
+    #[test]
+    fn documents_land_in_the_list_of_their_role() {
+        check(
+            &[Case {
+                name: "one of each",
+                text: "apiVersion: v1\n\
+                       kind: ConfigMap\n\
+                       metadata: {name: cfg, namespace: shop}\n\
+                       ---\n\
+                       apiVersion: policy.karmada.io/v1alpha1\n\
+                       kind: ClusterPropagationPolicy\n\
+                       metadata: {name: everywhere}\n\
+                       spec: {resourceSelectors: [{apiVersion: v1, kind: ConfigMap}]}\n\
+                       ---\n\
+                       apiVersion: policy.karmada.io/v1alpha1\n\
+                       kind: PropagationPolicy\n\
+                       metadata: {name: p, namespace: shop}\n\
+                       spec: {resourceSelectors: [{apiVersion: v1, kind: ConfigMap}]}\n\
+                       ---\n\
+                       apiVersion: policy.karmada.io/v1alpha1\n\
+                       kind: ClusterOverridePolicy\n\
+                       metadata: {name: cop}\n\
+                       spec: {}\n\
+                       ---\n\
+                       apiVersion: policy.karmada.io/v1alpha1\n\
+                       kind: OverridePolicy\n\
+                       metadata: {name: op, namespace: shop}\n\
+                       spec: {}\n\
+                       ---\n\
+                       apiVersion: cluster.karmada.io/v1alpha1\n\
+                       kind: Cluster\n\
+                       metadata: {name: eu-1}\n\
+                       ---\n\
+                       apiVersion: clusters.clusternet.io/v1beta1\n\
+                       kind: ManagedCluster\n\
+                       metadata: {name: us-1}\n\
+                       ---\n\
+                       apiVersion: work.karmada.io/v1alpha2\n\
+                       kind: ResourceBinding\n\
+                       metadata: {name: cfg-configmap, namespace: shop}\n\
+                       spec: {resource: {apiVersion: v1, kind: ConfigMap, namespace: shop, name: cfg}}\n\
+                       ---\n\
+                       apiVersion: config.karmada.io/v1alpha1\n\
+                       kind: ResourceInterpreterCustomization\n\
+                       metadata: {name: widgets}\n\
+                       spec: {target: {apiVersion: example.io/v1, kind: Widget}}\n",
+                classified: &[
+                    "template ConfigMap/shop/cfg",
+                    "propagation policy everywhere",
+                    "propagation policy shop/p",
+                    "override policy cop",
+                    "override policy shop/op",
+                    "cluster eu-1",
+                    "cluster us-1",
+                    "binding shop/cfg-configmap",
+                    "customization widgets",
+                ],
+                diagnostics: &[],
+            }],
+            None,
+        );
+    }
+
+    /// Unknown kinds of Karmada's groups (G0108), kustomize files and kinds
+    /// with no offline meaning (G0105 warnings), and documents that do not
+    /// say what they are (G0103) are not classified.
+    #[test]
+    fn kinds_that_are_not_inputs_are_reported() {
+        check(
+            &[
+                Case {
+                    name: "an unknown kind of policy.karmada.io",
+                    text: "apiVersion: policy.karmada.io/v1alpha1\n\
+                           kind: PropagationPolicyy\n\
+                           metadata: {name: p}\n",
+                    classified: &[],
+                    diagnostics: &["in.yaml:2:7: error[G0108]: `PropagationPolicyy` is not a kind of `policy.karmada.io/v1alpha1` that garrison knows (help: check the spelling; Karmada's policy kinds are PropagationPolicy, ClusterPropagationPolicy, OverridePolicy and ClusterOverridePolicy)"],
+                },
+                Case {
+                    name: "an unknown kind of work.karmada.io",
+                    text: "apiVersion: work.karmada.io/v1alpha2\n\
+                           kind: Binding\n\
+                           metadata: {name: b}\n",
+                    classified: &[],
+                    diagnostics: &["in.yaml:2:7: error[G0108]: `Binding` is not a kind of `work.karmada.io/v1alpha2` that garrison knows (help: check the spelling; Karmada's policy kinds are PropagationPolicy, ClusterPropagationPolicy, OverridePolicy and ClusterOverridePolicy)"],
+                },
+                Case {
+                    name: "an unknown kind of config.karmada.io",
+                    text: "apiVersion: config.karmada.io/v1alpha1\n\
+                           kind: Customization\n\
+                           metadata: {name: c}\n",
+                    classified: &[],
+                    diagnostics: &["in.yaml:2:7: error[G0108]: `Customization` is not a kind of `config.karmada.io/v1alpha1` that garrison knows (help: check the spelling; Karmada's policy kinds are PropagationPolicy, ClusterPropagationPolicy, OverridePolicy and ClusterOverridePolicy)"],
+                },
+                Case {
+                    name: "an unknown kind of cluster.karmada.io",
+                    text: "apiVersion: cluster.karmada.io/v1alpha1\n\
+                           kind: Clusters\n\
+                           metadata: {name: c}\n",
+                    classified: &[],
+                    diagnostics: &["in.yaml:2:7: error[G0108]: `Clusters` is not a kind of `cluster.karmada.io/v1alpha1` that garrison knows (help: check the spelling; Karmada's policy kinds are PropagationPolicy, ClusterPropagationPolicy, OverridePolicy and ClusterOverridePolicy)"],
+                },
+                Case {
+                    name: "an unknown kind of clusters.clusternet.io",
+                    text: "apiVersion: clusters.clusternet.io/v1beta1\n\
+                           kind: Cluster\n\
+                           metadata: {name: c}\n",
+                    classified: &[],
+                    diagnostics: &["in.yaml:2:7: error[G0108]: `Cluster` is not a kind of `clusters.clusternet.io/v1beta1` that garrison knows (help: check the spelling; Karmada's policy kinds are PropagationPolicy, ClusterPropagationPolicy, OverridePolicy and ClusterOverridePolicy)"],
+                },
+                Case {
+                    name: "a kustomize file",
+                    text: "apiVersion: kustomize.config.k8s.io/v1beta1\n\
+                           kind: Kustomization\n\
+                           resources: [a.yaml]\n",
+                    classified: &[],
+                    diagnostics: &[r#"in.yaml:2:7: warning[G0105]: `Kustomization` is a kustomize file, not a Kubernetes object; it is not an input (help: exclude kustomize files in garrison.yaml (`exclude: ["**/kustomization.yaml"]`))"#],
+                },
+                Case {
+                    name: "a Work",
+                    text: "apiVersion: work.karmada.io/v1alpha1\n\
+                           kind: Work\n\
+                           metadata: {name: w, namespace: karmada-es-eu-1}\n",
+                    classified: &[],
+                    diagnostics: &["in.yaml:2:7: warning[G0105]: `Work` is not supported and has no effect: Works are what garrison writes with `--format work`, not an input"],
+                },
+                Case {
+                    name: "a FederatedResourceQuota",
+                    text: "apiVersion: policy.karmada.io/v1alpha1\n\
+                           kind: FederatedResourceQuota\n\
+                           metadata: {name: q, namespace: shop}\n",
+                    classified: &[],
+                    diagnostics: &["in.yaml:2:7: warning[G0105]: `FederatedResourceQuota` is not supported and has no effect: quotas are enforced by a live control plane"],
+                },
+                Case {
+                    name: "an interpreter webhook",
+                    text: "apiVersion: config.karmada.io/v1alpha1\n\
+                           kind: ResourceInterpreterWebhookConfiguration\n\
+                           metadata: {name: hook}\n",
+                    classified: &[],
+                    diagnostics: &["in.yaml:2:7: warning[G0105]: `ResourceInterpreterWebhookConfiguration` is not supported and has no effect: interpreter webhooks need a running server; declare a ResourceInterpreterCustomization instead"],
+                },
+                Case {
+                    name: "no apiVersion",
+                    text: "kind: ConfigMap\n\
+                           metadata: {name: cfg}\n",
+                    classified: &[],
+                    diagnostics: &["in.yaml:1:1: error[G0103]: this document has no `apiVersion` (or it is not a string) (help: every document must say what it is, for example `apiVersion: apps/v1` and `kind: Deployment`)"],
+                },
+                Case {
+                    name: "no kind",
+                    text: "apiVersion: v1\n\
+                           metadata: {name: cfg}\n",
+                    classified: &[],
+                    diagnostics: &["in.yaml:1:1: error[G0103]: this document has no `kind` (or it is not a string) (help: every document must say what it is, for example `apiVersion: apps/v1` and `kind: Deployment`)"],
+                },
+                Case {
+                    name: "a kind that is not a string",
+                    text: "apiVersion: v1\n\
+                           kind: [ConfigMap]\n\
+                           metadata: {name: cfg}\n",
+                    classified: &[],
+                    diagnostics: &["in.yaml:1:1: error[G0103]: this document has no `kind` (or it is not a string) (help: every document must say what it is, for example `apiVersion: apps/v1` and `kind: Deployment`)"],
+                },
+            ],
+            None,
+        );
+    }
+
+    /// `kind: List` and `*List` kinds are replaced by their items, nested
+    /// lists too; `items: null` is an empty list.
+    #[test]
+    fn lists_expand_to_their_items() {
+        check(
+            &[
+                Case {
+                    name: "a List",
+                    text: "apiVersion: v1\n\
+                           kind: List\n\
+                           items:\n\
+                           - {apiVersion: v1, kind: ConfigMap, metadata: {name: a, namespace: shop}}\n\
+                           - {apiVersion: apps/v1, kind: Deployment, metadata: {name: web, namespace: shop}}\n",
+                    classified: &["template Deployment/shop/web", "template ConfigMap/shop/a"],
+                    diagnostics: &[],
+                },
+                Case {
+                    name: "a List inside a List",
+                    text: "apiVersion: v1\n\
+                           kind: List\n\
+                           items:\n\
+                           - {apiVersion: v1, kind: List, items: [{apiVersion: v1, kind: ConfigMap, metadata: {name: a, namespace: shop}}]}\n\
+                           - {apiVersion: v1, kind: ConfigMap, metadata: {name: b, namespace: shop}}\n",
+                    classified: &["template ConfigMap/shop/a", "template ConfigMap/shop/b"],
+                    diagnostics: &[],
+                },
+                Case {
+                    name: "a ConfigMapList",
+                    text: "apiVersion: v1\n\
+                           kind: ConfigMapList\n\
+                           items: [{apiVersion: v1, kind: ConfigMap, metadata: {name: a, namespace: shop}}]\n",
+                    classified: &["template ConfigMap/shop/a"],
+                    diagnostics: &[],
+                },
+                Case {
+                    name: "null items",
+                    text: "apiVersion: v1\n\
+                           kind: List\n\
+                           items: null\n",
+                    classified: &[],
+                    diagnostics: &[],
+                },
+                Case {
+                    name: "items that are not a list",
+                    text: "apiVersion: v1\n\
+                           kind: List\n\
+                           items: {apiVersion: v1}\n",
+                    classified: &[],
+                    diagnostics: &["in.yaml:3:8: error[G0104]: `items` of a List must be a sequence of objects"],
+                },
+                Case {
+                    name: "an item that is not a mapping",
+                    text: "apiVersion: v1\n\
+                           kind: List\n\
+                           items: [just text]\n",
+                    classified: &[],
+                    diagnostics: &["in.yaml:3:9: error[G0102]: this document is not a mapping; every document must be a Kubernetes object (help: remove the document, or write it as `apiVersion: …`, `kind: …`, `metadata: …`)"],
+                },
+                Case {
+                    name: "a kind ending in List without items is an object",
+                    text: "apiVersion: example.io/v1\n\
+                           kind: WatchList\n\
+                           metadata: {name: w, namespace: shop}\n",
+                    classified: &["template WatchList/shop/w"],
+                    diagnostics: &[],
+                },
+                Case {
+                    name: "a document that is a sequence",
+                    text: "- a\n\
+                           - b\n",
+                    classified: &[],
+                    diagnostics: &["in.yaml:1:1: error[G0102]: this document is not a mapping; every document must be a Kubernetes object (help: remove the document, or write it as `apiVersion: …`, `kind: …`, `metadata: …`)"],
+                },
+                Case {
+                    name: "a document that is a string",
+                    text: "just text\n",
+                    classified: &[],
+                    diagnostics: &["in.yaml:1:1: error[G0102]: this document is not a mapping; every document must be a Kubernetes object (help: remove the document, or write it as `apiVersion: …`, `kind: …`, `metadata: …`)"],
+                },
+            ],
+            None,
+        );
+    }
+
+    /// Policy and customization names are DNS subdomains, cluster names and
+    /// namespaces DNS labels; template names follow their group's rule.
+    #[test]
+    fn names_follow_kubernetes_rules() {
+        check(
+            &[
+                Case {
+                    name: "an invalid policy name",
+                    text: "apiVersion: policy.karmada.io/v1alpha1\n\
+                           kind: PropagationPolicy\n\
+                           metadata: {name: Web_Policy, namespace: shop}\n\
+                           spec: {resourceSelectors: [{apiVersion: v1, kind: ConfigMap}]}\n",
+                    classified: &[],
+                    diagnostics: &["in.yaml:3:18: error[G0106]: PropagationPolicy name `Web_Policy` contains `W`; only lower-case letters, digits, `-` and `.` are allowed (help: Kubernetes names are lower-case letters, digits, `-` and `.`, at most 253 characters)"],
+                },
+                Case {
+                    name: "an invalid policy namespace",
+                    text: "apiVersion: policy.karmada.io/v1alpha1\n\
+                           kind: OverridePolicy\n\
+                           metadata: {name: op, namespace: shop.eu}\n\
+                           spec: {}\n",
+                    classified: &[],
+                    diagnostics: &["in.yaml:3:33: error[G0106]: namespace `shop.eu` contains `.`; only lower-case letters, digits and `-` are allowed (help: namespaces are DNS labels: lower-case letters, digits and `-`, at most 63 characters)"],
+                },
+                Case {
+                    name: "a namespaced policy without a namespace",
+                    text: "apiVersion: policy.karmada.io/v1alpha1\n\
+                           kind: OverridePolicy\n\
+                           metadata: {name: op}\n\
+                           spec: {}\n",
+                    classified: &[],
+                    diagnostics: &["in.yaml:3:1: error[G0110]: OverridePolicy `op` is namespaced but has no `metadata.namespace` (help: give it the namespace of the templates it selects, or set `defaultNamespace` in garrison.yaml)"],
+                },
+                Case {
+                    name: "a cluster-scoped policy needs no namespace",
+                    text: "apiVersion: policy.karmada.io/v1alpha1\n\
+                           kind: ClusterOverridePolicy\n\
+                           metadata: {name: cop}\n\
+                           spec: {}\n",
+                    classified: &["override policy cop"],
+                    diagnostics: &[],
+                },
+                Case {
+                    name: "a cluster name that is not a DNS label",
+                    text: "apiVersion: cluster.karmada.io/v1alpha1\n\
+                           kind: Cluster\n\
+                           metadata: {name: eu.west}\n",
+                    classified: &[],
+                    diagnostics: &["in.yaml:3:18: error[G0106]: cluster name `eu.west` contains `.`; only lower-case letters, digits and `-` are allowed (help: cluster names are DNS labels: lower-case letters, digits and `-`, at most 63 characters)"],
+                },
+                Case {
+                    name: "a ManagedCluster name that is not a DNS label",
+                    text: "apiVersion: clusters.clusternet.io/v1beta1\n\
+                           kind: ManagedCluster\n\
+                           metadata: {name: -us}\n",
+                    classified: &[],
+                    diagnostics: &["in.yaml:3:18: error[G0106]: cluster name `-us` must start and end with a lower-case letter or digit (help: cluster names are DNS labels: lower-case letters, digits and `-`, at most 63 characters)"],
+                },
+                Case {
+                    name: "an invalid customization name",
+                    text: "apiVersion: config.karmada.io/v1alpha1\n\
+                           kind: ResourceInterpreterCustomization\n\
+                           metadata: {name: Widgets}\n\
+                           spec: {target: {apiVersion: example.io/v1, kind: Widget}}\n",
+                    classified: &[],
+                    diagnostics: &["in.yaml:3:18: error[G0106]: ResourceInterpreterCustomization name `Widgets` contains `W`; only lower-case letters, digits, `-` and `.` are allowed (help: Kubernetes names are lower-case letters, digits, `-` and `.`, at most 253 characters)"],
+                },
+                Case {
+                    name: "a built-in group's names are DNS subdomains",
+                    text: "apiVersion: apps/v1\n\
+                           kind: Deployment\n\
+                           metadata: {name: 'system:web', namespace: shop}\n",
+                    classified: &[],
+                    diagnostics: &["in.yaml:3:18: error[G0106]: object name `system:web` contains `:`; only lower-case letters, digits, `-` and `.` are allowed (help: Kubernetes names are lower-case letters, digits, `-` and `.`, at most 253 characters)"],
+                },
+                Case {
+                    name: "RBAC names are path segments",
+                    text: "apiVersion: rbac.authorization.k8s.io/v1\n\
+                           kind: ClusterRole\n\
+                           metadata: {name: 'system:viewer'}\n",
+                    classified: &["template ClusterRole/system:viewer"],
+                    diagnostics: &[],
+                },
+                Case {
+                    name: "custom kinds' names are path segments",
+                    text: "apiVersion: example.io/v1\n\
+                           kind: Widget\n\
+                           metadata: {name: 'a:b', namespace: shop}\n",
+                    classified: &["template Widget/shop/a:b"],
+                    diagnostics: &[],
+                },
+                Case {
+                    name: "a path segment may not hold a slash",
+                    text: "apiVersion: example.io/v1\n\
+                           kind: Widget\n\
+                           metadata: {name: a/b, namespace: shop}\n",
+                    classified: &[],
+                    diagnostics: &["in.yaml:3:18: error[G0106]: object name `a/b` contains `/`, which a name may not contain (help: Kubernetes names are lower-case letters, digits, `-` and `.`, at most 253 characters)"],
+                },
+                Case {
+                    name: "a template namespace that is not a DNS label",
+                    text: "apiVersion: v1\n\
+                           kind: ConfigMap\n\
+                           metadata: {name: cfg, namespace: Shop}\n",
+                    classified: &[],
+                    diagnostics: &["in.yaml:3:34: error[G0106]: namespace `Shop` contains `S`; only lower-case letters, digits and `-` are allowed (help: namespaces are DNS labels: lower-case letters, digits and `-`, at most 63 characters)"],
+                },
+                Case {
+                    name: "a name that reads as a number",
+                    text: "apiVersion: v1\n\
+                           kind: ConfigMap\n\
+                           metadata: {name: 0777, namespace: shop}\n",
+                    classified: &[],
+                    diagnostics: &["in.yaml:3:18: error[G0106]: `metadata.name` must be a string, but this reads as 511 (help: quote it: YAML 1.1 readers such as kubectl take `y`, `no`, `on`, `0777` and `1e3` for booleans and numbers)"],
+                },
+                Case {
+                    name: "a namespace that reads as a boolean",
+                    text: "apiVersion: v1\n\
+                           kind: ConfigMap\n\
+                           metadata: {name: cfg, namespace: true}\n",
+                    classified: &[],
+                    diagnostics: &["in.yaml:3:34: error[G0106]: `metadata.namespace` must be a string, but this reads as true (help: quote it: YAML 1.1 readers such as kubectl take `y`, `no`, `on`, `0777` and `1e3` for booleans and numbers)"],
+                },
+            ],
+            None,
+        );
+    }
+
+    /// Two policies, bindings, customizations or clusters with one identity:
+    /// the second is refused. Templates are told apart later, by scope.
+    #[test]
+    fn duplicates_are_errors_that_name_the_first_definition() {
+        check(
+            &[
+                Case {
+                    name: "two propagation policies",
+                    text: "apiVersion: policy.karmada.io/v1alpha1\n\
+                           kind: PropagationPolicy\n\
+                           metadata: {name: p, namespace: shop}\n\
+                           spec: {resourceSelectors: [{apiVersion: v1, kind: ConfigMap}]}\n\
+                           ---\n\
+                           apiVersion: policy.karmada.io/v1alpha1\n\
+                           kind: PropagationPolicy\n\
+                           metadata: {name: p, namespace: shop}\n\
+                           spec: {resourceSelectors: [{apiVersion: v1, kind: ConfigMap}]}\n",
+                    classified: &["propagation policy shop/p"],
+                    diagnostics: &["in.yaml:8:18: error[G0107]: `PropagationPolicy/shop/p` (policy.karmada.io/v1alpha1) is defined twice (help: it is also defined in `in.yaml` at line 3; keep one definition)"],
+                },
+                Case {
+                    name: "the same name in two namespaces",
+                    text: "apiVersion: policy.karmada.io/v1alpha1\n\
+                           kind: PropagationPolicy\n\
+                           metadata: {name: p, namespace: shop}\n\
+                           spec: {resourceSelectors: [{apiVersion: v1, kind: ConfigMap}]}\n\
+                           ---\n\
+                           apiVersion: policy.karmada.io/v1alpha1\n\
+                           kind: PropagationPolicy\n\
+                           metadata: {name: p, namespace: blog}\n\
+                           spec: {resourceSelectors: [{apiVersion: v1, kind: ConfigMap}]}\n",
+                    classified: &["propagation policy blog/p", "propagation policy shop/p"],
+                    diagnostics: &[],
+                },
+                Case {
+                    name: "a propagation and an override policy of one name",
+                    text: "apiVersion: policy.karmada.io/v1alpha1\n\
+                           kind: PropagationPolicy\n\
+                           metadata: {name: p, namespace: shop}\n\
+                           spec: {resourceSelectors: [{apiVersion: v1, kind: ConfigMap}]}\n\
+                           ---\n\
+                           apiVersion: policy.karmada.io/v1alpha1\n\
+                           kind: OverridePolicy\n\
+                           metadata: {name: p, namespace: shop}\n\
+                           spec: {}\n",
+                    classified: &["propagation policy shop/p", "override policy shop/p"],
+                    diagnostics: &[],
+                },
+                Case {
+                    name: "two bindings",
+                    text: "apiVersion: work.karmada.io/v1alpha2\n\
+                           kind: ResourceBinding\n\
+                           metadata: {name: b, namespace: shop}\n\
+                           spec: {resource: {apiVersion: v1, kind: ConfigMap, namespace: shop, name: cfg}}\n\
+                           ---\n\
+                           apiVersion: work.karmada.io/v1alpha2\n\
+                           kind: ResourceBinding\n\
+                           metadata: {name: b, namespace: shop}\n\
+                           spec: {resource: {apiVersion: v1, kind: ConfigMap, namespace: shop, name: cfg}}\n",
+                    classified: &["binding shop/b"],
+                    diagnostics: &["in.yaml:8:18: error[G0107]: `ResourceBinding/shop/b` (work.karmada.io/v1alpha2) is defined twice (help: it is also defined in `in.yaml` at line 3; keep one definition)"],
+                },
+                Case {
+                    name: "two customizations",
+                    text: "apiVersion: config.karmada.io/v1alpha1\n\
+                           kind: ResourceInterpreterCustomization\n\
+                           metadata: {name: widgets}\n\
+                           spec: {target: {apiVersion: example.io/v1, kind: Widget}}\n\
+                           ---\n\
+                           apiVersion: config.karmada.io/v1alpha1\n\
+                           kind: ResourceInterpreterCustomization\n\
+                           metadata: {name: widgets}\n\
+                           spec: {target: {apiVersion: example.io/v1, kind: Widget}}\n",
+                    classified: &["customization widgets"],
+                    diagnostics: &["in.yaml:8:18: error[G0107]: `ResourceInterpreterCustomization/widgets` (config.karmada.io/v1alpha1) is defined twice (help: it is also defined in `in.yaml` at line 3; keep one definition)"],
+                },
+                Case {
+                    name: "two clusters",
+                    text: "apiVersion: cluster.karmada.io/v1alpha1\n\
+                           kind: Cluster\n\
+                           metadata: {name: eu-1}\n\
+                           ---\n\
+                           apiVersion: cluster.karmada.io/v1alpha1\n\
+                           kind: Cluster\n\
+                           metadata: {name: eu-1}\n",
+                    classified: &["cluster eu-1", "cluster eu-1"],
+                    diagnostics: &["in.yaml:5:1: error[G0205]: cluster `eu-1` is defined twice (help: it is also defined in `in.yaml` at line 1; keep one definition)"],
+                },
+                Case {
+                    name: "two templates are not told apart here",
+                    text: "apiVersion: v1\n\
+                           kind: ConfigMap\n\
+                           metadata: {name: cfg, namespace: shop}\n\
+                           ---\n\
+                           apiVersion: v1\n\
+                           kind: ConfigMap\n\
+                           metadata: {name: cfg, namespace: shop}\n",
+                    classified: &["template ConfigMap/shop/cfg", "template ConfigMap/shop/cfg"],
+                    diagnostics: &[],
+                },
+            ],
+            None,
+        );
+    }
+
+    /// garrison.yaml's `defaultNamespace` fills in the namespace of
+    /// namespaced policies and bindings that have none; cluster-scoped kinds
+    /// and templates are left as they are.
+    #[test]
+    fn namespaced_policies_and_bindings_take_the_default_namespace() {
+        check(
+            &[
+                Case {
+                    name: "a propagation policy",
+                    text: "apiVersion: policy.karmada.io/v1alpha1\n\
+                           kind: PropagationPolicy\n\
+                           metadata: {name: p}\n\
+                           spec: {resourceSelectors: [{apiVersion: v1, kind: ConfigMap}]}\n",
+                    classified: &["propagation policy shop/p"],
+                    diagnostics: &[],
+                },
+                Case {
+                    name: "an override policy",
+                    text: "apiVersion: policy.karmada.io/v1alpha1\n\
+                           kind: OverridePolicy\n\
+                           metadata: {name: op}\n\
+                           spec: {}\n",
+                    classified: &["override policy shop/op"],
+                    diagnostics: &[],
+                },
+                Case {
+                    name: "a written namespace wins",
+                    text: "apiVersion: policy.karmada.io/v1alpha1\n\
+                           kind: OverridePolicy\n\
+                           metadata: {name: op, namespace: blog}\n\
+                           spec: {}\n",
+                    classified: &["override policy blog/op"],
+                    diagnostics: &[],
+                },
+                Case {
+                    name: "a cluster-scoped policy",
+                    text: "apiVersion: policy.karmada.io/v1alpha1\n\
+                           kind: ClusterOverridePolicy\n\
+                           metadata: {name: cop}\n\
+                           spec: {}\n",
+                    classified: &["override policy cop"],
+                    diagnostics: &[],
+                },
+                Case {
+                    name: "a binding without a namespace is one with the default namespace",
+                    text: "apiVersion: work.karmada.io/v1alpha2\n\
+                           kind: ResourceBinding\n\
+                           metadata: {name: b}\n\
+                           spec: {resource: {apiVersion: v1, kind: ConfigMap, namespace: shop, name: cfg}}\n\
+                           ---\n\
+                           apiVersion: work.karmada.io/v1alpha2\n\
+                           kind: ResourceBinding\n\
+                           metadata: {name: b, namespace: shop}\n\
+                           spec: {resource: {apiVersion: v1, kind: ConfigMap, namespace: shop, name: cfg}}\n",
+                    classified: &["binding b"],
+                    diagnostics: &["in.yaml:8:18: error[G0107]: `ResourceBinding/shop/b` (work.karmada.io/v1alpha2) is defined twice (help: it is also defined in `in.yaml` at line 3; keep one definition)"],
+                },
+                Case {
+                    name: "a template",
+                    text: "apiVersion: v1\n\
+                           kind: Namespace\n\
+                           metadata: {name: shop}\n",
+                    classified: &["template Namespace/shop"],
+                    diagnostics: &[],
+                },
+            ],
+            Some("shop"),
+        );
     }
 
     /// Fields garrison carries without acting on them are read as strictly

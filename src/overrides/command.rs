@@ -7,11 +7,50 @@
 //! `remove` drops every element equal to one of them. When the field is
 //! absent (or null) it is created with an `add` of the result computed from
 //! an empty list — so `remove` on a missing field creates an empty list.
+//!
+//! The containers are read the way Karmada v1.19 reads them
+//! (`pkg/util/overridemanager/commandargsoverride.go`, through
+//! `unstructured.NestedSlice`), which differs from the image overrider
+//! (see `image.rs`): a missing `spec`, `template` or `containers`, or a
+//! `null` on the way to `containers`, means there is nothing to change, and
+//! an empty list too; but `containers: null` is an error, as is a
+//! `containers` that is not a list or a map on the way that is not a map.
+//! A container that is not a map or whose field is not a list is an error
+//! here; Karmada's type assertions panic on them.
 
 use super::image::pod_spec_prefix;
 use super::patch::{OpKind, PatchOp};
 use crate::model::override_policy::{CommandArgsOperator, CommandArgsOverrider};
 use serde_json::Value;
+
+/// Why a command or args overrider cannot read the object's containers;
+/// `prefix` is the pod spec's JSON pointer (`/spec/template/spec`).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum CommandArgsError {
+    /// `spec` or `template` on the way to the containers is not a map.
+    #[error("`{prefix}`: `{field}` is not a map")]
+    FieldNotAMap {
+        prefix: &'static str,
+        field: &'static str,
+    },
+    #[error("`{prefix}/containers` is not a list")]
+    ContainersNotAList { prefix: &'static str },
+    #[error("`{prefix}/containers/{index}` is not a map")]
+    ContainerNotAMap { prefix: &'static str, index: usize },
+    /// The container's `command` or `args` is not a list.
+    #[error("`{prefix}/containers/{index}/{field}` is not a list")]
+    NotAList {
+        prefix: &'static str,
+        index: usize,
+        field: &'static str,
+    },
+    #[error("`{prefix}/containers/{index}/{field}` is not a list of strings")]
+    NotAListOfStrings {
+        prefix: &'static str,
+        index: usize,
+        field: &'static str,
+    },
+}
 
 /// Which list a [`CommandArgsOverrider`] edits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -34,7 +73,7 @@ pub fn command_args_patch(
     object: &Value,
     target: Target,
     overrider: &CommandArgsOverrider,
-) -> Result<Vec<PatchOp>, String> {
+) -> Result<Vec<PatchOp>, CommandArgsError> {
     let kind = object
         .get("kind")
         .and_then(Value::as_str)
@@ -45,21 +84,22 @@ pub fn command_args_patch(
     let mut current = object;
     for key in prefix.split('/').skip(1) {
         current = match current.get(key) {
-            None => return Ok(Vec::new()),
+            None | Some(Value::Null) => return Ok(Vec::new()),
             Some(v @ Value::Object(_)) => v,
-            Some(_) => return Err(format!("`{prefix}`: `{key}` is not a map")),
+            Some(_) => return Err(CommandArgsError::FieldNotAMap { prefix, field: key }),
         };
     }
     let containers = match current.get("containers") {
         None => return Ok(Vec::new()),
         Some(Value::Array(items)) => items,
-        Some(_) => return Err(format!("`{prefix}/containers` is not a list")),
+        // `null` included: NestedSlice finds the field and it is no slice.
+        Some(_) => return Err(CommandArgsError::ContainersNotAList { prefix }),
     };
     let field = target.field();
     let mut ops = Vec::new();
     for (i, container) in containers.iter().enumerate() {
         let Value::Object(container) = container else {
-            return Err(format!("`{prefix}/containers/{i}` is not a map"));
+            return Err(CommandArgsError::ContainerNotAMap { prefix, index: i });
         };
         if container.get("name").and_then(Value::as_str) != Some(overrider.container_name.as_str())
         {
@@ -73,10 +113,20 @@ pub fn command_args_patch(
                     .iter()
                     .map(|v| v.as_str().map(str::to_string))
                     .collect::<Option<Vec<String>>>()
-                    .ok_or_else(|| format!("`{path}` is not a list of strings"))?;
+                    .ok_or(CommandArgsError::NotAListOfStrings {
+                        prefix,
+                        index: i,
+                        field,
+                    })?;
                 (OpKind::Replace, strings)
             }
-            Some(_) => return Err(format!("`{path}` is not a list")),
+            Some(_) => {
+                return Err(CommandArgsError::NotAList {
+                    prefix,
+                    index: i,
+                    field,
+                })
+            }
         };
         let new: Vec<String> = match overrider.operator {
             CommandArgsOperator::Add => current
@@ -214,6 +264,107 @@ mod tests {
         )
         .unwrap()
         .is_empty());
+    }
+
+    /// Every shape of the containers list, read as Karmada's
+    /// `unstructured.NestedSlice` reads it.
+    #[test]
+    fn containers_are_read_like_nested_slice() {
+        const TEMPLATE: &str = "/spec/template/spec";
+        let add = overrider(CommandArgsOperator::Add, &["-v"]);
+        let op = |op: OpKind, path: &str, value: Value| {
+            Ok(vec![PatchOp {
+                op,
+                path: path.into(),
+                value: Some(value),
+            }])
+        };
+        type Case = (&'static str, Value, Result<Vec<PatchOp>, CommandArgsError>);
+        let cases: Vec<Case> = vec![
+            ("no spec", json!({"kind": "Deployment"}), Ok(Vec::new())),
+            (
+                "no containers",
+                json!({"kind": "Deployment", "spec": {"template": {"spec": {}}}}),
+                Ok(Vec::new()),
+            ),
+            (
+                "null spec",
+                json!({"kind": "Deployment", "spec": null}),
+                Ok(Vec::new()),
+            ),
+            (
+                "null template",
+                json!({"kind": "Deployment", "spec": {"template": null}}),
+                Ok(Vec::new()),
+            ),
+            (
+                "null pod spec",
+                json!({"kind": "Deployment", "spec": {"template": {"spec": null}}}),
+                Ok(Vec::new()),
+            ),
+            (
+                "null containers",
+                deployment(Value::Null),
+                Err(CommandArgsError::ContainersNotAList { prefix: TEMPLATE }),
+            ),
+            ("empty containers", deployment(json!([])), Ok(Vec::new())),
+            (
+                "containers is a map",
+                deployment(json!({"name": "nginx"})),
+                Err(CommandArgsError::ContainersNotAList { prefix: TEMPLATE }),
+            ),
+            (
+                "containers is a string",
+                deployment(json!("nginx")),
+                Err(CommandArgsError::ContainersNotAList { prefix: TEMPLATE }),
+            ),
+            (
+                "template is not a map",
+                json!({"kind": "Deployment", "spec": {"template": 1}}),
+                Err(CommandArgsError::FieldNotAMap {
+                    prefix: TEMPLATE,
+                    field: "template",
+                }),
+            ),
+            (
+                "one container",
+                deployment(json!([{"name": "nginx"}])),
+                op(
+                    OpKind::Add,
+                    "/spec/template/spec/containers/0/command",
+                    json!(["-v"]),
+                ),
+            ),
+            (
+                "a null container",
+                deployment(json!([null])),
+                Err(CommandArgsError::ContainerNotAMap {
+                    prefix: TEMPLATE,
+                    index: 0,
+                }),
+            ),
+            (
+                "Pod with null containers",
+                json!({"kind": "Pod", "spec": {"containers": null}}),
+                Err(CommandArgsError::ContainersNotAList { prefix: "/spec" }),
+            ),
+            (
+                "Pod with one container",
+                json!({"kind": "Pod", "spec": {"containers": [{"name": "nginx", "command": ["a"]}]}}),
+                op(
+                    OpKind::Replace,
+                    "/spec/containers/0/command",
+                    json!(["a", "-v"]),
+                ),
+            ),
+        ];
+        for (case, object, expected) in cases {
+            assert_eq!(
+                command_args_patch(&object, Target::Command, &add),
+                expected,
+                "{case}"
+            );
+        }
     }
 
     #[test]

@@ -10,29 +10,58 @@
 //! Go's HTML escaping. An empty JSON string is left empty. With neither list
 //! (refused by the webhook) the field becomes the empty string, as in Karmada.
 
-use super::patch::{apply_patch, lookup, OpKind, PatchError, PatchOp};
+use super::patch::{apply_patch, lookup, OpKind, PatchError, PatchOp, Reason};
 use crate::model::override_policy::{FieldOverrider, SubPatch};
 use serde_json::{Map, Number, Value};
 
-/// Why a field overrider failed: `at` is the pointer suffix within the
-/// overrider item (`/fieldPath`, `/json/2/subPath`, …).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct FieldFault {
-    pub at: String,
-    pub message: String,
+/// Why a field overrider failed. The reason of a variant that has one is
+/// part of its message (these end up as one-line diagnostics), so it is a
+/// field, not a `source`.
+#[derive(Debug, thiserror::Error)]
+pub enum FieldError {
+    #[error("cannot read `{path}`: {reason}")]
+    Unreadable { path: String, reason: Reason },
+    #[error("the value at `{path}` is not a string")]
+    NotAString { path: String },
+    #[error("the value is not valid JSON: {reason}")]
+    InvalidJson { reason: serde_json::Error },
+    /// JSON patches apply to objects and arrays only.
+    #[error("the JSON value is not an object or array")]
+    JsonNotAContainer,
+    #[error("the value is not valid YAML: {reason}")]
+    InvalidYaml { reason: serde_saphyr::Error },
+    #[error("cannot write the result as YAML: {reason}")]
+    YamlUnwritable {
+        reason: serde_saphyr::SerializeError,
+    },
+    /// A sub-operation of the `json` or `yaml` list (`list`) failed.
+    #[error("{error}")]
+    SubPatch {
+        list: &'static str,
+        error: PatchError,
+    },
+}
+
+impl FieldError {
+    /// The pointer suffix within the overrider item that the fault is at
+    /// (`/fieldPath`, `/json/2/subPath`, …).
+    pub fn at(&self) -> String {
+        match self {
+            FieldError::SubPatch { list, error } => format!("/{list}/{}/subPath", error.index),
+            _ => "/fieldPath".to_string(),
+        }
+    }
 }
 
 /// The replacement of the field's string, as a one-operation patch.
-pub fn field_patch(object: &Value, overrider: &FieldOverrider) -> Result<Vec<PatchOp>, FieldFault> {
-    let at_field = |message: String| FieldFault {
-        at: "/fieldPath".into(),
-        message,
-    };
+pub fn field_patch(object: &Value, overrider: &FieldOverrider) -> Result<Vec<PatchOp>, FieldError> {
     let path = &overrider.field_path;
-    let current = lookup(object, path)
-        .map_err(|reason| at_field(format!("cannot read `{path}`: {reason}")))?;
+    let current = lookup(object, path).map_err(|reason| FieldError::Unreadable {
+        path: path.clone(),
+        reason,
+    })?;
     let Value::String(text) = current else {
-        return Err(at_field(format!("the value at `{path}` is not a string")));
+        return Err(FieldError::NotAString { path: path.clone() });
     };
     let new = if !overrider.yaml.is_empty() {
         patch_yaml(text, &overrider.yaml)?
@@ -58,47 +87,37 @@ fn sub_ops(ops: &[SubPatch]) -> Vec<PatchOp> {
         .collect()
 }
 
-fn sub_fault(list: &str, e: PatchError) -> FieldFault {
-    FieldFault {
-        at: format!("/{list}/{}/subPath", e.index),
-        message: e.to_string(),
-    }
-}
-
-fn patch_json(text: &str, ops: &[SubPatch]) -> Result<String, FieldFault> {
+fn patch_json(text: &str, ops: &[SubPatch]) -> Result<String, FieldError> {
     if text.is_empty() {
         return Ok(String::new());
     }
-    let mut doc: Value = serde_json::from_str(text).map_err(|e| FieldFault {
-        at: "/fieldPath".into(),
-        message: format!("the value is not valid JSON: {e}"),
-    })?;
+    let mut doc: Value =
+        serde_json::from_str(text).map_err(|reason| FieldError::InvalidJson { reason })?;
     if !(doc.is_object() || doc.is_array() || doc.is_null()) {
-        return Err(FieldFault {
-            at: "/fieldPath".into(),
-            message: "the JSON value is not an object or array".into(),
-        });
+        return Err(FieldError::JsonNotAContainer);
     }
-    apply_patch(&mut doc, &sub_ops(ops)).map_err(|e| sub_fault("json", e))?;
+    apply_patch(&mut doc, &sub_ops(ops)).map_err(|error| FieldError::SubPatch {
+        list: "json",
+        error,
+    })?;
     Ok(go_json(&doc))
 }
 
-fn patch_yaml(text: &str, ops: &[SubPatch]) -> Result<String, FieldFault> {
+fn patch_yaml(text: &str, ops: &[SubPatch]) -> Result<String, FieldError> {
     let mut options = serde_saphyr::Options::default();
     options.legacy_octal_numbers = true;
     let mut doc: Value = if text.trim().is_empty() {
         Value::Null
     } else {
-        serde_saphyr::from_str_with_options(text, options).map_err(|e| FieldFault {
-            at: "/fieldPath".into(),
-            message: format!("the value is not valid YAML: {e}"),
-        })?
+        serde_saphyr::from_str_with_options(text, options)
+            .map_err(|reason| FieldError::InvalidYaml { reason })?
     };
-    apply_patch(&mut doc, &sub_ops(ops)).map_err(|e| sub_fault("yaml", e))?;
-    let mut out = serde_saphyr::to_string(&go_yaml_shape(&doc)).map_err(|e| FieldFault {
-        at: "/fieldPath".into(),
-        message: format!("cannot write the result as YAML: {e}"),
+    apply_patch(&mut doc, &sub_ops(ops)).map_err(|error| FieldError::SubPatch {
+        list: "yaml",
+        error,
     })?;
+    let mut out = serde_saphyr::to_string(&go_yaml_shape(&doc))
+        .map_err(|reason| FieldError::YamlUnwritable { reason })?;
     if !out.ends_with('\n') {
         out.push('\n');
     }
@@ -241,8 +260,11 @@ mod tests {
             vec![],
         );
         let err = field_patch(&object, &o).unwrap_err();
-        assert_eq!(err.at, "/fieldPath");
-        assert_eq!(err.message, "the value at `/spec/replicas` is not a string");
+        assert_eq!(err.at(), "/fieldPath");
+        assert_eq!(
+            err.to_string(),
+            "the value at `/spec/replicas` is not a string"
+        );
         assert!(field_patch(
             &object,
             &field(
@@ -266,8 +288,11 @@ mod tests {
             vec![],
         );
         let err = field_patch(&object, &o).unwrap_err();
-        assert_eq!(err.at, "/json/1/subPath");
-        assert_eq!(err.message, "cannot `replace` `/x`: path does not exist");
+        assert_eq!(err.at(), "/json/1/subPath");
+        assert_eq!(
+            err.to_string(),
+            "cannot `replace` `/x`: path does not exist"
+        );
     }
 
     #[test]

@@ -9,9 +9,85 @@
 //! digest. Without a predicate, the `image` of every `containers` entry (not
 //! init or ephemeral containers) of a Pod, ReplicaSet, Deployment, DaemonSet,
 //! StatefulSet or Job is targeted; other kinds are left alone.
+//!
+//! Without a predicate, Karmada v1.19
+//! (`pkg/util/overridemanager/imageoverride.go`) first converts the object
+//! to its typed kind (`helper.ConvertToTypedObject`) and reads the typed
+//! pod spec. The conversion turns a `null` into the zero value, so
+//! a missing or `null` `spec`, `template` or `containers`, and an empty
+//! list, all mean there is no image to change; a `containers` that is not a
+//! list, or a map on the way that is not a map, fails the conversion. The
+//! command and args overriders read the same list differently: `null`
+//! `containers` is an error there (see `command.rs`). A container that is
+//! not a map is an error here; Karmada turns a `null` one into an empty
+//! container, whose empty image then fails to parse.
 
 use crate::model::override_policy::{ImageComponent, ImageOverrider, Operator};
 use serde_json::Value;
+
+/// Why an image reference does not parse, in distribution/reference's
+/// words (Karmada passes them on).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ReferenceError {
+    #[error("repository name must have at least one component")]
+    Empty,
+    #[error("repository name must be lowercase")]
+    Uppercase,
+    #[error("invalid reference format")]
+    InvalidFormat,
+    #[error("repository name must not be more than 255 characters")]
+    NameTooLong,
+    #[error("invalid checksum digest format")]
+    DigestFormat,
+    #[error("unsupported digest algorithm")]
+    DigestAlgorithm,
+    #[error("invalid checksum digest length")]
+    DigestLength,
+}
+
+/// Why the image overrider cannot read or change an object's images. The
+/// reason of a variant that has one is part of its message (these end up
+/// as one-line diagnostics), so it is a field, not a `source`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ImageError {
+    #[error("cannot parse image `{image}`: {reason}")]
+    Parse {
+        image: String,
+        reason: ReferenceError,
+    },
+    /// `spec` or `template` on the way to the containers is not a map.
+    #[error("cannot read `{kind}`: `{field}` is not an object")]
+    FieldNotAnObject { kind: String, field: &'static str },
+    #[error("cannot read `{kind}`: `containers` is not a list")]
+    ContainersNotAList { kind: String },
+    #[error("cannot read `{kind}`: `containers[{index}]` is not an object")]
+    ContainerNotAnObject { kind: String, index: usize },
+    #[error("cannot read `{kind}`: `containers[{index}].image` is not a string")]
+    ImageNotAString { kind: String, index: usize },
+    #[error("cannot read the image at `{path}`: {reason}")]
+    PredicateUnreadable {
+        path: String,
+        reason: PredicateError,
+    },
+    #[error("predicate path `{path}` must start with `/`")]
+    PredicateNotAbsolute { path: String },
+}
+
+/// Why a predicate path does not lead to an image string (Karmada's
+/// `obtainImageValue`); `segment` is the path segment at fault.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PredicateError {
+    #[error("the object is not a map")]
+    ObjectNotAMap,
+    #[error("`{segment}` is not an index of `{list}`")]
+    NotAnIndex { segment: String, list: String },
+    #[error("item `{segment}` of `{list}` is not a map")]
+    ItemNotAMap { segment: String, list: String },
+    #[error("`{segment}` is not a map or a list")]
+    NotAContainer { segment: String },
+    #[error("`{segment}` is not a string")]
+    NotAString { segment: String },
+}
 
 /// Parsed image: `host/repository[:tag|@digest]`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -24,19 +100,18 @@ pub struct Image {
 
 impl Image {
     /// `distribution/reference.Parse` followed by Karmada's host split.
-    /// Errors carry distribution's wording.
-    pub fn parse(reference: &str) -> Result<Image, String> {
+    pub fn parse(reference: &str) -> Result<Image, ReferenceError> {
         let Some((name, tag, digest)) = split_reference(reference) else {
             if reference.is_empty() {
-                return Err("repository name must have at least one component".into());
+                return Err(ReferenceError::Empty);
             }
             if split_reference(&reference.to_lowercase()).is_some() {
-                return Err("repository name must be lowercase".into());
+                return Err(ReferenceError::Uppercase);
             }
-            return Err("invalid reference format".into());
+            return Err(ReferenceError::InvalidFormat);
         };
         if name.len() > 255 {
-            return Err("repository name must not be more than 255 characters".into());
+            return Err(ReferenceError::NameTooLong);
         }
         if let Some(d) = digest {
             validate_digest(d)?;
@@ -120,9 +195,11 @@ impl std::fmt::Display for Image {
 }
 
 /// The overridden image string.
-pub fn override_image(current: &str, overrider: &ImageOverrider) -> Result<String, String> {
-    let mut image =
-        Image::parse(current).map_err(|e| format!("cannot parse image `{current}`: {e}"))?;
+pub fn override_image(current: &str, overrider: &ImageOverrider) -> Result<String, ImageError> {
+    let mut image = Image::parse(current).map_err(|reason| ImageError::Parse {
+        image: current.to_string(),
+        reason,
+    })?;
     image.apply(overrider.component, overrider.operator, &overrider.value);
     Ok(image.to_string())
 }
@@ -246,24 +323,24 @@ fn is_digest_syntax(s: &str) -> bool {
 }
 
 /// `go-digest` validation for the algorithms Karmada links in.
-fn validate_digest(d: &str) -> Result<(), String> {
+fn validate_digest(d: &str) -> Result<(), ReferenceError> {
     let Some((algorithm, hex)) = d.split_once(':') else {
-        return Err("invalid checksum digest format".into());
+        return Err(ReferenceError::DigestFormat);
     };
     let size = match algorithm {
         "sha256" => 64,
         "sha384" => 96,
         "sha512" => 128,
-        _ => return Err("unsupported digest algorithm".into()),
+        _ => return Err(ReferenceError::DigestAlgorithm),
     };
     if hex.len() != size {
-        return Err("invalid checksum digest length".into());
+        return Err(ReferenceError::DigestLength);
     }
     if !hex
         .bytes()
         .all(|c| c.is_ascii_digit() || (b'a'..=b'f').contains(&c))
     {
-        return Err("invalid checksum digest format".into());
+        return Err(ReferenceError::DigestFormat);
     }
     Ok(())
 }
@@ -283,7 +360,7 @@ pub fn pod_spec_prefix(kind: &str) -> Option<&'static str> {
 /// `(pointer, image)` for every container image the default (no predicate)
 /// overrider touches. Missing `spec`, `template` or `containers` means none;
 /// a field of the wrong type is an error, as Karmada's typed conversion fails.
-pub fn default_targets(object: &Value) -> Result<Vec<(String, String)>, String> {
+pub fn default_targets(object: &Value) -> Result<Vec<(String, String)>, ImageError> {
     let kind = object
         .get("kind")
         .and_then(Value::as_str)
@@ -296,13 +373,22 @@ pub fn default_targets(object: &Value) -> Result<Vec<(String, String)>, String> 
         current = match current.get(key) {
             None | Some(Value::Null) => return Ok(Vec::new()),
             Some(v @ Value::Object(_)) => v,
-            Some(_) => return Err(format!("cannot read `{kind}`: `{key}` is not an object")),
+            Some(_) => {
+                return Err(ImageError::FieldNotAnObject {
+                    kind: kind.to_string(),
+                    field: key,
+                })
+            }
         };
     }
     let containers = match current.get("containers") {
         None | Some(Value::Null) => return Ok(Vec::new()),
         Some(Value::Array(items)) => items,
-        Some(_) => return Err(format!("cannot read `{kind}`: `containers` is not a list")),
+        Some(_) => {
+            return Err(ImageError::ContainersNotAList {
+                kind: kind.to_string(),
+            })
+        }
     };
     containers
         .iter()
@@ -313,15 +399,17 @@ pub fn default_targets(object: &Value) -> Result<Vec<(String, String)>, String> 
                     None | Some(Value::Null) => "",
                     Some(Value::String(s)) => s.as_str(),
                     Some(_) => {
-                        return Err(format!(
-                            "cannot read `{kind}`: `containers[{i}].image` is not a string"
-                        ))
+                        return Err(ImageError::ImageNotAString {
+                            kind: kind.to_string(),
+                            index: i,
+                        })
                     }
                 },
                 _ => {
-                    return Err(format!(
-                        "cannot read `{kind}`: `containers[{i}]` is not an object"
-                    ))
+                    return Err(ImageError::ContainerNotAnObject {
+                        kind: kind.to_string(),
+                        index: i,
+                    })
                 }
             };
             Ok((format!("{prefix}/containers/{i}/image"), image.to_string()))
@@ -332,12 +420,11 @@ pub fn default_targets(object: &Value) -> Result<Vec<(String, String)>, String> 
 /// Karmada's `obtainImageValue`: walks `/`-separated segments (outer slashes
 /// trimmed, no `~` unescaping); a list consumes the next segment as an index
 /// and must hold objects; the last segment must name a string.
-pub fn predicate_target(object: &Value, path: &str) -> Result<String, String> {
+pub fn predicate_target(object: &Value, path: &str) -> Result<String, PredicateError> {
     let segments: Vec<&str> = path.trim_matches('/').split('/').collect();
-    let Some((last, _)) = segments.split_last() else {
-        return Err(format!("predicate path `{path}` is empty"));
-    };
-    let mut current = object.as_object().ok_or("the object is not a map")?;
+    // `split` yields at least one (maybe empty) segment.
+    let last = segments.last().copied().unwrap_or_default();
+    let mut current = object.as_object().ok_or(PredicateError::ObjectNotAMap)?;
     let mut i = 0;
     while i + 1 < segments.len() {
         current = match current.get(segments[i]) {
@@ -348,24 +435,30 @@ pub fn predicate_target(object: &Value, path: &str) -> Result<String, String> {
                     .parse::<usize>()
                     .ok()
                     .and_then(|n| items.get(n))
-                    .ok_or_else(|| {
-                        format!("`{index_segment}` is not an index of `{}`", segments[i])
+                    .ok_or_else(|| PredicateError::NotAnIndex {
+                        segment: index_segment.to_string(),
+                        list: segments[i].to_string(),
                     })?;
                 i += 1;
-                item.as_object().ok_or_else(|| {
-                    format!(
-                        "item `{index_segment}` of `{}` is not a map",
-                        segments[i - 1]
-                    )
-                })?
+                item.as_object()
+                    .ok_or_else(|| PredicateError::ItemNotAMap {
+                        segment: index_segment.to_string(),
+                        list: segments[i - 1].to_string(),
+                    })?
             }
-            _ => return Err(format!("`{}` is not a map or a list", segments[i])),
+            _ => {
+                return Err(PredicateError::NotAContainer {
+                    segment: segments[i].to_string(),
+                })
+            }
         };
         i += 1;
     }
-    match current.get(*last) {
+    match current.get(last) {
         Some(Value::String(s)) => Ok(s.clone()),
-        _ => Err(format!("`{last}` is not a string")),
+        _ => Err(PredicateError::NotAString {
+            segment: last.to_string(),
+        }),
     }
 }
 
@@ -418,30 +511,42 @@ mod tests {
 
     #[test]
     fn invalid_references_are_errors_with_distribution_wording() {
-        assert_eq!(
-            Image::parse("").unwrap_err(),
-            "repository name must have at least one component"
-        );
-        assert_eq!(
-            Image::parse("Nginx").unwrap_err(),
-            "repository name must be lowercase"
-        );
-        assert_eq!(
-            Image::parse("nginx:").unwrap_err(),
-            "invalid reference format"
-        );
-        assert_eq!(
-            Image::parse("a//b").unwrap_err(),
-            "invalid reference format"
-        );
-        assert_eq!(
-            Image::parse(&format!("nginx@md5:{}", "a".repeat(32))).unwrap_err(),
-            "unsupported digest algorithm"
-        );
-        assert_eq!(
-            Image::parse(&format!("nginx@sha256:{}", "a".repeat(40))).unwrap_err(),
-            "invalid checksum digest length"
-        );
+        let cases = [
+            (
+                String::new(),
+                ReferenceError::Empty,
+                "repository name must have at least one component",
+            ),
+            (
+                "Nginx".to_string(),
+                ReferenceError::Uppercase,
+                "repository name must be lowercase",
+            ),
+            (
+                "nginx:".to_string(),
+                ReferenceError::InvalidFormat,
+                "invalid reference format",
+            ),
+            (
+                "a//b".to_string(),
+                ReferenceError::InvalidFormat,
+                "invalid reference format",
+            ),
+            (
+                format!("nginx@md5:{}", "a".repeat(32)),
+                ReferenceError::DigestAlgorithm,
+                "unsupported digest algorithm",
+            ),
+            (
+                format!("nginx@sha256:{}", "a".repeat(40)),
+                ReferenceError::DigestLength,
+                "invalid checksum digest length",
+            ),
+        ];
+        for (reference, error, wording) in cases {
+            assert_eq!(Image::parse(&reference), Err(error), "{reference:?}");
+            assert_eq!(error.to_string(), wording, "{reference:?}");
+        }
         assert!(Image::parse("Registry.Example.com/app").is_ok());
         assert!(Image::parse("[::1]:5000/app").is_ok());
         assert!(Image::parse("a__b-c.d/e--f").is_ok());
@@ -642,6 +747,89 @@ mod tests {
             &json!({"kind": "Deployment", "spec": {"template": {"spec": {"containers": 1}}}})
         )
         .is_err());
+    }
+
+    /// Every shape of the containers list, read as Karmada reads it through
+    /// the typed pod spec.
+    #[test]
+    fn containers_are_read_like_the_typed_pod_spec() {
+        let deployment = |containers: Value| json!({"kind": "Deployment", "spec": {"template": {"spec": {"containers": containers}}}});
+        let target = |path: &str, image: &str| Ok(vec![(path.to_string(), image.to_string())]);
+        let kind = || "Deployment".to_string();
+        type Case = (
+            &'static str,
+            Value,
+            Result<Vec<(String, String)>, ImageError>,
+        );
+        let cases: Vec<Case> = vec![
+            ("no spec", json!({"kind": "Deployment"}), Ok(Vec::new())),
+            (
+                "no containers",
+                json!({"kind": "Deployment", "spec": {"template": {"spec": {}}}}),
+                Ok(Vec::new()),
+            ),
+            (
+                "null spec",
+                json!({"kind": "Deployment", "spec": null}),
+                Ok(Vec::new()),
+            ),
+            (
+                "null template",
+                json!({"kind": "Deployment", "spec": {"template": null}}),
+                Ok(Vec::new()),
+            ),
+            (
+                "null pod spec",
+                json!({"kind": "Deployment", "spec": {"template": {"spec": null}}}),
+                Ok(Vec::new()),
+            ),
+            ("null containers", deployment(Value::Null), Ok(Vec::new())),
+            ("empty containers", deployment(json!([])), Ok(Vec::new())),
+            (
+                "containers is a map",
+                deployment(json!({"image": "nginx"})),
+                Err(ImageError::ContainersNotAList { kind: kind() }),
+            ),
+            (
+                "containers is a string",
+                deployment(json!("nginx")),
+                Err(ImageError::ContainersNotAList { kind: kind() }),
+            ),
+            (
+                "template is not a map",
+                json!({"kind": "Deployment", "spec": {"template": []}}),
+                Err(ImageError::FieldNotAnObject {
+                    kind: kind(),
+                    field: "template",
+                }),
+            ),
+            (
+                "one container",
+                deployment(json!([{"name": "nginx", "image": "nginx:1.19"}])),
+                target("/spec/template/spec/containers/0/image", "nginx:1.19"),
+            ),
+            (
+                "a null container",
+                deployment(json!([null])),
+                Err(ImageError::ContainerNotAnObject {
+                    kind: kind(),
+                    index: 0,
+                }),
+            ),
+            (
+                "Pod with null containers",
+                json!({"kind": "Pod", "spec": {"containers": null}}),
+                Ok(Vec::new()),
+            ),
+            (
+                "Pod with one container",
+                json!({"kind": "Pod", "spec": {"containers": [{"image": "p"}]}}),
+                target("/spec/containers/0/image", "p"),
+            ),
+        ];
+        for (case, object, expected) in cases {
+            assert_eq!(default_targets(&object), expected, "{case}");
+        }
     }
 
     #[test]

@@ -20,7 +20,9 @@ pub mod patch;
 use crate::model::affinity::ClusterView;
 use crate::model::override_policy::{OverrideSpec, Overriders};
 use crate::model::resource_selector::{best_priority, ImplicitPriority, TemplateView};
-use command::{command_args_patch, Target};
+use command::{command_args_patch, CommandArgsError, Target};
+use field::FieldError;
+use image::ImageError;
 use metadata::{metadata_patch, MetaMap};
 use patch::{apply_in_place, Change, OpKind, PatchError, PatchOp};
 use serde::Serialize;
@@ -163,8 +165,8 @@ impl Applied {
 }
 
 /// A policy could not be applied; the object is unchanged.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{}: `{path_in_spec}`: {message}", policy_label(policy_name, policy_namespace.as_deref()))]
+#[derive(Debug, thiserror::Error)]
+#[error("{}: `{path_in_spec}`: {fault}", policy_label(policy_name, policy_namespace.as_deref()))]
 pub struct OverrideError {
     pub policy_name: String,
     pub policy_namespace: Option<String>,
@@ -174,7 +176,26 @@ pub struct OverrideError {
     /// JSON pointer into the policy document, e.g.
     /// `/spec/overrideRules/0/overriders/plaintext/1/path`.
     pub path_in_spec: String,
-    pub message: String,
+    /// What went wrong; part of the message, so not a `source`.
+    pub fault: Fault,
+}
+
+/// What went wrong in one overrider item.
+#[derive(Debug, thiserror::Error)]
+pub enum Fault {
+    #[error(transparent)]
+    Image(#[from] ImageError),
+    #[error(transparent)]
+    CommandArgs(#[from] CommandArgsError),
+    #[error(transparent)]
+    Field(#[from] FieldError),
+    /// A patch operation failed (plaintext, or the patch another overrider built).
+    #[error(transparent)]
+    Patch(#[from] PatchError),
+    /// `unstructured.UnmarshalJSON`, which Karmada decodes the result with,
+    /// requires a kind.
+    #[error("the result has no `kind`")]
+    NoKind,
 }
 
 /// Applies `policies` (already ordered by [`applicable`]) for `cluster`.
@@ -228,7 +249,7 @@ impl RuleCtx<'_, '_> {
         overrider: &'static str,
         item: usize,
         at: &str,
-        message: String,
+        fault: impl Into<Fault>,
     ) -> Box<OverrideError> {
         Box::new(OverrideError {
             policy_name: self.policy.name.to_string(),
@@ -237,7 +258,7 @@ impl RuleCtx<'_, '_> {
             overrider,
             item,
             path_in_spec: format!("{}/{overrider}/{item}{at}", self.base),
-            message,
+            fault: fault.into(),
         })
     }
 
@@ -281,12 +302,15 @@ impl RuleCtx<'_, '_> {
             let (targets, at) = match &o.predicate {
                 Some(predicate) => {
                     let path = &predicate.path;
-                    let current = image::predicate_target(object, path).map_err(|m| {
+                    let current = image::predicate_target(object, path).map_err(|reason| {
                         self.error(
                             IMAGE,
                             i,
                             "/predicate/path",
-                            format!("cannot read the image at `{path}`: {m}"),
+                            ImageError::PredicateUnreadable {
+                                path: path.clone(),
+                                reason,
+                            },
                         )
                     })?;
                     if !path.starts_with('/') {
@@ -294,13 +318,13 @@ impl RuleCtx<'_, '_> {
                             IMAGE,
                             i,
                             "/predicate/path",
-                            format!("predicate path `{path}` must start with `/`"),
+                            ImageError::PredicateNotAbsolute { path: path.clone() },
                         ));
                     }
                     (vec![(path.clone(), current)], "/predicate/path")
                 }
                 None => (
-                    image::default_targets(object).map_err(|m| self.error(IMAGE, i, "", m))?,
+                    image::default_targets(object).map_err(|e| self.error(IMAGE, i, "", e))?,
                     "",
                 ),
             };
@@ -308,7 +332,7 @@ impl RuleCtx<'_, '_> {
                 .into_iter()
                 .map(|(path, current)| {
                     let new = image::override_image(&current, o)
-                        .map_err(|m| self.error(IMAGE, i, at, m))?;
+                        .map_err(|e| self.error(IMAGE, i, at, e))?;
                     Ok(PatchOp {
                         op: OpKind::Replace,
                         path,
@@ -328,7 +352,7 @@ impl RuleCtx<'_, '_> {
         ] {
             for (i, o) in list.iter().enumerate() {
                 let ops = command_args_patch(object, target, o)
-                    .map_err(|m| self.error(name, i, "", m))?;
+                    .map_err(|e| self.error(name, i, "", e))?;
                 self.patch(object, &ops, name, i, "")?;
             }
         }
@@ -351,8 +375,8 @@ impl RuleCtx<'_, '_> {
         }
         const FIELD: &str = "fieldOverrider";
         for (i, o) in overriders.field_overrider.iter().enumerate() {
-            let ops = field::field_patch(object, o)
-                .map_err(|f| self.error(FIELD, i, &f.at, f.message))?;
+            let ops =
+                field::field_patch(object, o).map_err(|e| self.error(FIELD, i, &e.at(), e))?;
             self.patch(object, &ops, FIELD, i, "/fieldPath")?;
         }
         const PLAINTEXT: &str = "plaintext";
@@ -373,15 +397,8 @@ impl RuleCtx<'_, '_> {
                         self.record(PLAINTEXT, i, vec![change]);
                     }
                 }
-                Ok(_) => {
-                    return Err(self.error(
-                        PLAINTEXT,
-                        0,
-                        "/path",
-                        "the result has no `kind`".to_string(),
-                    ));
-                }
-                Err(e) => return Err(self.error(PLAINTEXT, e.index, "/path", e.to_string())),
+                Ok(_) => return Err(self.error(PLAINTEXT, 0, "/path", Fault::NoKind)),
+                Err(e) => return Err(self.error(PLAINTEXT, e.index, "/path", e)),
             }
         }
         Ok(())
@@ -391,10 +408,10 @@ impl RuleCtx<'_, '_> {
 /// Patches the object as Karmada does, then requires what
 /// `unstructured.UnmarshalJSON` requires of the result: an object with a kind.
 /// (On error the caller discards the whole working copy.)
-fn apply_checked(object: &mut Value, ops: &[PatchOp]) -> Result<Vec<Change>, String> {
-    let changes = apply_in_place(object, ops).map_err(|e: PatchError| e.to_string())?;
+fn apply_checked(object: &mut Value, ops: &[PatchOp]) -> Result<Vec<Change>, Fault> {
+    let changes = apply_in_place(object, ops)?;
     if !has_kind(object) {
-        return Err("the result has no `kind`".to_string());
+        return Err(Fault::NoKind);
     }
     Ok(changes)
 }

@@ -80,24 +80,13 @@ impl fmt::Display for Reason {
 }
 
 /// Operation `index` of a patch failed.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("cannot `{}` `{path}`: {reason}", op.as_str())]
 pub struct PatchError {
     pub index: usize,
     pub op: OpKind,
     pub path: String,
     pub reason: Reason,
-}
-
-impl fmt::Display for PatchError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "cannot `{}` `{}`: {}",
-            self.op.as_str(),
-            self.path,
-            self.reason
-        )
-    }
 }
 
 /// Splits a JSON pointer into unescaped tokens; `None` if it is not empty and

@@ -82,9 +82,7 @@ impl Claims<'_> {
                 previous,
                 held: &held,
             };
-            let Some(binding) = self.schedule(&request, diagnostics) else {
-                return Claim::Skipped;
-            };
+            let binding = self.schedule(&request, diagnostics);
             let source = Source::Policy {
                 policy: policy_ref(policy),
                 passed_over: choice.passed_over.clone(),
@@ -111,11 +109,11 @@ impl Claims<'_> {
 
     /// Schedule by policy; a schedule that leaves the application nowhere
     /// is a warning (Karmada keeps the previous schedule, or none).
-    fn schedule(&self, request: &Scheduling<'_>, diagnostics: &mut Diagnostics) -> Option<Binding> {
+    fn schedule(&self, request: &Scheduling<'_>, diagnostics: &mut Diagnostics) -> Binding {
         let (template, policy) = (request.template, request.policy);
         let placement_json = placement_json(&policy.spec.placement);
         let at = policy.doc.at(&["spec", "placement"]);
-        let binding = match schedule::schedule(
+        let binding = schedule::schedule(
             &schedule::Request {
                 api_version: &template.key.api_version,
                 kind: &template.key.kind,
@@ -128,19 +126,7 @@ impl Claims<'_> {
                 paused: self.paused,
             },
             &self.inputs.clusters,
-        ) {
-            Ok(binding) => binding,
-            Err(message) => {
-                diagnostics.push(
-                    Diagnostic::error(
-                        Code::Unschedulable,
-                        format!("`{}` cannot be scheduled: {message}", template.key),
-                    )
-                    .at(at),
-                );
-                return None;
-            }
-        };
+        );
         if let Decision::Unschedulable(why) | Decision::KeptAfterFailure(why) = &binding.decision {
             diagnostics.push(
                 Diagnostic::warning(
@@ -151,7 +137,7 @@ impl Claims<'_> {
                 .help("check the placement's affinity, tolerations and spread constraints against the fleet"),
             );
         }
-        Some(binding)
+        binding
     }
 }
 

@@ -131,7 +131,7 @@ impl Materialiser<'_> {
                     error.rule,
                     target.template.key,
                     target.cluster.name,
-                    error.message
+                    error.fault
                 ),
             )
             .at_opt(policy.map(|p| p.doc.at(&segments)))

@@ -84,13 +84,26 @@ fn ceil_div(n: i128, d: i128) -> i128 {
     }
 }
 
+/// A value that is not a Kubernetes quantity. The text is quoted as Rust
+/// quotes strings (`"10x"`), the way these messages have always shown it.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum QuantityError {
+    #[error("invalid quantity \"\": empty")]
+    Empty,
+    /// Digits followed by something that is not a suffix or an exponent.
+    #[error("invalid quantity {text:?}: unknown suffix")]
+    UnknownSuffix { text: String },
+    /// A YAML or JSON value that is neither a string nor a number.
+    #[error("invalid quantity {value}: not a string or number")]
+    NotAStringOrNumber { value: Box<serde_json::Value> },
+}
+
 /// Parses a Kubernetes quantity: `[+-]digits[.digits]` followed by a decimal
 /// suffix (`n u m "" k M G T P E`), a binary suffix (`Ki Mi Gi Ti Pi Ei`) or a
 /// decimal exponent (`e3`, `E-2`), following `resource.ParseQuantity`'s grammar.
-pub fn parse_quantity(text: &str) -> Result<Quantity, String> {
-    let bad = |why: &str| format!("invalid quantity {text:?}: {why}");
+pub fn parse_quantity(text: &str) -> Result<Quantity, QuantityError> {
     if text.is_empty() {
-        return Err(bad("empty"));
+        return Err(QuantityError::Empty);
     }
     let bytes = text.as_bytes();
     let mut pos = 0;
@@ -122,7 +135,10 @@ pub fn parse_quantity(text: &str) -> Result<Quantity, String> {
         pos = frac_end;
     }
     let suffix = &text[pos..];
-    let (base, exponent) = interpret_suffix(suffix).ok_or_else(|| bad("unknown suffix"))?;
+    let (base, exponent) =
+        interpret_suffix(suffix).ok_or_else(|| QuantityError::UnknownSuffix {
+            text: text.to_string(),
+        })?;
 
     // value = D · 10^(−|fraction|) · base^exponent, wanted in nanos.
     let mut digits = Digits::default();
@@ -295,12 +311,14 @@ impl Digits {
 
 /// A JSON/YAML quantity: a string, or a number taken by its text (as
 /// `Quantity.UnmarshalJSON` does). `null` is zero.
-fn quantity_of(value: &serde_json::Value) -> Result<Quantity, String> {
+fn quantity_of(value: &serde_json::Value) -> Result<Quantity, QuantityError> {
     match value {
         serde_json::Value::String(s) => parse_quantity(s.trim()),
         serde_json::Value::Number(n) => parse_quantity(&n.to_string()),
         serde_json::Value::Null => Ok(Quantity::default()),
-        other => Err(format!("invalid quantity {other}: not a string or number")),
+        other => Err(QuantityError::NotAStringOrNumber {
+            value: Box::new(other.clone()),
+        }),
     }
 }
 
@@ -642,6 +660,15 @@ mod tests {
         ] {
             assert!(parse_quantity(bad).is_err(), "{bad:?} should be rejected");
         }
+        assert_eq!(parse_quantity(""), Err(QuantityError::Empty));
+        assert_eq!(
+            parse_quantity("1K").map_err(|e| e.to_string()),
+            Err(r#"invalid quantity "1K": unknown suffix"#.to_string())
+        );
+        assert_eq!(
+            quantity_of(&json!(true)).map_err(|e| e.to_string()),
+            Err("invalid quantity true: not a string or number".to_string())
+        );
     }
 
     fn summary(value: serde_json::Value) -> ResourceSummary {

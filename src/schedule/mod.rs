@@ -18,6 +18,8 @@ pub mod estimate;
 pub mod policy_match;
 mod spread;
 
+pub use spread::SpreadError;
+
 use crate::model::affinity::ClusterAffinity;
 use crate::model::cluster::Cluster;
 use crate::model::policy::{Division, Placement};
@@ -48,9 +50,25 @@ pub enum Decision {
     /// rescheduling changed; with what changed.
     Rescheduled(String),
     /// Scheduling failed; the previous schedule is kept, as Karmada keeps it.
-    KeptAfterFailure(String),
+    KeptAfterFailure(Error),
     /// Scheduling failed and there was nothing to keep.
-    Unschedulable(String),
+    Unschedulable(Error),
+}
+
+/// Why no affinity group of a placement could be scheduled: the fault of
+/// the last group tried. It is carried in [`Decision`] rather than returned,
+/// because a failed schedule is an outcome (the previous one may be kept),
+/// not an error of the render.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Error {
+    #[error("no cluster matches the placement")]
+    NoClusterMatches,
+    #[error("no cluster matches affinity group `{group}`")]
+    NoClusterMatchesGroup { group: String },
+    #[error(transparent)]
+    Spread(#[from] SpreadError),
+    #[error(transparent)]
+    Capacity(#[from] divide::Unschedulable),
 }
 
 /// What the scheduler decided for one application.
@@ -114,8 +132,9 @@ pub struct Request<'a> {
 }
 
 /// Schedule one application onto `fleet` (sorted by name), and work out
-/// what its held clusters would get without their holds.
-pub fn schedule(request: &Request<'_>, fleet: &[Cluster]) -> Result<Binding, String> {
+/// what its held clusters would get without their holds. It cannot fail: a
+/// placement that fits no cluster is a [`Decision`] of the binding.
+pub fn schedule(request: &Request<'_>, fleet: &[Cluster]) -> Binding {
     let mut binding = place(request, fleet, memory(request, fleet));
     if fleet.iter().any(|c| request.held.contains(&c.name)) {
         // The render after the holds are lifted reads this binding back and
@@ -144,7 +163,7 @@ pub fn schedule(request: &Request<'_>, fleet: &[Cluster]) -> Result<Binding, Str
             .collect();
         binding.would_be = Some(would_be);
     }
-    Ok(binding)
+    binding
 }
 
 impl Binding {
@@ -417,7 +436,7 @@ fn place(request: &Request<'_>, fleet: &[Cluster], memory: Memory) -> Binding {
         .and_then(|p| p.affinity_name.as_ref())
         .and_then(|name| terms.iter().position(|(n, _)| n.as_ref() == Some(name)))
         .unwrap_or(0);
-    let mut failure = String::from("no cluster matches the placement");
+    let mut failure = Error::NoClusterMatches;
     for (name, affinity) in terms.iter().skip(start) {
         let (candidates, notes) = filter(
             request,
@@ -429,8 +448,8 @@ fn place(request: &Request<'_>, fleet: &[Cluster], memory: Memory) -> Binding {
         binding.notes.extend(notes);
         if candidates.is_empty() {
             failure = match name {
-                Some(n) => format!("no cluster matches affinity group `{n}`"),
-                None => "no cluster matches the placement".into(),
+                Some(n) => Error::NoClusterMatchesGroup { group: n.clone() },
+                None => Error::NoClusterMatches,
             };
             continue;
         }
@@ -443,7 +462,7 @@ fn place(request: &Request<'_>, fleet: &[Cluster], memory: Memory) -> Binding {
         ) {
             Ok(c) => c,
             Err(e) => {
-                failure = e;
+                failure = e.into();
                 continue;
             }
         };
@@ -466,7 +485,7 @@ fn place(request: &Request<'_>, fleet: &[Cluster], memory: Memory) -> Binding {
         ) {
             Ok(a) => a,
             Err(e) => {
-                failure = e;
+                failure = e.into();
                 continue;
             }
         };
@@ -634,7 +653,7 @@ fn assign(
     to_divide: u64,
     candidates: &[Candidate<'_>],
     before: &[(String, u64)],
-) -> Result<Vec<Assignment>, String> {
+) -> Result<Vec<Assignment>, divide::Unschedulable> {
     let plain = |replicas: u64| -> Vec<Assignment> {
         candidates
             .iter()
@@ -681,8 +700,7 @@ fn assign(
                     available: c.available,
                 })
                 .collect();
-            let result = divide::divide_dynamic(to_divide, &dynamic, before, mode)
-                .map_err(|e| e.to_string())?;
+            let result = divide::divide_dynamic(to_divide, &dynamic, before, mode)?;
             if result.is_empty() {
                 // Nothing to divide: every candidate gets the empty workload (SPEC §2).
                 return Ok(plain(0));

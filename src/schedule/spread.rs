@@ -45,6 +45,41 @@ use std::collections::BTreeMap;
 /// counts before the average cluster score.
 const WEIGHT_UNIT: i64 = 1000;
 
+/// Why the spread constraints leave no cluster to schedule onto; the
+/// scheduler reports it as the reason an application is unschedulable.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SpreadError {
+    /// Only `zone`, `provider` or `spreadByLabel` constraints: Karmada v1.19
+    /// selects clusters by `cluster` and `region` only.
+    #[error(
+        "only `cluster` and `region` spread constraints select clusters (karmada v1.19); \
+         these spread constraints include neither, so nothing can be scheduled"
+    )]
+    NeitherClusterNorRegion,
+    #[error("the spread constraint needs at least {needed} regions; the candidates span {found}")]
+    TooFewRegions { needed: usize, found: usize },
+    /// `maxGroups` of the region constraint is unset or 0.
+    #[error("the region spread constraint sets no maxGroups, so no region can be chosen")]
+    NoRegionMaxGroups,
+    #[error(
+        "no combination of {min} to {max} regions holds the {clusters} clusters the cluster spread constraint needs"
+    )]
+    NoRegionCombination {
+        min: usize,
+        max: usize,
+        clusters: usize,
+    },
+    #[error("the spread constraint needs at least {needed} clusters; only {found} are candidates")]
+    TooFewClusters { needed: usize, found: usize },
+    /// `maxGroups` of the cluster constraint is unset or 0.
+    #[error("the cluster spread constraint sets no maxGroups, so no cluster can be chosen")]
+    NoClusterMaxGroups,
+    #[error(
+        "the best {count} clusters cannot hold {replicas} replicas, even swapping in clusters with more available replicas"
+    )]
+    ReplicasDoNotFit { count: usize, replicas: i64 },
+}
+
 /// Select the clusters the spread constraints allow, in Karmada's order.
 ///
 /// `replicas` is the template's desired replica count (Karmada's
@@ -56,7 +91,7 @@ pub fn apply<'a>(
     replicas: u64,
     candidates: Vec<Candidate<'a>>,
     previous: &BTreeMap<&str, u64>,
-) -> Result<Vec<Candidate<'a>>, String> {
+) -> Result<Vec<Candidate<'a>>, SpreadError> {
     if placement.spread_constraints.is_empty() || spread_is_ignored(placement) {
         return Ok(candidates);
     }
@@ -85,11 +120,7 @@ pub fn apply<'a>(
         let need = (!matches!(division, Division::Duplicated)).then_some(replicas);
         select_by_cluster(details, cluster, need)?
     } else {
-        return Err(
-            "only `cluster` and `region` spread constraints select clusters (karmada v1.19); \
-             these spread constraints include neither, so nothing can be scheduled"
-                .into(),
-        );
+        return Err(SpreadError::NeitherClusterNorRegion);
     };
     Ok(selected.into_iter().map(|d| d.candidate).collect())
 }
@@ -277,13 +308,12 @@ fn select_by_region<'a>(
     regions: Vec<Region<'a>>,
     region: Limits,
     cluster: Limits,
-) -> Result<Vec<Detail<'a>>, String> {
+) -> Result<Vec<Detail<'a>>, SpreadError> {
     if regions.len() < region.min {
-        return Err(format!(
-            "the spread constraint needs at least {} regions; the candidates span {}",
-            region.min,
-            regions.len()
-        ));
+        return Err(SpreadError::TooFewRegions {
+            needed: region.min,
+            found: regions.len(),
+        });
     }
     let groups: Vec<Group> = regions
         .iter()
@@ -296,14 +326,13 @@ fn select_by_region<'a>(
     let chosen = select_groups(&groups, region.min, region.max, cluster.min);
     if chosen.is_empty() {
         if region.max == 0 {
-            return Err(
-                "the region spread constraint sets no maxGroups, so no region can be chosen".into(),
-            );
+            return Err(SpreadError::NoRegionMaxGroups);
         }
-        return Err(format!(
-            "no combination of {} to {} regions holds the {} clusters the cluster spread constraint needs",
-            region.min, region.max, cluster.min
-        ));
+        return Err(SpreadError::NoRegionCombination {
+            min: region.min,
+            max: region.max,
+            clusters: cluster.min,
+        });
     }
     let mut by_name: BTreeMap<String, Vec<Detail<'a>>> =
         regions.into_iter().map(|r| (r.name, r.clusters)).collect();
@@ -451,25 +480,23 @@ fn select_by_cluster<'a>(
     details: Vec<Detail<'a>>,
     cluster: Limits,
     need: Option<i64>,
-) -> Result<Vec<Detail<'a>>, String> {
+) -> Result<Vec<Detail<'a>>, SpreadError> {
     if details.len() < cluster.min {
-        return Err(format!(
-            "the spread constraint needs at least {} clusters; only {} are candidates",
-            cluster.min,
-            details.len()
-        ));
+        return Err(SpreadError::TooFewClusters {
+            needed: cluster.min,
+            found: details.len(),
+        });
     }
     let count = details.len().min(cluster.max);
     if count == 0 {
         // Karmada selects no cluster and then fails to assign replicas.
-        return Err(
-            "the cluster spread constraint sets no maxGroups, so no cluster can be chosen".into(),
-        );
+        return Err(SpreadError::NoClusterMaxGroups);
     }
     let selected = match need {
         None => details.into_iter().take(count).collect(),
-        Some(need) => fit_replicas(details, count, need).ok_or_else(|| {
-            format!("the best {count} clusters cannot hold {need} replicas, even swapping in clusters with more available replicas")
+        Some(need) => fit_replicas(details, count, need).ok_or(SpreadError::ReplicasDoNotFit {
+            count,
+            replicas: need,
         })?,
     };
     Ok(selected)
@@ -551,17 +578,6 @@ mod tests {
         }
     }
 
-    fn placement(
-        constraints: Vec<SpreadConstraint>,
-        strategy: Option<ReplicaSchedulingStrategy>,
-    ) -> Placement {
-        Placement {
-            spread_constraints: constraints,
-            replica_scheduling: strategy,
-            ..Default::default()
-        }
-    }
-
     fn divided(preference: ReplicaDivisionPreference) -> Option<ReplicaSchedulingStrategy> {
         Some(ReplicaSchedulingStrategy {
             replica_scheduling_type: Some(ReplicaSchedulingType::Divided),
@@ -570,8 +586,14 @@ mod tests {
         })
     }
 
-    fn names(selected: &[Candidate<'_>]) -> Vec<String> {
-        selected.iter().map(|c| c.cluster.name.clone()).collect()
+    fn static_weighted(rules: &[StaticClusterWeight]) -> Option<ReplicaSchedulingStrategy> {
+        Some(ReplicaSchedulingStrategy {
+            weight_preference: Some(ClusterPreferences {
+                static_weight_list: rules.to_vec(),
+                dynamic_weight: None,
+            }),
+            ..divided(ReplicaDivisionPreference::Weighted)?
+        })
     }
 
     fn detail(cluster: &Cluster, score: u32, available: i64) -> Detail<'_> {
@@ -582,459 +604,506 @@ mod tests {
         }
     }
 
-    fn detail_names(selected: &[Detail<'_>]) -> Vec<String> {
-        selected.iter().map(|d| d.name().to_string()).collect()
-    }
+    /// Karmada's four-cluster fixture as (name, region, score, available).
+    const FOUR_MEMBERS: &[(&str, &str, u32, u64)] = &[
+        ("member4", "R1", 60, 50),
+        ("member2", "R1", 40, 60),
+        ("member3", "R1", 30, 80),
+        ("member1", "R1", 20, 40),
+    ];
 
-    fn group(name: &str, value: usize, weight: i64) -> Group {
-        Group {
-            name: name.into(),
-            value,
-            weight,
-        }
-    }
-
-    fn no_previous() -> BTreeMap<&'static str, u64> {
-        BTreeMap::new()
-    }
-
-    /// Karmada's four-cluster fixture: member4 (60, 50), member2 (40, 60),
-    /// member3 (30, 80), member1 (20, 40) as (score, available).
-    fn four_members() -> Vec<Cluster> {
-        ["member4", "member2", "member3", "member1"]
-            .iter()
-            .map(|n| cluster(n, "R1"))
-            .collect()
-    }
-
-    fn four_candidates(fleet: &[Cluster]) -> Vec<Candidate<'_>> {
-        let stats = [(60, 50), (40, 60), (30, 80), (20, 40)];
-        fleet
-            .iter()
-            .zip(stats)
-            .map(|(c, (s, a))| candidate(c, s, a))
-            .collect()
+    /// One call of [`apply`].
+    struct ApplyCase {
+        name: &'static str,
+        /// The filtered clusters in candidate order, as (name, region,
+        /// score, available).
+        candidates: &'static [(&'static str, &'static str, u32, u64)],
+        /// Replicas the previous schedule gave each cluster.
+        previous: &'static [(&'static str, u64)],
+        constraints: Vec<SpreadConstraint>,
+        strategy: Option<ReplicaSchedulingStrategy>,
+        division: Division,
+        replicas: u64,
+        /// The selected clusters, in order.
+        expected: Result<&'static [&'static str], SpreadError>,
     }
 
     #[test]
-    fn cluster_spread_keeps_the_best_max_groups_clusters_by_score() {
-        let fleet = four_members();
-        let p = placement(vec![constraint(SpreadField::Cluster, 1, 2)], None);
-        let got = apply(
-            &p,
-            &Division::Duplicated,
-            100,
-            four_candidates(&fleet),
-            &no_previous(),
-        );
-        assert_eq!(names(&got.unwrap()), ["member4", "member2"]);
-    }
-
-    #[test]
-    fn duplicated_cluster_spread_ignores_available_replicas() {
-        let fleet = four_members();
-        let strategy = Some(ReplicaSchedulingStrategy {
-            replica_scheduling_type: Some(ReplicaSchedulingType::Duplicated),
-            ..Default::default()
-        });
-        let p = placement(vec![constraint(SpreadField::Cluster, 1, 2)], strategy);
-        let got = apply(
-            &p,
-            &Division::Duplicated,
-            120,
-            four_candidates(&fleet),
-            &no_previous(),
-        );
-        assert_eq!(names(&got.unwrap()), ["member4", "member2"]);
-    }
-
-    #[test]
-    fn static_weight_division_ignores_spread_constraints() {
-        let fleet = four_members();
-        let rules = vec![StaticClusterWeight {
+    fn apply_selects_clusters_as_karmada_does() {
+        let rules = [StaticClusterWeight {
             target_cluster: Default::default(),
             weight: 2,
         }];
-        let mut strategy = divided(ReplicaDivisionPreference::Weighted);
-        if let Some(s) = strategy.as_mut() {
-            s.weight_preference = Some(ClusterPreferences {
-                static_weight_list: rules.clone(),
-                dynamic_weight: None,
-            });
-        }
-        let p = placement(vec![constraint(SpreadField::Cluster, 1, 2)], strategy);
-        let got = apply(
-            &p,
-            &Division::StaticWeighted(rules),
-            120,
-            four_candidates(&fleet),
-            &no_previous(),
-        );
-        assert_eq!(names(&got.unwrap()).len(), 4);
-    }
-
-    #[test]
-    fn divided_cluster_spread_swaps_in_a_cluster_with_room_for_the_replicas() {
-        let fleet = four_members();
-        let p = placement(
-            vec![constraint(SpreadField::Cluster, 1, 2)],
-            divided(ReplicaDivisionPreference::Aggregated),
-        );
-        let got = apply(
-            &p,
-            &Division::Aggregated,
-            120,
-            four_candidates(&fleet),
-            &no_previous(),
-        );
-        assert_eq!(names(&got.unwrap()), ["member4", "member3"]);
-    }
-
-    #[test]
-    fn divided_cluster_spread_fails_when_no_swap_makes_room() {
-        let fleet = four_members();
-        let p = placement(
-            vec![constraint(SpreadField::Cluster, 1, 2)],
-            divided(ReplicaDivisionPreference::Aggregated),
-        );
-        let got = apply(
-            &p,
-            &Division::Aggregated,
-            200,
-            four_candidates(&fleet),
-            &no_previous(),
-        );
-        assert!(got.is_err());
-    }
-
-    #[test]
-    fn cluster_spread_fails_below_min_groups() {
-        let fleet = four_members();
-        let p = placement(vec![constraint(SpreadField::Cluster, 7, 7)], None);
-        let got = apply(
-            &p,
-            &Division::Duplicated,
-            30,
-            four_candidates(&fleet),
-            &no_previous(),
-        );
-        assert_eq!(
-            got.unwrap_err(),
-            "the spread constraint needs at least 7 clusters; only 4 are candidates"
-        );
-    }
-
-    #[test]
-    fn cluster_spread_without_max_groups_selects_nothing_and_fails() {
-        let fleet = four_members();
-        let mut c = constraint(SpreadField::Cluster, 1, 0);
-        c.max_groups = None;
-        let p = placement(vec![c], None);
-        assert!(apply(
-            &p,
-            &Division::Duplicated,
-            1,
-            four_candidates(&fleet),
-            &no_previous()
-        )
-        .is_err());
-    }
-
-    #[test]
-    fn label_only_spread_cannot_be_scheduled() {
-        let fleet = four_members();
-        let p = placement(
-            vec![SpreadConstraint {
-                spread_by_label: Some("team".into()),
+        let cases = [
+            ApplyCase {
+                name: "a cluster constraint keeps the best maxGroups clusters by score",
+                candidates: FOUR_MEMBERS,
+                previous: &[],
+                constraints: vec![constraint(SpreadField::Cluster, 1, 2)],
+                strategy: None,
+                division: Division::Duplicated,
+                replicas: 100,
+                expected: Ok(&["member4", "member2"]),
+            },
+            ApplyCase {
+                name: "Duplicated ignores available replicas",
+                candidates: FOUR_MEMBERS,
+                previous: &[],
+                constraints: vec![constraint(SpreadField::Cluster, 1, 2)],
+                strategy: Some(ReplicaSchedulingStrategy {
+                    replica_scheduling_type: Some(ReplicaSchedulingType::Duplicated),
+                    ..Default::default()
+                }),
+                division: Division::Duplicated,
+                replicas: 120,
+                expected: Ok(&["member4", "member2"]),
+            },
+            ApplyCase {
+                name: "static-weight division ignores spread constraints",
+                candidates: FOUR_MEMBERS,
+                previous: &[],
+                constraints: vec![constraint(SpreadField::Cluster, 1, 2)],
+                strategy: static_weighted(&rules),
+                division: Division::StaticWeighted(rules.to_vec()),
+                replicas: 120,
+                expected: Ok(&["member4", "member2", "member3", "member1"]),
+            },
+            ApplyCase {
+                name: "Divided swaps in a cluster with room for the replicas",
+                candidates: FOUR_MEMBERS,
+                previous: &[],
+                constraints: vec![constraint(SpreadField::Cluster, 1, 2)],
+                strategy: divided(ReplicaDivisionPreference::Aggregated),
+                division: Division::Aggregated,
+                replicas: 120,
+                expected: Ok(&["member4", "member3"]),
+            },
+            ApplyCase {
+                name: "Divided fails when no swap makes room",
+                candidates: FOUR_MEMBERS,
+                previous: &[],
+                constraints: vec![constraint(SpreadField::Cluster, 1, 2)],
+                strategy: divided(ReplicaDivisionPreference::Aggregated),
+                division: Division::Aggregated,
+                replicas: 200,
+                expected: Err(SpreadError::ReplicasDoNotFit {
+                    count: 2,
+                    replicas: 200,
+                }),
+            },
+            ApplyCase {
+                name: "fewer candidates than the cluster minGroups",
+                candidates: FOUR_MEMBERS,
+                previous: &[],
+                constraints: vec![constraint(SpreadField::Cluster, 7, 7)],
+                strategy: None,
+                division: Division::Duplicated,
+                replicas: 30,
+                expected: Err(SpreadError::TooFewClusters {
+                    needed: 7,
+                    found: 4,
+                }),
+            },
+            ApplyCase {
+                name: "a cluster constraint without maxGroups selects nothing",
+                candidates: FOUR_MEMBERS,
+                previous: &[],
+                constraints: vec![SpreadConstraint {
+                    max_groups: None,
+                    ..constraint(SpreadField::Cluster, 1, 0)
+                }],
+                strategy: None,
+                division: Division::Duplicated,
+                replicas: 1,
+                expected: Err(SpreadError::NoClusterMaxGroups),
+            },
+            ApplyCase {
+                name: "a spreadByLabel constraint alone cannot be scheduled",
+                candidates: FOUR_MEMBERS,
+                previous: &[],
+                constraints: vec![SpreadConstraint {
+                    spread_by_label: Some("team".into()),
+                    ..Default::default()
+                }],
+                strategy: None,
+                division: Division::Duplicated,
+                replicas: 1,
+                expected: Err(SpreadError::NeitherClusterNorRegion),
+            },
+            ApplyCase {
+                // a has fewer free replicas but already runs 30: a 50+30 vs b 60.
+                name: "previously assigned replicas count as available",
+                candidates: &[("b", "R1", 0, 60), ("a", "R1", 0, 50)],
+                previous: &[("a", 30)],
+                constraints: vec![constraint(SpreadField::Cluster, 1, 1)],
+                strategy: None,
+                division: Division::Duplicated,
+                replicas: 80,
+                expected: Ok(&["a"]),
+            },
+            ApplyCase {
+                // ap {ap-1}, eu {eu-1, eu-2}, us {us-1, us-2}; exactly two
+                // regions, up to three clusters.
+                name: "equal region scores: the pair of regions with more clusters wins",
+                candidates: &[
+                    ("ap-1", "ap-southeast-1", 0, 0),
+                    ("eu-1", "eu-west-1", 0, 0),
+                    ("eu-2", "eu-west-1", 0, 0),
+                    ("us-1", "us-east-1", 0, 0),
+                    ("us-2", "us-east-1", 0, 0),
+                ],
+                previous: &[],
+                constraints: vec![
+                    constraint(SpreadField::Region, 2, 2),
+                    SpreadConstraint {
+                        min_groups: None,
+                        ..constraint(SpreadField::Cluster, 1, 3)
+                    },
+                ],
+                strategy: None,
+                division: Division::Duplicated,
+                replicas: 1,
+                expected: Ok(&["eu-1", "us-1", "eu-2"]),
+            },
+            ApplyCase {
+                name: "a region constraint skips clusters without a region",
+                candidates: &[("lost", "", 100, 9), ("eu-1", "eu-west-1", 0, 0)],
+                previous: &[],
+                constraints: vec![
+                    constraint(SpreadField::Region, 1, 1),
+                    constraint(SpreadField::Cluster, 1, 2),
+                ],
+                strategy: None,
+                division: Division::Duplicated,
+                replicas: 1,
+                expected: Ok(&["eu-1"]),
+            },
+            ApplyCase {
+                // 10 replicas over at least 1 region: eu holds 10, us only 4.
+                name: "Divided region spread prefers the region that holds the replicas",
+                candidates: &[("us-1", "us", 0, 4), ("eu-1", "eu", 0, 10)],
+                previous: &[],
+                constraints: vec![
+                    constraint(SpreadField::Region, 1, 1),
+                    constraint(SpreadField::Cluster, 1, 1),
+                ],
+                strategy: divided(ReplicaDivisionPreference::Aggregated),
+                division: Division::Aggregated,
+                replicas: 10,
+                expected: Ok(&["eu-1"]),
+            },
+        ];
+        for case in cases {
+            let fleet: Vec<Cluster> = case
+                .candidates
+                .iter()
+                .map(|(name, region, _, _)| cluster(name, region))
+                .collect();
+            let candidates = fleet
+                .iter()
+                .zip(case.candidates)
+                .map(|(c, (_, _, score, available))| candidate(c, *score, *available))
+                .collect();
+            let previous: BTreeMap<&str, u64> = case.previous.iter().copied().collect();
+            let placement = Placement {
+                spread_constraints: case.constraints,
+                replica_scheduling: case.strategy,
                 ..Default::default()
-            }],
-            None,
-        );
-        assert!(apply(
-            &p,
-            &Division::Duplicated,
-            1,
-            four_candidates(&fleet),
-            &no_previous()
-        )
-        .is_err());
-    }
-
-    #[test]
-    fn previously_assigned_replicas_count_as_available() {
-        // a has fewer free replicas but already runs 30 of them: a 50+30 vs b 60.
-        let fleet = [cluster("a", "R1"), cluster("b", "R1")];
-        let candidates = vec![candidate(&fleet[1], 0, 60), candidate(&fleet[0], 0, 50)];
-        let previous: BTreeMap<&str, u64> = [("a", 30)].into_iter().collect();
-        let p = placement(vec![constraint(SpreadField::Cluster, 1, 1)], None);
-        let got = apply(&p, &Division::Duplicated, 80, candidates, &previous);
-        assert_eq!(names(&got.unwrap()), ["a"]);
-    }
-
-    fn region<'a>(name: &str, score: i64, clusters: Vec<Detail<'a>>) -> Region<'a> {
-        Region {
-            name: name.into(),
-            score,
-            clusters,
+            };
+            let got = apply(
+                &placement,
+                &case.division,
+                case.replicas,
+                candidates,
+                &previous,
+            )
+            .map(|selected| {
+                selected
+                    .iter()
+                    .map(|c| c.cluster.name.as_str())
+                    .collect::<Vec<_>>()
+            });
+            assert_eq!(got, case.expected.map(<[&str]>::to_vec), "{}", case.name);
         }
     }
 
-    fn limits(min: usize, max: usize) -> Limits {
-        Limits { min, max }
+    /// A region for [`select_by_region`]: name, score, and its clusters as
+    /// (index into the fleet, score, available), in cluster order.
+    type RegionRow = (&'static str, i64, &'static [(usize, u32, i64)]);
+
+    /// One call of [`select_by_region`] with the constraints' (min, max).
+    struct RegionCase {
+        name: &'static str,
+        regions: &'static [RegionRow],
+        region: (usize, usize),
+        cluster: (usize, usize),
+        expected: Result<&'static [&'static str], SpreadError>,
     }
 
+    /// R1 (member1, member2) scores higher; R2 (member3..member5) has more clusters.
+    const TWO_REGIONS: &[RegionRow] = &[
+        ("R1", 100, &[(0, 100, 40), (1, 80, 40)]),
+        ("R2", 80, &[(2, 80, 40), (3, 80, 40), (4, 60, 40)]),
+    ];
+
     #[test]
-    fn region_spread_picks_the_region_with_the_higher_score() {
-        let f: Vec<Cluster> = (1..=5)
-            .map(|i| cluster(&format!("member{i}"), ""))
-            .collect();
-        let regions = vec![
-            region(
-                "R1",
-                100,
-                vec![detail(&f[0], 100, 40), detail(&f[1], 80, 40)],
-            ),
-            region(
-                "R2",
-                80,
-                vec![
-                    detail(&f[2], 80, 40),
-                    detail(&f[3], 80, 40),
-                    detail(&f[4], 60, 40),
+    fn select_by_region_chooses_regions_then_fills_clusters() {
+        let cases = [
+            RegionCase {
+                name: "the region with the higher score",
+                regions: TWO_REGIONS,
+                region: (1, 1),
+                cluster: (2, 2),
+                expected: Ok(&["member1", "member2"]),
+            },
+            RegionCase {
+                name: "a region with enough clusters over a better score",
+                regions: TWO_REGIONS,
+                region: (1, 1),
+                cluster: (3, 3),
+                expected: Ok(&["member3", "member4", "member5"]),
+            },
+            RegionCase {
+                // Two regions with at least 4 clusters: R1+R2 (160) beats
+                // R3+R2, R1+R4, R3+R4, R2+R4.
+                name: "the heaviest combination that holds the cluster minimum",
+                regions: &[
+                    ("R1", 90, &[(0, 90, 40)]),
+                    ("R2", 70, &[(1, 70, 40), (2, 60, 40), (3, 30, 40)]),
+                    ("R3", 80, &[(4, 80, 40), (5, 50, 60)]),
+                    (
+                        "R4",
+                        50,
+                        &[(6, 50, 50), (7, 40, 50), (8, 10, 50), (9, 0, 50)],
+                    ),
                 ],
-            ),
+                region: (2, 2),
+                cluster: (4, 5),
+                expected: Ok(&["member1", "member2", "member3", "member4"]),
+            },
+            RegionCase {
+                name: "growing past minGroups and filling by cluster order",
+                regions: &[
+                    ("R1", 70, &[(0, 70, 40)]),
+                    ("R2", 40, &[(1, 40, 40), (2, 40, 40), (3, 40, 40)]),
+                    ("R3", 60, &[(4, 60, 40), (5, 50, 60)]),
+                    ("R4", 70, &[(6, 70, 100)]),
+                    ("R5", 50, &[(7, 50, 50)]),
+                ],
+                region: (1, 3),
+                cluster: (6, 8),
+                expected: Ok(&[
+                    "member1", "member5", "member2", "member6", "member3", "member4",
+                ]),
+            },
+            RegionCase {
+                name: "fewer regions than the region minGroups",
+                regions: TWO_REGIONS,
+                region: (3, 3),
+                cluster: (3, 3),
+                expected: Err(SpreadError::TooFewRegions {
+                    needed: 3,
+                    found: 2,
+                }),
+            },
+            RegionCase {
+                name: "no allowed combination holds enough clusters",
+                regions: &[
+                    ("R1", 100, &[(0, 100, 40), (1, 80, 60)]),
+                    ("R2", 80, &[(2, 80, 40), (3, 80, 40), (4, 60, 40)]),
+                ],
+                region: (1, 1),
+                cluster: (4, 4),
+                expected: Err(SpreadError::NoRegionCombination {
+                    min: 1,
+                    max: 1,
+                    clusters: 4,
+                }),
+            },
+            RegionCase {
+                name: "the only region holds too few clusters",
+                regions: &[("R1", 100, &[(0, 100, 40), (1, 80, 20)])],
+                region: (1, 1),
+                cluster: (3, 4),
+                expected: Err(SpreadError::NoRegionCombination {
+                    min: 1,
+                    max: 1,
+                    clusters: 3,
+                }),
+            },
+            RegionCase {
+                name: "a region constraint without maxGroups chooses no region",
+                regions: &[("R1", 100, &[(0, 100, 40)])],
+                region: (1, 0),
+                cluster: (1, 1),
+                expected: Err(SpreadError::NoRegionMaxGroups),
+            },
         ];
-        let got = select_by_region(regions, limits(1, 1), limits(2, 2)).unwrap();
-        assert_eq!(detail_names(&got), ["member1", "member2"]);
+        let fleet: Vec<Cluster> = (1..=10)
+            .map(|i| cluster(&format!("member{i}"), ""))
+            .collect();
+        for case in cases {
+            let regions = case
+                .regions
+                .iter()
+                .map(|(name, score, clusters)| Region {
+                    name: name.to_string(),
+                    score: *score,
+                    clusters: clusters
+                        .iter()
+                        .map(|(i, score, available)| detail(&fleet[*i], *score, *available))
+                        .collect(),
+                })
+                .collect();
+            let limits = |(min, max)| Limits { min, max };
+            let got = select_by_region(regions, limits(case.region), limits(case.cluster)).map(
+                |selected| {
+                    selected
+                        .iter()
+                        .map(|d| d.name().to_string())
+                        .collect::<Vec<_>>()
+                },
+            );
+            let expected = case
+                .expected
+                .map(|names| names.iter().map(|n| n.to_string()).collect());
+            assert_eq!(got, expected, "{}", case.name);
+        }
     }
 
     #[test]
-    fn region_spread_prefers_a_region_with_enough_clusters_over_a_better_score() {
-        let f: Vec<Cluster> = (1..=5)
-            .map(|i| cluster(&format!("member{i}"), ""))
-            .collect();
-        let regions = vec![
-            region(
-                "R1",
-                100,
-                vec![detail(&f[0], 100, 40), detail(&f[1], 80, 40)],
-            ),
-            region(
-                "R2",
-                80,
-                vec![
-                    detail(&f[2], 80, 40),
-                    detail(&f[3], 80, 40),
-                    detail(&f[4], 60, 40),
-                ],
-            ),
-        ];
-        let got = select_by_region(regions, limits(1, 1), limits(3, 3)).unwrap();
-        assert_eq!(detail_names(&got), ["member3", "member4", "member5"]);
-    }
-
-    fn four_regions(f: &[Cluster]) -> Vec<Region<'_>> {
-        vec![
-            region("R1", 90, vec![detail(&f[0], 90, 40)]),
-            region(
-                "R2",
-                70,
-                vec![
-                    detail(&f[1], 70, 40),
-                    detail(&f[2], 60, 40),
-                    detail(&f[3], 30, 40),
-                ],
-            ),
-            region("R3", 80, vec![detail(&f[4], 80, 40), detail(&f[5], 50, 60)]),
-            region(
-                "R4",
-                50,
-                vec![
-                    detail(&f[6], 50, 50),
-                    detail(&f[7], 40, 50),
-                    detail(&f[8], 10, 50),
-                    detail(&f[9], 0, 50),
-                ],
-            ),
-        ]
-    }
-
-    #[test]
-    fn region_spread_takes_the_heaviest_combination_that_holds_the_cluster_minimum() {
-        let f: Vec<Cluster> = (1..=10)
-            .map(|i| cluster(&format!("member{i}"), ""))
-            .collect();
-        // Two regions with at least 4 clusters: R1+R2 (160) beats R3+R2, R1+R4, R3+R4, R2+R4.
-        let got = select_by_region(four_regions(&f), limits(2, 2), limits(4, 5)).unwrap();
-        assert_eq!(
-            detail_names(&got),
-            ["member1", "member2", "member3", "member4"]
+    fn select_groups_finds_the_best_feasible_combination() {
+        // (name, groups as (name, value, weight), min, max, target, expected)
+        type GroupCase = (
+            &'static str,
+            &'static [(&'static str, usize, i64)],
+            usize,
+            usize,
+            usize,
+            &'static [&'static str],
         );
-    }
-
-    #[test]
-    fn region_spread_grows_past_min_groups_and_fills_by_cluster_order() {
-        let f: Vec<Cluster> = (1..=8)
-            .map(|i| cluster(&format!("member{i}"), ""))
-            .collect();
-        let regions = vec![
-            region("R1", 70, vec![detail(&f[0], 70, 40)]),
-            region(
-                "R2",
-                40,
-                vec![
-                    detail(&f[1], 40, 40),
-                    detail(&f[2], 40, 40),
-                    detail(&f[3], 40, 40),
+        let cases: [GroupCase; 9] = [
+            ("no groups", &[], 2, 3, 1, &[]),
+            ("fewer groups than min", &[("R1", 1, 80)], 2, 3, 1, &[]),
+            (
+                "not enough value",
+                &[("R1", 1, 80), ("R2", 2, 30)],
+                2,
+                3,
+                4,
+                &[],
+            ),
+            ("one group is enough", &[("R1", 1, 80)], 1, 3, 1, &["R1"]),
+            (
+                "the only feasible path, heaviest group first",
+                &[
+                    ("R1", 1, 80),
+                    ("R3", 1, 80),
+                    ("R2", 1, 60),
+                    ("R5", 2, 60),
+                    ("R4", 5, 50),
+                    ("R6", 3, 50),
                 ],
+                1,
+                3,
+                10,
+                &["R5", "R4", "R6"],
             ),
-            region("R3", 60, vec![detail(&f[4], 60, 40), detail(&f[5], 50, 60)]),
-            region("R4", 70, vec![detail(&f[6], 70, 100)]),
-            region("R5", 50, vec![detail(&f[7], 50, 50)]),
-        ];
-        let got = select_by_region(regions, limits(1, 3), limits(6, 8)).unwrap();
-        assert_eq!(
-            detail_names(&got),
-            ["member1", "member5", "member2", "member6", "member3", "member4"]
-        );
-    }
-
-    #[test]
-    fn region_spread_fails_below_region_min_groups() {
-        let f: Vec<Cluster> = (1..=5)
-            .map(|i| cluster(&format!("member{i}"), ""))
-            .collect();
-        let regions = vec![
-            region(
-                "R1",
-                100,
-                vec![detail(&f[0], 100, 40), detail(&f[1], 80, 40)],
-            ),
-            region(
-                "R2",
-                80,
-                vec![
-                    detail(&f[2], 80, 40),
-                    detail(&f[3], 80, 40),
-                    detail(&f[4], 60, 40),
+            (
+                "a shorter path that prefixes the best one",
+                &[
+                    ("R1", 1, 80),
+                    ("R2", 4, 40),
+                    ("R3", 1, 30),
+                    ("R4", 3, 30),
+                    ("R5", 3, 20),
+                    ("R6", 5, 10),
                 ],
+                2,
+                6,
+                5,
+                &["R1", "R2"],
             ),
-        ];
-        let got = select_by_region(regions, limits(3, 3), limits(3, 3));
-        assert_eq!(
-            got.unwrap_err(),
-            "the spread constraint needs at least 3 regions; the candidates span 2"
-        );
-    }
-
-    #[test]
-    fn region_spread_fails_when_no_allowed_combination_holds_enough_clusters() {
-        let f: Vec<Cluster> = (1..=5)
-            .map(|i| cluster(&format!("member{i}"), ""))
-            .collect();
-        let regions = vec![
-            region(
-                "R1",
-                100,
-                vec![detail(&f[0], 100, 40), detail(&f[1], 80, 60)],
-            ),
-            region(
-                "R2",
-                80,
-                vec![
-                    detail(&f[2], 80, 40),
-                    detail(&f[3], 80, 40),
-                    detail(&f[4], 60, 40),
+            (
+                "the heaviest path",
+                &[
+                    ("R1", 1, 60),
+                    ("R2", 1, 50),
+                    ("R3", 1, 40),
+                    ("R4", 3, 30),
+                    ("R5", 3, 20),
+                    ("R6", 3, 10),
                 ],
+                1,
+                3,
+                6,
+                &["R1", "R4", "R5"],
+            ),
+            (
+                "equal weights: the path found first",
+                &[("R1", 1, 60), ("R2", 2, 50), ("R3", 3, 40), ("R4", 4, 30)],
+                1,
+                2,
+                5,
+                &["R1", "R4"],
+            ),
+            (
+                "equal weights: the path with more clusters",
+                &[("R4", 1, 60), ("R3", 3, 50), ("R1", 3, 40), ("R2", 4, 30)],
+                1,
+                2,
+                5,
+                &["R3", "R1"],
             ),
         ];
-        assert!(select_by_region(regions, limits(1, 1), limits(4, 4)).is_err());
-        let single = vec![region(
-            "R1",
-            100,
-            vec![detail(&f[0], 100, 40), detail(&f[1], 80, 20)],
-        )];
-        assert!(select_by_region(single, limits(1, 1), limits(3, 4)).is_err());
+        for (name, groups, min, max, target, expected) in cases {
+            let groups: Vec<Group> = groups
+                .iter()
+                .map(|(name, value, weight)| Group {
+                    name: name.to_string(),
+                    value: *value,
+                    weight: *weight,
+                })
+                .collect();
+            assert_eq!(select_groups(&groups, min, max, target), expected, "{name}");
+        }
     }
 
     #[test]
-    fn region_spread_without_max_groups_chooses_no_region() {
-        let f = [cluster("member1", "")];
-        let regions = vec![region("R1", 100, vec![detail(&f[0], 100, 40)])];
-        assert!(select_by_region(regions, limits(1, 0), limits(1, 1)).is_err());
-    }
-
-    fn chosen(groups: &[Group], min: usize, max: usize, target: usize) -> Vec<String> {
-        select_groups(groups, min, max, target)
-    }
-
-    #[test]
-    fn select_groups_finds_nothing_without_enough_groups_or_value() {
-        assert!(chosen(&[], 2, 3, 1).is_empty());
-        assert!(chosen(&[group("R1", 1, 80)], 2, 3, 1).is_empty());
-        assert!(chosen(&[group("R1", 1, 80), group("R2", 2, 30)], 2, 3, 4).is_empty());
-        assert_eq!(chosen(&[group("R1", 1, 80)], 1, 3, 1), ["R1"]);
-    }
-
-    #[test]
-    fn select_groups_returns_the_only_feasible_path_heaviest_first() {
-        let groups = [
-            group("R1", 1, 80),
-            group("R3", 1, 80),
-            group("R2", 1, 60),
-            group("R5", 2, 60),
-            group("R4", 5, 50),
-            group("R6", 3, 50),
+    fn spread_errors_keep_their_wording() {
+        let cases = [
+            (
+                SpreadError::NeitherClusterNorRegion,
+                "only `cluster` and `region` spread constraints select clusters (karmada v1.19); these spread constraints include neither, so nothing can be scheduled",
+            ),
+            (
+                SpreadError::TooFewRegions { needed: 3, found: 2 },
+                "the spread constraint needs at least 3 regions; the candidates span 2",
+            ),
+            (
+                SpreadError::NoRegionMaxGroups,
+                "the region spread constraint sets no maxGroups, so no region can be chosen",
+            ),
+            (
+                SpreadError::NoRegionCombination { min: 1, max: 2, clusters: 4 },
+                "no combination of 1 to 2 regions holds the 4 clusters the cluster spread constraint needs",
+            ),
+            (
+                SpreadError::TooFewClusters { needed: 7, found: 4 },
+                "the spread constraint needs at least 7 clusters; only 4 are candidates",
+            ),
+            (
+                SpreadError::NoClusterMaxGroups,
+                "the cluster spread constraint sets no maxGroups, so no cluster can be chosen",
+            ),
+            (
+                SpreadError::ReplicasDoNotFit { count: 2, replicas: 200 },
+                "the best 2 clusters cannot hold 200 replicas, even swapping in clusters with more available replicas",
+            ),
         ];
-        assert_eq!(chosen(&groups, 1, 3, 10), ["R5", "R4", "R6"]);
-    }
-
-    #[test]
-    fn select_groups_prefers_a_shorter_path_that_prefixes_the_best() {
-        let groups = [
-            group("R1", 1, 80),
-            group("R2", 4, 40),
-            group("R3", 1, 30),
-            group("R4", 3, 30),
-            group("R5", 3, 20),
-            group("R6", 5, 10),
-        ];
-        assert_eq!(chosen(&groups, 2, 6, 5), ["R1", "R2"]);
-    }
-
-    #[test]
-    fn select_groups_takes_the_heaviest_path() {
-        let groups = [
-            group("R1", 1, 60),
-            group("R2", 1, 50),
-            group("R3", 1, 40),
-            group("R4", 3, 30),
-            group("R5", 3, 20),
-            group("R6", 3, 10),
-        ];
-        assert_eq!(chosen(&groups, 1, 3, 6), ["R1", "R4", "R5"]);
-    }
-
-    #[test]
-    fn select_groups_breaks_weight_ties_by_the_path_found_first() {
-        let groups = [
-            group("R1", 1, 60),
-            group("R2", 2, 50),
-            group("R3", 3, 40),
-            group("R4", 4, 30),
-        ];
-        assert_eq!(chosen(&groups, 1, 2, 5), ["R1", "R4"]);
-    }
-
-    #[test]
-    fn select_groups_breaks_weight_ties_by_more_clusters() {
-        let groups = [
-            group("R4", 1, 60),
-            group("R3", 3, 50),
-            group("R1", 3, 40),
-            group("R2", 4, 30),
-        ];
-        assert_eq!(chosen(&groups, 1, 2, 5), ["R3", "R1"]);
+        for (error, wording) in cases {
+            assert_eq!(error.to_string(), wording, "{error:?}");
+        }
     }
 
     fn scored(fleet: &[Cluster], scores: [u32; 5], available: [i64; 5]) -> Vec<Detail<'_>> {
@@ -1081,62 +1150,5 @@ mod tests {
             divided_group_score(&full, 100, 2, 1),
             50 * WEIGHT_UNIT + 100
         );
-    }
-
-    #[test]
-    fn region_spread_with_equal_scores_takes_the_pair_with_more_clusters() {
-        // The fixture: ap {ap-1}, eu {eu-1, eu-2}, us {us-1, us-2}; exactly two
-        // regions, up to three clusters.
-        let fleet = [
-            cluster("ap-1", "ap-southeast-1"),
-            cluster("eu-1", "eu-west-1"),
-            cluster("eu-2", "eu-west-1"),
-            cluster("us-1", "us-east-1"),
-            cluster("us-2", "us-east-1"),
-        ];
-        let candidates = fleet.iter().map(|c| candidate(c, 0, 0)).collect();
-        let p = placement(
-            vec![
-                constraint(SpreadField::Region, 2, 2),
-                SpreadConstraint {
-                    min_groups: None,
-                    ..constraint(SpreadField::Cluster, 1, 3)
-                },
-            ],
-            None,
-        );
-        let got = apply(&p, &Division::Duplicated, 1, candidates, &no_previous()).unwrap();
-        assert_eq!(names(&got), ["eu-1", "us-1", "eu-2"]);
-    }
-
-    #[test]
-    fn region_spread_skips_clusters_without_a_region() {
-        let fleet = [cluster("lost", ""), cluster("eu-1", "eu-west-1")];
-        let candidates = vec![candidate(&fleet[0], 100, 9), candidate(&fleet[1], 0, 0)];
-        let p = placement(
-            vec![
-                constraint(SpreadField::Region, 1, 1),
-                constraint(SpreadField::Cluster, 1, 2),
-            ],
-            None,
-        );
-        let got = apply(&p, &Division::Duplicated, 1, candidates, &no_previous()).unwrap();
-        assert_eq!(names(&got), ["eu-1"]);
-    }
-
-    #[test]
-    fn divided_region_spread_prefers_the_region_that_holds_the_replicas() {
-        // 10 replicas over at least 1 region: eu holds 10, us only 4.
-        let fleet = [cluster("eu-1", "eu"), cluster("us-1", "us")];
-        let candidates = vec![candidate(&fleet[1], 0, 4), candidate(&fleet[0], 0, 10)];
-        let p = placement(
-            vec![
-                constraint(SpreadField::Region, 1, 1),
-                constraint(SpreadField::Cluster, 1, 1),
-            ],
-            divided(ReplicaDivisionPreference::Aggregated),
-        );
-        let got = apply(&p, &Division::Aggregated, 10, candidates, &no_previous()).unwrap();
-        assert_eq!(names(&got), ["eu-1"]);
     }
 }
