@@ -2,8 +2,9 @@
 //! stdout (summaries, diffs, explanations, JSON) or stderr (diagnostics,
 //! errors, notices, the spinner), goes through a [`Printer`]. It knows
 //! how output should look (colour, JSON, diagnostic style, progress), so
-//! the commands do not. Only its private `stdout` and `stderr` methods
-//! write.
+//! the commands do not. `print_stdout` and `print_stderr` are denied
+//! crate-wide (`Cargo.toml`); only its private `stdout` and `stderr`
+//! methods may use the print macros.
 
 use crate::cli::{Cli, ColorChoice, DiagnosticFormat};
 use crate::diag::{self, Diagnostics, Sources, Style};
