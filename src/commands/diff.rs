@@ -62,15 +62,12 @@ fn held_view(outcome: &pipeline::Outcome) -> crate::emit::Tree {
         .filter(|c| c.paused || !c.frozen.is_empty() || !c.shadow.is_empty())
     {
         let root = format!("clusters/{}/", cluster.name);
-        let frozen: Vec<String> = cluster
+        let frozen: Vec<String> = outcome
             .frozen
-            .iter()
-            .map(|k| {
-                format!(
-                    "{root}{}",
-                    crate::emit::file_of(k, &cluster.name, outcome.format)
-                )
-            })
+            .get(&cluster.name)
+            .into_iter()
+            .flatten()
+            .map(|path| format!("{root}{path}"))
             .collect();
         view.retain(|path, _| {
             let object = path.starts_with(&root) && !path.ends_with(crate::emit::KUSTOMIZATION);

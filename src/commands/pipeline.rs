@@ -14,7 +14,7 @@ use crate::load::{self, cache::Cache, previous, LoadOptions};
 use crate::model::inputs::Inputs;
 use crate::model::previous::PreviousRender;
 use crate::plan::{Plan, Scope};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
 /// One run of the pipeline, as a command asks for it: plain data resolved
@@ -43,6 +43,9 @@ pub struct Outcome {
     /// Files kept from the previous render without being read.
     pub kept: BTreeSet<String>,
     pub shadow: Tree,
+    /// Per cluster, the files of its frozen objects, from the cluster's
+    /// directory.
+    pub frozen: BTreeMap<String, Vec<String>>,
     pub format: Format,
     /// The `massPrune` settings of garrison.yaml, for a render built
     /// outside [`run`] (merged shards).
@@ -202,6 +205,7 @@ pub fn run(request: Request<'_>, printer: &Printer) -> Result<Outcome, Stop> {
         tree,
         kept,
         shadow,
+        frozen,
     } = match built {
         Ok(built) => built,
         Err(Halt::Refused) => {
@@ -239,6 +243,7 @@ pub fn run(request: Request<'_>, printer: &Printer) -> Result<Outcome, Stop> {
         tree,
         kept,
         shadow,
+        frozen,
         format,
         mass_prune: inputs.config.mass_prune.clone(),
         read: InputCounts {
@@ -265,6 +270,7 @@ struct Built {
     tree: Tree,
     kept: BTreeSet<String>,
     shadow: Tree,
+    frozen: BTreeMap<String, Vec<String>>,
 }
 
 /// Why [`plan_and_build`] stopped.
@@ -277,8 +283,9 @@ enum Halt {
 
 /// Plan `inputs` against `previous`, read the previous files the render
 /// compares or copies, build the tree. The one function of `commands` that
-/// calls into `plan` and into `emit`'s tree building, so that a change of
-/// their interface is met here alone. Faults are added to `diagnostics`.
+/// calls into `plan` and into `emit`'s tree building and file naming, so
+/// that a change of their interface is met here alone. Faults are added to
+/// `diagnostics`.
 fn plan_and_build(
     inputs: &Inputs,
     previous: &mut PreviousRender,
@@ -313,8 +320,18 @@ fn plan_and_build(
     }
     // Every warning of the run, loading included, is counted in the summary.
     plan.warnings = diagnostics.clone();
+    let frozen = plan
+        .clusters
+        .iter()
+        .filter(|cluster| !cluster.frozen.is_empty())
+        .map(|cluster| {
+            let files = cluster.frozen.iter();
+            let files = files.map(|key| emit::file_of(key, &cluster.name, format));
+            (cluster.name.clone(), files.collect())
+        })
+        .collect();
     if let Some(fetch) = fetch {
-        let wanted = compared_files(&plan, previous, format);
+        let wanted = compared_files(&plan, previous, &frozen);
         let files = fetch(&wanted).map_err(|error| {
             spinner.finish_and_clear();
             Halt::Failed(error.context("cannot read the previous render"))
@@ -338,6 +355,7 @@ fn plan_and_build(
         tree: built.tree,
         kept: built.kept,
         shadow,
+        frozen,
     })
 }
 
@@ -369,8 +387,13 @@ pub fn mass_prune(
 }
 
 /// The unread previous files a render compares or copies: those of paused
-/// clusters and held applications, and every file it writes anew.
-fn compared_files(plan: &Plan, previous: &PreviousRender, format: Format) -> Vec<String> {
+/// clusters and held applications (`frozen`, per cluster), and every file
+/// it writes anew.
+fn compared_files(
+    plan: &Plan,
+    previous: &PreviousRender,
+    frozen: &BTreeMap<String, Vec<String>>,
+) -> Vec<String> {
     let mut wanted = Vec::new();
     for cluster in &plan.clusters {
         let root = format!("clusters/{}/", cluster.name);
@@ -384,10 +407,7 @@ fn compared_files(plan: &Plan, previous: &PreviousRender, format: Format) -> Vec
             .chain(&cluster.shadow)
             .filter(|o| o.bytes.is_some())
             .map(|o| o.path.clone());
-        let frozen = cluster
-            .frozen
-            .iter()
-            .map(|key| emit::file_of(key, &cluster.name, format));
+        let frozen = frozen.get(&cluster.name).into_iter().flatten().cloned();
         let kustomization = std::iter::once(emit::KUSTOMIZATION.to_string());
         wanted.extend(
             written
