@@ -21,6 +21,9 @@
 //! to the next. Times are medians of `--runs`; the peak RSS of garrison comes from
 //! `/usr/bin/time -f %M` when present, else `getrusage(RUSAGE_CHILDREN)`.
 
+// A command-line tool: its timings are its output, on stdout.
+#![allow(clippy::print_stdout)]
+
 mod fleet;
 
 use std::path::{Path, PathBuf};

@@ -2,6 +2,9 @@
 //! `cargo bench --bench fleetgen -- --templates T --clusters C --out DIR [--seed S]`.
 //! Writes `DIR/garrison/` and `DIR/kustomize/` (see `benches/fleet/mod.rs`).
 
+// A command-line tool: what it made is reported on stdout.
+#![allow(clippy::print_stdout)]
+
 mod fleet;
 
 use std::path::PathBuf;

@@ -1,8 +1,9 @@
 //! The `garrison` binary: parse, run, map the outcome to an exit code.
+//! What went wrong is printed by `commands`, through its printer.
 
 use clap::Parser;
 use garrison::cli::Cli;
-use garrison::commands::{self, ExitStatus};
+use garrison::commands;
 use std::process::ExitCode;
 
 /// mimalloc: the render allocates and frees millions of small JSON nodes
@@ -13,13 +14,7 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 fn main() -> ExitCode {
     restore_sigpipe();
     let cli = Cli::parse();
-    match commands::run(&cli) {
-        Ok(status) => ExitCode::from(status.code()),
-        Err(error) => {
-            eprintln!("garrison: error: {error:#}");
-            ExitCode::from(ExitStatus::Error.code())
-        }
-    }
+    ExitCode::from(commands::run(&cli).code())
 }
 
 /// `garrison diff | head` must end quietly when `head` stops reading, as

@@ -1,38 +1,36 @@
 //! `garrison check`: is the stored render what the source renders to now?
 //! Exit 0 when current, 1 when stale, 2 on an error.
 
-use super::stored::Stored;
-use super::{pipeline, ExitStatus, Printer};
-use crate::cli::StoredArgs;
+use super::pipeline::{self, Purpose, Request};
+use super::printer::Printer;
+use super::settings::{CompareSettings, Prune};
+use super::{stored, ExitStatus, Stop};
+use crate::plan::Scope;
 
-pub fn run(args: &StoredArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
-    let stored = Stored::from_args(&args.stored);
-    let old = stored.read(&args.repo.repo)?;
-    let outcome = match pipeline::run(
-        &args.repo,
-        stored.skip(),
-        old.into(),
-        args.format.map(Into::into),
-        &crate::plan::Scope::All,
-        pipeline::Purpose::Compare {
-            prune: pipeline::Prune::Warn,
+pub fn run(settings: &CompareSettings, printer: &Printer) -> Result<ExitStatus, Stop> {
+    let old = stored::read(&settings.stored, &settings.repo.root)?;
+    let outcome = pipeline::run(
+        Request {
+            repo: &settings.repo,
+            skip: settings.stored.skip(),
+            previous: old.into(),
+            format: settings.format,
+            scope: Scope::All,
+            purpose: Purpose::Compare { prune: Prune::Warn },
         },
         printer,
-    ) {
-        Ok(outcome) => outcome,
-        Err(status) => return Ok(status),
-    };
+    )?;
     // Compared whole: nothing was kept or left unread.
     let current = outcome.unchanged();
     let summary = outcome.summary();
-    if printer.json {
+    if printer.json() {
         let value = serde_json::json!({ "current": current, "summary": summary });
-        println!("{}", serde_json::to_string_pretty(&value)?);
+        printer.out_json(&value)?;
     } else if current {
-        println!("current: the stored render is what the source renders to");
+        printer.out("current: the stored render is what the source renders to\n");
     } else {
-        print!("{}", summary.to_text());
-        println!("stale: render again to update the stored render");
+        printer.out(summary.to_text());
+        printer.out("stale: render again to update the stored render\n");
     }
     Ok(if current {
         ExitStatus::Success

@@ -1,49 +1,51 @@
 //! `garrison diff`: what a render would change, per cluster then as a
 //! unified diff (Secret values masked). Writes nothing.
 
-use super::stored::Stored;
-use super::{pipeline, ExitStatus, Printer};
-use crate::cli::DiffArgs;
-use crate::model::layout::{self, Layout};
+use super::pipeline::{self, Purpose, Request};
+use super::printer::Printer;
+use super::settings::{DiffSettings, Prune};
+use super::{stored, ExitStatus, Stop};
+use crate::model::layout;
+use crate::plan::Scope;
 use crate::report;
 
-pub fn run(args: &DiffArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
-    let stored = Stored::from_args(&args.stored.stored);
-    let repo = &args.stored.repo.repo;
-    let old = stored.read(repo)?;
-    let outcome = match pipeline::run(
-        &args.stored.repo,
-        stored.skip(),
-        old.into(),
-        args.stored.format.map(Into::into),
-        &crate::plan::Scope::All,
-        pipeline::Purpose::Render {
-            reuse: true,
-            prune: pipeline::Prune::Warn,
+pub fn run(settings: &DiffSettings, printer: &Printer) -> Result<ExitStatus, Stop> {
+    let compare = &settings.compare;
+    let old = stored::read(&compare.stored, &compare.repo.root)?;
+    let outcome = pipeline::run(
+        Request {
+            repo: &compare.repo,
+            skip: compare.stored.skip(),
+            previous: old.into(),
+            format: compare.format,
+            scope: Scope::All,
+            purpose: Purpose::Render {
+                reuse: true,
+                prune: Prune::Warn,
+            },
         },
         printer,
-    ) {
-        Ok(outcome) => outcome,
-        Err(status) => return Ok(status),
-    };
+    )?;
     let summary = outcome.summary();
-    let diff = report::unified_diff(&outcome.previous.files, &outcome.tree, printer.color);
-    let held = report::unified_diff(&outcome.previous.files, &held_view(&outcome), printer.color);
-    if printer.json {
+    let color = printer.color();
+    let diff = report::unified_diff(&outcome.previous.files, &outcome.tree, color);
+    let held = report::unified_diff(&outcome.previous.files, &held_view(&outcome), color);
+    if printer.json() {
         let value = serde_json::json!({ "summary": summary, "diff": diff, "heldBack": held });
-        println!("{}", serde_json::to_string_pretty(&value)?);
+        printer.out_json(&value)?;
     } else {
-        print!("{}", summary.to_text());
+        printer.out(summary.to_text());
         if !diff.is_empty() {
-            println!();
-            print!("{diff}");
+            printer.out("\n");
+            printer.out(&diff);
         }
         if !held.is_empty() {
-            println!("\nheld back on paused or suspended clusters (applied when the hold ends):");
-            print!("{held}");
+            printer
+                .out("\nheld back on paused or suspended clusters (applied when the hold ends):\n");
+            printer.out(&held);
         }
     }
-    Ok(if args.exit_code && summary.changed() {
+    Ok(if settings.exit_code && summary.changed() {
         ExitStatus::Changes
     } else {
         ExitStatus::Success
@@ -61,10 +63,12 @@ fn held_view(outcome: &pipeline::Outcome) -> layout::Tree {
         .filter(|c| c.paused || !c.frozen.is_empty() || !c.shadow.is_empty())
     {
         let root = layout::cluster_dir(&cluster.name);
-        let frozen: Vec<String> = cluster
+        let frozen: Vec<String> = outcome
             .frozen
-            .iter()
-            .map(|k| Layout::new(outcome.format).cluster_object(k, &cluster.name))
+            .get(&cluster.name)
+            .into_iter()
+            .flatten()
+            .map(|path| layout::in_cluster(&cluster.name, path))
             .collect();
         view.retain(|path, _| {
             let object = path.starts_with(&root) && !path.ends_with(layout::KUSTOMIZATION);

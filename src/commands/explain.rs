@@ -1,41 +1,42 @@
 //! `garrison explain KIND/NAMESPACE/NAME`: one application's decisions.
 
-use super::stored::Stored;
-use super::{pipeline, ExitStatus, Printer};
-use crate::cli::ExplainArgs;
+use super::pipeline::{self, Purpose, Request};
+use super::printer::Printer;
+use super::settings::ExplainSettings;
+use super::{stored, ExitStatus, Stop};
+use crate::plan::Scope;
 use crate::report::explain;
 
-pub fn run(args: &ExplainArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
-    let stored = match (&args.out, &args.branch) {
-        (_, Some(branch)) => Some(Stored::Branch(branch.clone())),
-        (Some(out), None) => Some(Stored::Dir(out.clone())),
-        (None, None) => None,
-    };
-    let old = match &stored {
-        Some(s) => s.read(&args.repo.repo)?,
+pub fn run(settings: &ExplainSettings, printer: &Printer) -> Result<ExitStatus, Stop> {
+    let old = match &settings.stored {
+        Some(s) => stored::read(s, &settings.repo.root)?,
         None => Default::default(),
     };
-    let skip = stored.as_ref().map(Stored::skip).unwrap_or_default();
-    let outcome = match pipeline::run(
-        &args.repo,
-        skip,
-        old.into(),
-        None,
-        &crate::plan::Scope::All,
-        pipeline::Purpose::Explain,
+    let skip = settings
+        .stored
+        .as_ref()
+        .map(|s| s.skip())
+        .unwrap_or_default();
+    let outcome = pipeline::run(
+        Request {
+            repo: &settings.repo,
+            skip,
+            previous: old.into(),
+            format: None,
+            scope: Scope::All,
+            purpose: Purpose::Explain,
+        },
         printer,
-    ) {
-        Ok(outcome) => outcome,
-        Err(status) => return Ok(status),
-    };
-    let found = explain::find(&outcome.plan, &args.object);
+    )?;
+    let object = &settings.object;
+    let found = explain::find(&outcome.plan, object);
     match found.as_slice() {
         [app] => {
             let explanation = explain::explain(app);
-            if printer.json {
-                println!("{}", serde_json::to_string_pretty(&explanation)?);
+            if printer.json() {
+                printer.out_json(&explanation)?;
             } else {
-                print!("{}", explanation.to_text());
+                printer.out(explanation.to_text());
             }
             Ok(ExitStatus::Success)
         }
@@ -44,29 +45,26 @@ pub fn run(args: &ExplainArgs, printer: &Printer) -> anyhow::Result<ExitStatus> 
                 .plan
                 .unclaimed
                 .iter()
-                .any(|k| k.to_string().eq_ignore_ascii_case(&args.object));
+                .any(|k| k.to_string().eq_ignore_ascii_case(object));
             if unclaimed {
-                eprintln!(
-                    "garrison: `{}` is in the source but no policy or binding propagates it",
-                    args.object
-                );
+                printer.notice(format_args!(
+                    "`{object}` is in the source but no policy or binding propagates it"
+                ));
             } else {
-                eprintln!(
-                    "garrison: no application `{}`; write KIND/NAMESPACE/NAME, or KIND/NAME for cluster-scoped objects",
-                    args.object
-                );
+                printer.notice(format_args!(
+                    "no application `{object}`; write KIND/NAMESPACE/NAME, or KIND/NAME for cluster-scoped objects"
+                ));
             }
             Ok(ExitStatus::Error)
         }
         many => {
             let versions: Vec<&str> = many.iter().map(|a| a.key.api_version.as_str()).collect();
-            eprintln!(
-                "garrison: `{}` names objects of several API groups ({}); all are listed:",
-                args.object,
+            printer.notice(format_args!(
+                "`{object}` names objects of several API groups ({}); all are listed:",
                 versions.join(", ")
-            );
+            ));
             for app in many {
-                print!("{}", explain::explain(app).to_text());
+                printer.out(explain::explain(app).to_text());
             }
             Ok(ExitStatus::Success)
         }

@@ -1,18 +1,40 @@
 //! The steps every command shares: read the previous render, load the
 //! source, plan, build the tree. One place, so `render`, `diff`, `check` and
-//! `explain` can never disagree about what a render would produce.
+//! `explain` can never disagree about what a render would produce. A
+//! command describes the run it wants as a [`Request`]; the calls into
+//! `plan` and into `emit`'s tree building are all in [`plan_and_build`].
 
-use super::{ExitStatus, Printer};
-use crate::cli::RepoArgs;
+use super::printer::Printer;
+use super::settings::{Prune, RepoSettings};
+use super::{ExitStatus, Stop};
 use crate::diag::{Diagnostic, Diagnostics, Severity};
 use crate::emit;
 use crate::load::config::MassPruneConfig;
 use crate::load::{self, cache::Cache, previous, LoadOptions};
+use crate::model::inputs::Inputs;
 use crate::model::layout::{self, Format, Layout, Tree};
 use crate::model::previous::PreviousRender;
-use crate::plan::Plan;
-use std::collections::BTreeSet;
+use crate::plan::{Plan, Scope};
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
+
+/// One run of the pipeline, as a command asks for it: plain data resolved
+/// from the command line (and the stored render the command read).
+pub struct Request<'a> {
+    /// The source repository, its parse cache, and whether warnings refuse
+    /// the run (`--strict`).
+    pub repo: &'a RepoSettings,
+    /// Directories the source walk skips: a render directory inside the
+    /// repository.
+    pub skip: Vec<PathBuf>,
+    /// The stored render planned against.
+    pub previous: Previous<'a>,
+    /// The output format; `None` takes the one the previous render records.
+    pub format: Option<Format>,
+    /// Which clusters get objects rendered.
+    pub scope: Scope,
+    pub purpose: Purpose,
+}
 
 /// Everything a render decided, before anything is written.
 pub struct Outcome {
@@ -22,6 +44,9 @@ pub struct Outcome {
     /// Files kept from the previous render without being read.
     pub kept: BTreeSet<String>,
     pub shadow: Tree,
+    /// Per cluster, the files of its frozen objects, from the cluster's
+    /// directory.
+    pub frozen: BTreeMap<String, Vec<String>>,
     pub format: Format,
     /// The `massPrune` settings of garrison.yaml, for a render built
     /// outside [`run`] (merged shards).
@@ -51,18 +76,6 @@ pub enum Purpose {
     Explain,
 }
 
-/// What [`run`] does about a render that would remove most of the previous
-/// one ([`crate::prune`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Prune {
-    /// Refuse it (error G0603): a render about to be stored.
-    Refuse,
-    /// Say so (warning G0603): a command that shows what a render would do.
-    Warn,
-    /// Do not look: `--allow-mass-prune`, or nothing is stored from this run.
-    Allow,
-}
-
 impl Purpose {
     fn prune(self) -> Prune {
         match self {
@@ -73,8 +86,8 @@ impl Purpose {
 }
 
 /// The previous render as handed to [`run`]: every file read, or (for a
-/// reusing render into a directory) only the bindings and the marker, the
-/// other files listed in `unread` and read on demand by `fetch`.
+/// reusing render) only the bindings and the marker, the other files
+/// listed in `unread` and read on demand by `fetch`.
 pub struct Previous<'a> {
     pub files: Tree,
     pub unread: BTreeSet<String>,
@@ -132,35 +145,38 @@ pub fn recorded_format(tree: &Tree) -> Option<Format> {
     }
 }
 
-/// Load `repo`, plan against the previous render, build the new tree. Input
-/// faults are printed and become `Err(ExitStatus::Error)`; so do warnings
-/// with `--strict`, and a mass prune when the purpose refuses one. With
-/// `reuse`, files of unchanged applications are kept from the previous
-/// render instead of rendered again ([`crate::reuse`]). Files parsed by an
-/// earlier run come from the parse cache ([`crate::load::cache`]).
-pub fn run(
-    repo: &RepoArgs,
-    skip: Vec<PathBuf>,
-    stored: Previous<'_>,
-    format: Option<Format>,
-    scope: &crate::plan::Scope,
-    purpose: Purpose,
-    printer: &Printer,
-) -> Result<Outcome, ExitStatus> {
-    // The one place `--strict` applies: whatever a command does, it has
-    // loaded and planned here first.
-    let judged = |diagnostics: Diagnostics| {
-        if printer.strict {
-            diagnostics.strict()
-        } else {
-            diagnostics
-        }
-    };
+/// `diagnostics` as `--strict` takes them: every warning an error.
+fn judged(strict: bool, diagnostics: Diagnostics) -> Diagnostics {
+    if strict {
+        diagnostics.strict()
+    } else {
+        diagnostics
+    }
+}
+
+/// Load the repository, plan against the previous render, build the new
+/// tree. Input faults are printed and stop the run with
+/// [`ExitStatus::Error`]; so do warnings with `--strict`, and a mass prune
+/// when the purpose refuses one. With `reuse`, files of unchanged
+/// applications are kept from the previous render instead of rendered
+/// again ([`crate::reuse`]). Files parsed by an earlier run come from the
+/// parse cache ([`crate::load::cache`]).
+pub fn run(request: Request<'_>, printer: &Printer) -> Result<Outcome, Stop> {
+    let Request {
+        repo,
+        skip,
+        previous: stored,
+        format,
+        scope,
+        purpose,
+    } = request;
     let spinner = printer.spinner();
     spinner.set_message("loading the repository");
-    let cache = Cache::open_in(repo.cache().as_deref());
-    let (inputs, diagnostics) = load::load_repository(&repo.repo, &LoadOptions { skip }, &cache);
-    let mut diagnostics = judged(diagnostics);
+    let cache = Cache::open_in(repo.cache.as_deref());
+    let (inputs, diagnostics) = load::load_repository(&repo.root, &LoadOptions { skip }, &cache);
+    // The one place `--strict` applies: whatever a command does, it has
+    // loaded and planned here first.
+    let mut diagnostics = judged(repo.strict, diagnostics);
     spinner.set_message(format!(
         "planning {} templates on {} clusters",
         inputs.templates.len(),
@@ -169,7 +185,7 @@ pub fn run(
     if diagnostics.has_errors() {
         let _ = cache.save();
         printer.diagnostics(&diagnostics, &inputs.sources);
-        return Err(ExitStatus::Error);
+        return Err(Stop::Exit(ExitStatus::Error));
     }
     let format = format
         .or_else(|| recorded_format(&stored.files))
@@ -177,52 +193,27 @@ pub fn run(
     let mut previous = previous::from_partial(stored.files, stored.unread, &cache);
     // Only speed is lost when the cache cannot be written: not worth a warning.
     let _ = cache.save();
-    let options = crate::plan::Options {
-        scope: scope.clone(),
+    let planning = Planning {
+        scope,
         format,
-        reuse: matches!(purpose, Purpose::Render { reuse: true, .. }),
-        record_overrides: purpose == Purpose::Explain,
+        purpose,
+        strict: repo.strict,
+        fetch: stored.fetch,
     };
-    let mut plan = match crate::plan::plan_with(&inputs, &previous, &options) {
-        Ok(plan) => plan,
-        Err(errors) => {
-            diagnostics.extend(judged(errors));
-            printer.diagnostics(&diagnostics, &inputs.sources);
-            return Err(ExitStatus::Error);
-        }
-    };
-    diagnostics.extend(judged(plan.warnings.clone()));
-    if diagnostics.has_errors() {
-        spinner.finish_and_clear();
-        printer.diagnostics(&diagnostics, &inputs.sources);
-        return Err(ExitStatus::Error);
-    }
-    // Every warning of the run, loading included, is counted in the summary.
-    plan.warnings = diagnostics.clone();
-    if let Some(fetch) = stored.fetch {
-        let wanted = compared_files(&plan, &previous, format);
-        match fetch(&wanted) {
-            Ok(files) => {
-                for (path, bytes) in files {
-                    previous.unread.remove(&path);
-                    previous.files.insert(path, bytes);
-                }
-            }
-            Err(error) => {
-                spinner.finish_and_clear();
-                eprintln!("garrison: error: cannot read the previous render: {error:#}");
-                return Err(ExitStatus::Error);
-            }
-        }
-    }
-    spinner.set_message("building the output tree");
-    let built = match emit::build_tree(&mut plan, &previous, format) {
+    let built = plan_and_build(&inputs, &mut previous, planning, &mut diagnostics, &spinner);
+    let Built {
+        mut plan,
+        tree,
+        kept,
+        shadow,
+        frozen,
+    } = match built {
         Ok(built) => built,
-        Err(errors) => {
-            diagnostics.extend(errors);
+        Err(Halt::Refused) => {
             printer.diagnostics(&diagnostics, &inputs.sources);
-            return Err(ExitStatus::Error);
+            return Err(Stop::Exit(ExitStatus::Error));
         }
+        Err(Halt::Failed(error)) => return Err(Stop::Failed(error)),
     };
     spinner.finish_and_clear();
     let severity = match purpose.prune() {
@@ -231,26 +222,29 @@ pub fn run(
         Prune::Allow => None,
     };
     if let Some(severity) = severity {
-        let built = (&built.tree, &built.kept);
-        if let Some(diagnostic) =
-            mass_prune(&plan, &previous, built, &inputs.config.mass_prune, severity)
-        {
-            let diagnostic = judged(Diagnostics(vec![diagnostic]));
+        if let Some(diagnostic) = mass_prune(
+            &plan,
+            &previous,
+            (&tree, &kept),
+            &inputs.config.mass_prune,
+            severity,
+        ) {
+            let diagnostic = judged(repo.strict, Diagnostics(vec![diagnostic]));
             plan.warnings.extend(diagnostic.clone());
             diagnostics.extend(diagnostic);
         }
     }
     printer.diagnostics(&diagnostics, &inputs.sources);
     if diagnostics.has_errors() {
-        return Err(ExitStatus::Error);
+        return Err(Stop::Exit(ExitStatus::Error));
     }
-    let shadow = emit::shadow_tree(&plan);
     Ok(Outcome {
         plan,
         previous,
-        tree: built.tree,
-        kept: built.kept,
+        tree,
+        kept,
         shadow,
+        frozen,
         format,
         mass_prune: inputs.config.mass_prune.clone(),
         read: InputCounts {
@@ -259,6 +253,110 @@ pub fn run(
             override_policies: inputs.override_policies.len(),
             clusters: inputs.clusters.len(),
         },
+    })
+}
+
+/// What [`plan_and_build`] needs of a [`Request`], resolved.
+struct Planning<'a> {
+    scope: Scope,
+    format: Format,
+    purpose: Purpose,
+    strict: bool,
+    fetch: Option<&'a Fetch<'a>>,
+}
+
+/// The plan and the trees built from it.
+struct Built {
+    plan: Plan,
+    tree: Tree,
+    kept: BTreeSet<String>,
+    shadow: Tree,
+    frozen: BTreeMap<String, Vec<String>>,
+}
+
+/// Why [`plan_and_build`] stopped.
+enum Halt {
+    /// The inputs were refused; `diagnostics` says why.
+    Refused,
+    /// The previous render could not be read.
+    Failed(anyhow::Error),
+}
+
+/// Plan `inputs` against `previous`, read the previous files the render
+/// compares or copies, build the tree. The one function of `commands` that
+/// calls into `plan` and into `emit`'s tree building and file naming, so
+/// that a change of their interface is met here alone. Faults are added to
+/// `diagnostics`.
+fn plan_and_build(
+    inputs: &Inputs,
+    previous: &mut PreviousRender,
+    planning: Planning<'_>,
+    diagnostics: &mut Diagnostics,
+    spinner: &indicatif::ProgressBar,
+) -> Result<Built, Halt> {
+    let Planning {
+        scope,
+        format,
+        purpose,
+        strict,
+        fetch,
+    } = planning;
+    let options = crate::plan::Options {
+        scope,
+        format,
+        reuse: matches!(purpose, Purpose::Render { reuse: true, .. }),
+        record_overrides: purpose == Purpose::Explain,
+    };
+    let mut plan = match crate::plan::plan_with(inputs, previous, &options) {
+        Ok(plan) => plan,
+        Err(errors) => {
+            diagnostics.extend(judged(strict, errors));
+            return Err(Halt::Refused);
+        }
+    };
+    diagnostics.extend(judged(strict, plan.warnings.clone()));
+    if diagnostics.has_errors() {
+        spinner.finish_and_clear();
+        return Err(Halt::Refused);
+    }
+    // Every warning of the run, loading included, is counted in the summary.
+    plan.warnings = diagnostics.clone();
+    let frozen = plan
+        .clusters
+        .iter()
+        .filter(|cluster| !cluster.frozen.is_empty())
+        .map(|cluster| {
+            let files = cluster.frozen.iter();
+            let files = files.map(|key| Layout::new(format).object(key, &cluster.name));
+            (cluster.name.clone(), files.collect())
+        })
+        .collect();
+    if let Some(fetch) = fetch {
+        let wanted = compared_files(&plan, previous, &frozen);
+        let files = fetch(&wanted).map_err(|error| {
+            spinner.finish_and_clear();
+            Halt::Failed(error.context("cannot read the previous render"))
+        })?;
+        for (path, bytes) in files {
+            previous.unread.remove(&path);
+            previous.files.insert(path, bytes);
+        }
+    }
+    spinner.set_message("building the output tree");
+    let built = match emit::build_tree(&mut plan, previous, format) {
+        Ok(built) => built,
+        Err(errors) => {
+            diagnostics.extend(errors);
+            return Err(Halt::Refused);
+        }
+    };
+    let shadow = emit::shadow_tree(&plan);
+    Ok(Built {
+        plan,
+        tree: built.tree,
+        kept: built.kept,
+        shadow,
+        frozen,
     })
 }
 
@@ -290,8 +388,13 @@ pub fn mass_prune(
 }
 
 /// The unread previous files a render compares or copies: those of paused
-/// clusters and held applications, and every file it writes anew.
-fn compared_files(plan: &Plan, previous: &PreviousRender, format: Format) -> Vec<String> {
+/// clusters and held applications (`frozen`, per cluster), and every file
+/// it writes anew.
+fn compared_files(
+    plan: &Plan,
+    previous: &PreviousRender,
+    frozen: &BTreeMap<String, Vec<String>>,
+) -> Vec<String> {
     let mut wanted = Vec::new();
     for cluster in &plan.clusters {
         if cluster.paused {
@@ -304,10 +407,7 @@ fn compared_files(plan: &Plan, previous: &PreviousRender, format: Format) -> Vec
             .chain(&cluster.shadow)
             .filter(|o| o.bytes.is_some())
             .map(|o| o.path.clone());
-        let frozen = cluster
-            .frozen
-            .iter()
-            .map(|key| Layout::new(format).object(key, &cluster.name));
+        let frozen = frozen.get(&cluster.name).into_iter().flatten().cloned();
         let kustomization = std::iter::once(layout::KUSTOMIZATION.to_string());
         wanted.extend(
             written

@@ -1,37 +1,20 @@
 //! Rendering past one machine: `render --shard K/N --shard-dir DIR` renders
 //! shard K's clusters (every N-th cluster in name order) against the stored
-//! render; `render --merge-shards DIR...` checks that the shards come from
-//! the same stored render and cover 1..N once each, combines them, and
-//! writes or commits the result like any render. Scheduling is global, so
-//! every shard computes the same bindings; they must agree byte for byte.
+//! render; `render --merge-shards DIR...` reads the shards back through
+//! [`combine`], which checks that they come from the same stored render and
+//! cover 1..N once each. Scheduling is global, so every shard computes the
+//! same bindings; they must agree byte for byte.
 
-use super::stored::Stored;
-use super::{pipeline, ExitStatus, Printer};
-use crate::cli::RenderArgs;
-use crate::diag::{Diagnostics, Severity, Sources};
+use super::pipeline::{self, Purpose, Request};
+use super::printer::Printer;
+use super::settings::{Prune, RenderSettings, Stored, Verbosity};
+use super::{stored, ExitStatus, Stop};
 use crate::emit::write;
 use crate::model::layout::{Tree, MARKER_FILE};
 use crate::plan::Scope;
 use crate::report;
 use anyhow::{bail, Context};
-use std::path::Path;
-
-/// The stored render a shard or merge works against: its tree and (for a branch) its tip.
-fn stored(args: &RenderArgs) -> anyhow::Result<(Stored, Option<String>, Tree)> {
-    let stored = Stored::from_args(&args.target);
-    match &stored {
-        Stored::Branch(branch) => {
-            let found = crate::git::read_branch(&args.repo.repo, branch)
-                .with_context(|| format!("cannot read branch `{branch}`"))?;
-            let (tip, tree) = found.map(|s| (Some(s.commit), s.tree)).unwrap_or_default();
-            Ok((stored, tip, tree))
-        }
-        Stored::Dir(dir) => {
-            let tree = write::read_tree(dir).context("cannot read the previous render")?;
-            Ok((stored, None, tree))
-        }
-    }
-}
+use std::path::{Path, PathBuf};
 
 fn shard_marker(
     index: usize,
@@ -54,45 +37,46 @@ fn shard_marker(
     bytes
 }
 
-pub fn render_shard(
-    args: &RenderArgs,
-    index: usize,
-    count: usize,
+/// Render shard `index` of `count` into `dir`, against the render stored
+/// at `base`. The shard records the base's tip, so that the merge can
+/// refuse shards of different bases.
+pub fn render(
+    settings: &RenderSettings,
+    (index, count): (usize, usize),
     dir: &Path,
+    base: &Stored,
     printer: &Printer,
-) -> anyhow::Result<ExitStatus> {
-    let _lock = write::lock(dir)?;
+) -> Result<ExitStatus, Stop> {
+    let _lock = stored::lock(dir)?;
     // The previous render is read as `diff` reads it: under the shared
     // lock, never half of an update (`merge` holds the exclusive one).
-    let previous = match &args.target.out {
-        Some(out) if out.exists() => Some(write::lock_shared(out)?),
+    let previous = match base {
+        Stored::Dir(out) if out.exists() => Some(stored::lock_shared(out)?),
         _ => None,
     };
-    let (stored, base, old_tree) = stored(args)?;
+    let stored::Base { tip, tree } = stored::read_base(base, &settings.repo.root)?;
     drop(previous);
-    let mut skip = stored.skip();
+    let mut skip = base.skip();
     skip.push(dir.to_path_buf());
-    let scope = Scope::Shard { index, count };
-    let outcome = match pipeline::run(
-        &args.repo,
-        skip,
-        old_tree.into(),
-        Some(args.format.into()),
-        &scope,
-        // The merge judges what is removed, once, from every shard.
-        pipeline::Purpose::Render {
-            reuse: !args.rebuild,
-            prune: pipeline::Prune::Allow,
+    let outcome = pipeline::run(
+        Request {
+            repo: &settings.repo,
+            skip,
+            previous: tree.into(),
+            format: Some(settings.format),
+            scope: Scope::Shard { index, count },
+            // The merge judges what is removed, once, from every shard.
+            purpose: Purpose::Render {
+                reuse: settings.reuse,
+                prune: Prune::Allow,
+            },
         },
         printer,
-    ) {
-        Ok(outcome) => outcome,
-        Err(status) => return Ok(status),
-    };
+    )?;
     let mut tree = outcome.tree;
     tree.insert(
         MARKER_FILE.to_string(),
-        shard_marker(index, count, base.as_deref(), outcome.format),
+        shard_marker(index, count, tip.as_deref(), outcome.format),
     );
     write::write_tree(dir, &tree, &Tree::new())
         .with_context(|| format!("cannot write shard {index}/{count} to `{}`", dir.display()))?;
@@ -104,7 +88,7 @@ pub fn render_shard(
         &outcome.shadow,
         outcome.format,
     );
-    printer.summary(&summary, args.quiet);
+    printer.summary(&summary, settings.verbosity == Verbosity::Quiet)?;
     Ok(ExitStatus::Success)
 }
 
@@ -146,16 +130,15 @@ fn shard_info(dir: &Path, tree: &Tree) -> anyhow::Result<ShardInfo> {
     }
 }
 
-pub fn merge(args: &RenderArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
-    let _lock = match &args.target.out {
-        Some(out) => Some(write::lock(out)?),
-        None => None,
-    };
-    let (stored, tip, old_tree) = stored(args)?;
+/// The files of the shard directories `shards`, combined. Refused unless
+/// they are cut from one fleet into the same number of parts, were
+/// rendered against `tip` (the stored render's), cover every part once
+/// and agree on every file they share (the bindings).
+pub fn combine(shards: &[PathBuf], tip: Option<&str>) -> anyhow::Result<Tree> {
     let mut merged = Tree::new();
     let mut seen: Vec<usize> = Vec::new();
     let mut count = None;
-    for dir in &args.merge_shards {
+    for dir in shards {
         let tree = write::read_tree(dir)
             .with_context(|| format!("cannot read shard `{}`", dir.display()))?;
         let info = shard_info(dir, &tree)?;
@@ -168,12 +151,12 @@ pub fn merge(args: &RenderArgs, printer: &Printer) -> anyhow::Result<ExitStatus>
                 count.unwrap_or(0)
             );
         }
-        if info.base != tip {
+        if info.base.as_deref() != tip {
             bail!(
                 "`{}` was rendered against {}, but the stored render is now at {}; render the shards again",
                 dir.display(),
                 info.base.as_deref().unwrap_or("no previous render"),
-                tip.as_deref().unwrap_or("no previous render")
+                tip.unwrap_or("no previous render")
             );
         }
         if seen.contains(&info.index) {
@@ -200,63 +183,5 @@ pub fn merge(args: &RenderArgs, printer: &Printer) -> anyhow::Result<ExitStatus>
             missing.join(", ")
         );
     }
-    // The summary needs the plan's view of pauses and forts, not its objects.
-    let outcome = match pipeline::run(
-        &args.repo,
-        stored.skip(),
-        old_tree.into(),
-        Some(args.format.into()),
-        &Scope::ScheduleOnly,
-        pipeline::Purpose::Compare {
-            prune: pipeline::Prune::Allow,
-        },
-        printer,
-    ) {
-        Ok(outcome) => outcome,
-        Err(status) => return Ok(status),
-    };
-    if super::render::prune(args) == pipeline::Prune::Refuse {
-        let none = Default::default();
-        if let Some(refusal) = pipeline::mass_prune(
-            &outcome.plan,
-            &outcome.previous,
-            (&merged, &none),
-            &outcome.mass_prune,
-            Severity::Error,
-        ) {
-            printer.diagnostics(&Diagnostics(vec![refusal]), &Sources::default());
-            return Ok(ExitStatus::Error);
-        }
-    }
-    merged.insert(
-        MARKER_FILE.to_string(),
-        outcome.tree.get(MARKER_FILE).cloned().unwrap_or_default(),
-    );
-    let summary = report::Summary::new(
-        &outcome.plan,
-        &outcome.previous,
-        &merged,
-        &outcome.kept,
-        &Tree::new(),
-        outcome.format,
-    );
-    match stored {
-        Stored::Dir(out) => {
-            if summary.changed() || !out.exists() {
-                write::write_tree(&out, &merged, &outcome.previous.files)
-                    .with_context(|| format!("cannot write the render to `{}`", out.display()))?;
-            }
-            super::render::finish(args, printer, &summary, None, None, None)?;
-            Ok(ExitStatus::Success)
-        }
-        Stored::Branch(branch) => super::render::commit_merged(
-            args,
-            &branch,
-            (tip, &outcome.previous.files),
-            merged,
-            &summary,
-            outcome.format,
-            printer,
-        ),
-    }
+    Ok(merged)
 }

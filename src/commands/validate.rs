@@ -2,32 +2,34 @@
 //! planned and built in memory, so that validate refuses what `render` would
 //! refuse; nothing is written.
 
-use super::{pipeline, ExitStatus, Printer};
-use crate::cli::RepoArgs;
+use super::pipeline::{self, Purpose, Request};
+use super::printer::Printer;
+use super::settings::{Prune, RepoSettings};
+use super::{ExitStatus, Stop};
+use crate::plan::Scope;
 
-pub fn run(args: &RepoArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
-    let outcome = match pipeline::run(
-        args,
-        Vec::new(),
-        crate::model::layout::Tree::new().into(),
-        None,
-        &crate::plan::Scope::All,
-        pipeline::Purpose::Compare {
-            prune: pipeline::Prune::Allow,
+pub fn run(repo: &RepoSettings, printer: &Printer) -> Result<ExitStatus, Stop> {
+    let outcome = pipeline::run(
+        Request {
+            repo,
+            skip: Vec::new(),
+            previous: crate::model::layout::Tree::new().into(),
+            format: None,
+            scope: Scope::All,
+            purpose: Purpose::Compare {
+                prune: Prune::Allow,
+            },
         },
         printer,
-    ) {
-        Ok(outcome) => outcome,
-        Err(status) => return Ok(status),
-    };
+    )?;
     let read = outcome.read;
-    println!(
-        "{} templates, {} propagation policies, {} override policies, {} clusters: valid ({} warning(s))",
+    printer.out(format_args!(
+        "{} templates, {} propagation policies, {} override policies, {} clusters: valid ({} warning(s))\n",
         read.templates,
         read.propagation_policies,
         read.override_policies,
         read.clusters,
         outcome.plan.warnings.warnings()
-    );
+    ));
     Ok(ExitStatus::Success)
 }

@@ -156,6 +156,8 @@ fn render_branch(repo: &Path, extra: &[String]) -> std::process::Command {
 
 #[test]
 fn bad_input_is_refused_and_nothing_is_written() {
+    // A case directory without `repo/` fails here: the glob would skip it.
+    crate::support::cases(&testdata().join("bad-input"), &[]);
     let branch = BranchRender::new();
     insta::glob!("../../testdata/bad-input", "*/repo", |repo| {
         let case_dir = repo.parent().unwrap_or(Path::new("."));

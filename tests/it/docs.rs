@@ -19,7 +19,10 @@
 //! - a block right after `<!-- stdout -->` must equal what the last command
 //!   printed on stdout.
 //!
-//! A command must exit 0 unless its line ends with `# exit N`.
+//! A command must exit 0 unless its line ends with `# exit N`. A page must
+//! run at least one command, unless [`WITHOUT_COMMANDS`] lists it: a page
+//! whose every block is skipped, or a parser that no longer finds its
+//! blocks, would otherwise pass without testing anything.
 
 use crate::support::testdata;
 use std::fmt::Write as _;
@@ -254,19 +257,57 @@ impl Session {
     }
 }
 
-/// Run one Markdown file; failures and skipped lines are appended to the reports.
-fn run_doc(doc: &Path, failures: &mut String, skipped: &mut String) {
-    let name = doc
-        .strip_prefix(env!("CARGO_MANIFEST_DIR"))
+/// The pages with no command the docs test runs, by path from the
+/// repository root: prose and YAML, or (`performance.md`) benchmarks run
+/// with `cargo bench`, which the docs test does not run.
+const WITHOUT_COMMANDS: &[&str] = &[
+    "docs/concepts.md",
+    "docs/delivery.md",
+    "docs/kustomize-comparison.md",
+    "docs/performance.md",
+    "docs/reliability.md",
+    "docs/sharding.md",
+];
+
+/// Run one Markdown file and check that it ran a command, or is listed in
+/// [`WITHOUT_COMMANDS`] and ran none; failures and skipped lines are
+/// appended to the reports.
+fn run_page(doc: &Path, failures: &mut String, skipped: &mut String) {
+    let name = page_name(doc);
+    let ran = run_doc(doc, failures, skipped);
+    let listed = WITHOUT_COMMANDS.contains(&name.as_str());
+    if ran == 0 && !listed {
+        let _ = writeln!(
+            failures,
+            "{name}: no command was run (every block was skipped, or none was found); run one, or list the page in WITHOUT_COMMANDS"
+        );
+    } else if ran > 0 && listed {
+        let _ = writeln!(
+            failures,
+            "{name}: {ran} command(s) were run; take the page off WITHOUT_COMMANDS"
+        );
+    }
+}
+
+/// `doc`'s path from the repository root.
+fn page_name(doc: &Path) -> String {
+    doc.strip_prefix(env!("CARGO_MANIFEST_DIR"))
         .unwrap_or(doc)
         .display()
-        .to_string();
+        .to_string()
+}
+
+/// Run one Markdown file; failures and skipped lines are appended to the
+/// reports. Returns how many commands were run.
+fn run_doc(doc: &Path, failures: &mut String, skipped: &mut String) -> usize {
+    let name = page_name(doc);
     let text = match std::fs::read_to_string(doc) {
         Ok(text) => text,
         Err(e) => panic!("cannot read {name}: {e}"),
     };
     let dir = crate::support::temp();
     let mut session = Session::new(dir.path());
+    let mut ran = 0;
     for block in blocks(&text) {
         match &block.directive {
             Some(Directive::File(path)) => {
@@ -294,7 +335,7 @@ fn run_doc(doc: &Path, failures: &mut String, skipped: &mut String) {
                         "{name}:{}: the output shown differs from what the command printed:\n--- shown\n{}--- printed\n{}",
                         block.line, block.body, session.last_stdout
                     );
-                    return;
+                    return ran;
                 }
                 continue;
             }
@@ -318,6 +359,7 @@ fn run_doc(doc: &Path, failures: &mut String, skipped: &mut String) {
                     continue;
                 }
                 let output = session.bash(part);
+                ran += 1;
                 let want = if last { expected } else { 0 };
                 if output.status.code() != Some(want) {
                     let _ = writeln!(
@@ -328,11 +370,12 @@ fn run_doc(doc: &Path, failures: &mut String, skipped: &mut String) {
                         String::from_utf8_lossy(&output.stdout),
                         String::from_utf8_lossy(&output.stderr)
                     );
-                    return;
+                    return ran;
                 }
             }
         }
     }
+    ran
 }
 
 /// The Markdown files whose examples are run: the README and every `docs/*.md`.
@@ -357,7 +400,7 @@ fn every_shell_example_in_the_docs_runs() {
     let mut failures = String::new();
     let mut skipped = String::new();
     for doc in documents() {
-        run_doc(&doc, &mut failures, &mut skipped);
+        run_page(&doc, &mut failures, &mut skipped);
     }
     println!(
         "lines not run by the docs test:\n{skipped}(took {:?})",
@@ -387,6 +430,34 @@ fn blocks_and_directives_are_read_as_documented() {
     assert!(skip_reason("kubectl kustomize out/clusters/<cluster>").is_some());
     assert!(skip_reason("kubectl kustomize out/clusters/eu-1 | head").is_none());
     assert!(skip_reason("echo out/ > .gitignore").is_none());
+}
+
+#[test]
+fn a_page_that_runs_no_command_fails() {
+    let dir = crate::support::temp();
+    let page = |name: &str, text: &str| {
+        let path = dir.path().join(name);
+        if let Err(e) = std::fs::write(&path, text) {
+            panic!("cannot write {}: {e}", path.display());
+        }
+        let (mut failures, mut skipped) = (String::new(), String::new());
+        run_page(&path, &mut failures, &mut skipped);
+        failures.replace(&dir.path().display().to_string(), "[TMP]")
+    };
+    let command = "```sh\ngarrison --version\n```\n";
+    assert_eq!(page("runs.md", command), "");
+    insta::assert_snapshot!(
+        page("skipped.md", &format!("<!-- docs-test: skip -->\n{command}")),
+        @"[TMP]/skipped.md: no command was run (every block was skipped, or none was found); run one, or list the page in WITHOUT_COMMANDS"
+    );
+    insta::assert_snapshot!(
+        page("unrunnable.md", "```sh\nkubectl apply -k out\n```\n"),
+        @"[TMP]/unrunnable.md: no command was run (every block was skipped, or none was found); run one, or list the page in WITHOUT_COMMANDS"
+    );
+    insta::assert_snapshot!(
+        page("prose.md", "No block at all.\n\n    garrison --version\n"),
+        @"[TMP]/prose.md: no command was run (every block was skipped, or none was found); run one, or list the page in WITHOUT_COMMANDS"
+    );
 }
 
 #[test]

@@ -541,3 +541,39 @@ fn a_fort_on_a_paused_cluster_stays_and_no_new_fort_goes_to_a_paused_cluster() {
         Some("b")
     );
 }
+
+/// `diff` shows apart what holds keep back, laid over the previous render:
+/// every change on a paused cluster (`b`), and on `c` the change of the
+/// one application whose dispatching is suspended there; in both output
+/// formats, whose files are named differently.
+#[test]
+fn diff_shows_apart_what_a_pause_and_a_suspension_hold_back() {
+    for format in ["manifests", "work"] {
+        let fleet = Fleet::new();
+        fleet.write("clusters.yaml", &three(None));
+        for app in ["web", "api"] {
+            fleet.write(&format!("{app}.yaml"), &deployment(app, 2, "v1"));
+            fleet.write(
+                &format!("{app}-policy.yaml"),
+                &policy(app, DUPLICATED, &[], ""),
+            );
+        }
+        fleet.render_with(&["--format", format]);
+        fleet.write("clusters.yaml", &three(Some("b")));
+        fleet.write(
+            "web-policy.yaml",
+            &policy("web", DUPLICATED, &[], SUSPEND_C),
+        );
+        fleet.write("web.yaml", &deployment("web", 2, "v2"));
+        fleet.write("api.yaml", &deployment("api", 2, "v2"));
+        let (repo, out) = (fleet.repo.to_string_lossy(), fleet.out().to_string_lossy());
+        let diff = crate::support::run(&["diff", "--repo", &repo, "--out", &out]);
+        assert_eq!(
+            diff.status.code(),
+            Some(0),
+            "{}",
+            crate::support::stderr(&diff)
+        );
+        insta::assert_snapshot!(format!("diff_held_back_{format}"), stdout(&diff));
+    }
+}

@@ -1,9 +1,13 @@
 //! Every fixture in `testdata/` rendered by the real binary: the whole tree
 //! snapshotted, every cluster directory built by `kubectl kustomize`, and
 //! the invariants checked (re-render is byte-identical and a no-op; input
-//! order does not matter).
+//! order does not matter). A directory of `testdata/` that is neither a
+//! case (`repo/` and a `README.md`) nor listed as read by another test
+//! fails the test instead of being passed over.
 
-use crate::support::{copy_dir, kustomize, read_tree, render_to, stderr, stdout, tree_text};
+use crate::support::{
+    copy_dir, kustomize, read_tree, render_to, stderr, stdout, testdata, tree_text,
+};
 use garrison::load::yaml::parse_stream;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -97,14 +101,22 @@ fn shuffled_copy(repo: &Path, to: &Path) {
     }
 }
 
+/// The directories of `testdata/` that are no render case, each read by
+/// another test: `bad_input.rs`, `corpus.rs`, and the classification unit
+/// tests of `src/load/classify.rs`.
+const NOT_RENDER_CASES: &[&str] = &["bad-input", "corpus", "karmada-api"];
+
 #[test]
 fn fixtures_render_as_snapshotted() {
+    let cases = crate::support::cases(&testdata(), NOT_RENDER_CASES);
     insta::glob!("../../testdata", "*/README.md", |readme| {
         let case = readme.parent().unwrap_or(Path::new("."));
-        let repo = case.join("repo");
-        if !repo.is_dir() {
+        let name = case.file_name().unwrap_or_default().to_string_lossy();
+        if !cases.iter().any(|c| *c == name) {
+            // The README of a directory another test reads (NOT_RENDER_CASES).
             return;
         }
+        let repo = case.join("repo");
         let args = case_args(case);
         let dir = crate::support::temp();
         let out = dir.path().join("out");
@@ -155,4 +167,52 @@ fn fixtures_render_as_snapshotted() {
             );
         }
     });
+}
+
+#[test]
+fn a_fixture_directory_without_repo_or_readme_is_an_error() {
+    let dir = crate::support::temp();
+    let make = |path: &str| {
+        let path = dir.path().join(path);
+        let made = match (path.extension(), path.parent()) {
+            (Some(_), Some(parent)) => std::fs::create_dir_all(parent)
+                .and_then(|()| std::fs::write(&path, "about the case\n")),
+            _ => std::fs::create_dir_all(&path),
+        };
+        if let Err(e) = made {
+            panic!("cannot make {}: {e}", path.display());
+        }
+    };
+    for path in [
+        "good/repo",
+        "good/README.md",
+        "other",
+        "bare",
+        "notes/README.md",
+        "untold/repo",
+    ] {
+        make(path);
+    }
+    let found = crate::support::check_cases(dir.path(), &["other"]);
+    let fault = match found {
+        Ok(cases) => panic!("accepted as cases: {cases:?}"),
+        Err(fault) => fault.replace(&dir.path().display().to_string(), "[TMP]"),
+    };
+    insta::assert_snapshot!(fault, @"fixture directories under `[TMP]` that are not cases: `bare` has no repo/ and no README.md; `notes` has no repo/; `untold` has no README.md; every case needs `repo/` and a `README.md`");
+    for path in ["bare", "notes", "untold"] {
+        if let Err(e) = std::fs::remove_dir_all(dir.path().join(path)) {
+            panic!("{e}");
+        }
+    }
+    assert_eq!(
+        crate::support::check_cases(dir.path(), &["other"]),
+        Ok(vec!["good".to_string()])
+    );
+    assert_eq!(
+        crate::support::check_cases(dir.path(), &["other", "gone"]),
+        Err(format!(
+            "fixture directories under `{}` that are not cases: `gone` is listed as read by another test, but is gone; every case needs `repo/` and a `README.md`",
+            dir.path().display()
+        ))
+    );
 }

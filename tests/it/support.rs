@@ -38,6 +38,62 @@ pub fn testdata() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata")
 }
 
+/// The fixture cases under `root`, by name, sorted: every directory but
+/// those named in `others` (which other tests read), each holding `repo/`
+/// and a `README.md`. A directory that lacks either fails the test,
+/// named: a glob over the cases would pass over it without a word.
+pub fn cases(root: &Path, others: &[&str]) -> Vec<String> {
+    match check_cases(root, others) {
+        Ok(cases) => cases,
+        Err(fault) => panic!("{fault}"),
+    }
+}
+
+/// [`cases`], or what is wrong with the directories under `root`.
+pub fn check_cases(root: &Path, others: &[&str]) -> Result<Vec<String>, String> {
+    let entries = std::fs::read_dir(root).map_err(|e| format!("{}: {e}", root.display()))?;
+    let mut names: Vec<String> = entries
+        .filter_map(Result::ok)
+        .filter(|entry| entry.path().is_dir())
+        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    let mut faults = Vec::new();
+    for other in others {
+        if !names.iter().any(|name| name == other) {
+            faults.push(format!(
+                "`{other}` is listed as read by another test, but is gone"
+            ));
+        }
+    }
+    let mut cases = Vec::new();
+    for name in names.into_iter().filter(|n| !others.contains(&n.as_str())) {
+        let case = root.join(&name);
+        let missing: Vec<&str> = [
+            ("repo/", case.join("repo").is_dir()),
+            ("README.md", case.join("README.md").is_file()),
+        ]
+        .into_iter()
+        .filter(|(_, present)| !present)
+        .map(|(what, _)| what)
+        .collect();
+        if missing.is_empty() {
+            cases.push(name);
+        } else {
+            faults.push(format!("`{name}` has no {}", missing.join(" and no ")));
+        }
+    }
+    if faults.is_empty() {
+        Ok(cases)
+    } else {
+        Err(format!(
+            "fixture directories under `{}` that are not cases: {}; every case needs `repo/` and a `README.md`",
+            root.display(),
+            faults.join("; ")
+        ))
+    }
+}
+
 /// Every file under `dir`, by relative path.
 pub fn read_tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
     fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<String, Vec<u8>>) {

@@ -1,0 +1,329 @@
+//! The command line resolved into plain data, once, before any IO: what
+//! each command is asked to do. `cli` holds what the user typed (clap's
+//! structs); the commands read only these settings, never a raw flag, so
+//! which flags combine into which behaviour is decided here alone (the
+//! shape of ripgrep's `LowArgs` → `HiArgs` and uv's `Settings::resolve`).
+
+use crate::cli::{self, Cli, Command};
+use crate::model::layout::Format;
+use std::path::PathBuf;
+
+/// What the command line asks for.
+pub enum Settings {
+    Render(RenderSettings),
+    Diff(DiffSettings),
+    Check(CompareSettings),
+    Explain(ExplainSettings),
+    Validate(RepoSettings),
+    Completions(clap_complete::Shell),
+    Man,
+}
+
+impl Settings {
+    /// The settings `cli` asks for. clap has checked what it can (required
+    /// and conflicting flags); what is left is choosing, and naming the choice.
+    pub fn resolve(cli: &Cli) -> Settings {
+        let strict = cli.strict;
+        match &cli.command {
+            Command::Render(args) => Settings::Render(RenderSettings::resolve(args, strict)),
+            Command::Diff(args) => Settings::Diff(DiffSettings {
+                compare: CompareSettings::resolve(&args.stored, strict),
+                exit_code: args.exit_code,
+            }),
+            Command::Check(args) => Settings::Check(CompareSettings::resolve(args, strict)),
+            Command::Explain(args) => Settings::Explain(ExplainSettings {
+                repo: RepoSettings::resolve(&args.repo, strict),
+                stored: match (&args.out, &args.branch) {
+                    (_, Some(branch)) => Some(Stored::Branch(branch.clone())),
+                    (Some(out), None) => Some(Stored::Dir(out.clone())),
+                    (None, None) => None,
+                },
+                object: args.object.clone(),
+            }),
+            Command::Validate(args) => Settings::Validate(RepoSettings::resolve(args, strict)),
+            Command::Completions { shell } => Settings::Completions(*shell),
+            Command::Man => Settings::Man,
+        }
+    }
+
+    /// The source repository the command reads, if it reads one.
+    pub fn repo(&self) -> Option<&RepoSettings> {
+        match self {
+            Settings::Render(settings) => Some(&settings.repo),
+            Settings::Diff(settings) => Some(&settings.compare.repo),
+            Settings::Check(settings) => Some(&settings.repo),
+            Settings::Explain(settings) => Some(&settings.repo),
+            Settings::Validate(repo) => Some(repo),
+            Settings::Completions(_) | Settings::Man => None,
+        }
+    }
+}
+
+/// The source repository: where it is, how it is read and how strictly
+/// its warnings are taken.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RepoSettings {
+    /// The repository as given (`--repo`).
+    pub root: PathBuf,
+    /// The parse cache's directory, or `None` when caching is off.
+    pub cache: Option<PathBuf>,
+    /// `--strict`: warnings refuse the command like errors.
+    pub strict: bool,
+}
+
+impl RepoSettings {
+    fn resolve(args: &cli::RepoArgs, strict: bool) -> RepoSettings {
+        RepoSettings {
+            root: args.repo.clone(),
+            cache: args.cache(),
+            strict,
+        }
+    }
+}
+
+/// Where a render is stored: the previous render a command reads, and
+/// where `render` puts the new one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Stored {
+    Dir(PathBuf),
+    Branch(String),
+}
+
+impl Stored {
+    fn resolve(args: &cli::StoredRender) -> Stored {
+        match (&args.out, &args.branch) {
+            (_, Some(branch)) => Stored::Branch(branch.clone()),
+            (Some(out), None) => Stored::Dir(out.clone()),
+            (None, None) => Stored::Dir(PathBuf::from("out")),
+        }
+    }
+
+    /// Directories the source walk must skip: a render directory may sit
+    /// inside the repository, and is no input.
+    pub fn skip(&self) -> Vec<PathBuf> {
+        match self {
+            Stored::Dir(dir) => vec![dir.clone()],
+            Stored::Branch(_) => Vec::new(),
+        }
+    }
+}
+
+/// `garrison render`.
+#[derive(Debug, PartialEq, Eq)]
+pub struct RenderSettings {
+    pub repo: RepoSettings,
+    pub mode: Mode,
+    pub format: Format,
+    /// Keep the previous files of applications whose inputs did not
+    /// change (off with `--rebuild`).
+    pub reuse: bool,
+    /// What to do about a render that removes most of the previous one.
+    pub prune: Prune,
+    /// `--allow-dirty`: a branch render may render a working tree with
+    /// uncommitted changes, and records it.
+    pub allow_dirty: bool,
+    pub verbosity: Verbosity,
+    /// Where to append the Markdown summary (`--step-summary`).
+    pub step_summary: Option<PathBuf>,
+    /// Where to append the `key=value` outputs (`--github-output`).
+    pub github_output: Option<PathBuf>,
+}
+
+impl RenderSettings {
+    fn resolve(args: &cli::RenderArgs, strict: bool) -> RenderSettings {
+        let stored = Stored::resolve(&args.target);
+        let mode = if let (Some((index, count)), Some(dir)) = (args.shard, &args.shard_dir) {
+            Mode::Shard {
+                index,
+                count,
+                dir: dir.clone(),
+                base: stored,
+            }
+        } else if !args.merge_shards.is_empty() {
+            Mode::Merge {
+                shards: args.merge_shards.clone(),
+                into: stored,
+            }
+        } else {
+            match stored {
+                Stored::Dir(out) => Mode::Directory(out),
+                Stored::Branch(branch) => Mode::Branch(branch),
+            }
+        };
+        RenderSettings {
+            repo: RepoSettings::resolve(&args.repo, strict),
+            mode,
+            format: args.format.into(),
+            reuse: !args.rebuild,
+            prune: if args.allow_mass_prune {
+                Prune::Allow
+            } else {
+                Prune::Refuse
+            },
+            allow_dirty: args.allow_dirty,
+            verbosity: match (args.quiet, args.verbose) {
+                (true, _) => Verbosity::Quiet,
+                (false, true) => Verbosity::Verbose,
+                (false, false) => Verbosity::Normal,
+            },
+            step_summary: args.step_summary.clone(),
+            github_output: args.github_output.clone(),
+        }
+    }
+}
+
+/// What `render` does with the new render.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// Swap it into this directory (`--out`).
+    Directory(PathBuf),
+    /// Commit it to this branch of the source repository (`--branch`).
+    Branch(String),
+    /// Render only shard `index` of `count` into `dir`, against the render
+    /// stored at `base` (`--shard`, `--shard-dir`).
+    Shard {
+        index: usize,
+        count: usize,
+        dir: PathBuf,
+        base: Stored,
+    },
+    /// Combine the directories `shards` written by shard renders, and
+    /// store the result at `into` (`--merge-shards`).
+    Merge { shards: Vec<PathBuf>, into: Stored },
+}
+
+/// How much a render prints on stdout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verbosity {
+    /// Nothing but errors (`--quiet`).
+    Quiet,
+    /// The summary.
+    Normal,
+    /// The summary, then where every application goes (`--verbose`).
+    Verbose,
+}
+
+/// What a command does about a render that would remove most of the
+/// previous one ([`crate::prune`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Prune {
+    /// Refuse it (error G0603): a render about to be stored.
+    Refuse,
+    /// Say so (warning G0603): a command that shows what a render would do.
+    Warn,
+    /// Do not look: `--allow-mass-prune`, or nothing is stored from this run.
+    Allow,
+}
+
+/// `garrison check`, and what `diff` compares.
+pub struct CompareSettings {
+    pub repo: RepoSettings,
+    /// The render compared with; it must exist.
+    pub stored: Stored,
+    /// The output format; `None` takes the stored render's.
+    pub format: Option<Format>,
+}
+
+impl CompareSettings {
+    fn resolve(args: &cli::StoredArgs, strict: bool) -> CompareSettings {
+        CompareSettings {
+            repo: RepoSettings::resolve(&args.repo, strict),
+            stored: Stored::resolve(&args.stored),
+            format: args.format.map(Into::into),
+        }
+    }
+}
+
+/// `garrison diff`.
+pub struct DiffSettings {
+    pub compare: CompareSettings,
+    /// `--exit-code`: changes make the exit status 1.
+    pub exit_code: bool,
+}
+
+/// `garrison explain`.
+pub struct ExplainSettings {
+    pub repo: RepoSettings,
+    /// The stored render, if one is named (stickiness, pauses and the
+    /// scheduler's memory depend on it).
+    pub stored: Option<Stored>,
+    /// The application, as typed: KIND/NAMESPACE/NAME or KIND/NAME.
+    pub object: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser as _;
+
+    fn render(args: &[&str]) -> RenderSettings {
+        let cli = match Cli::try_parse_from([&["garrison", "render"], args].concat()) {
+            Ok(cli) => cli,
+            Err(e) => panic!("{args:?}: {e}"),
+        };
+        match Settings::resolve(&cli) {
+            Settings::Render(settings) => settings,
+            _ => panic!("`render` resolves to render settings"),
+        }
+    }
+
+    #[test]
+    fn render_flags_resolve_to_one_mode() {
+        assert_eq!(render(&["--out", "o"]).mode, Mode::Directory("o".into()));
+        assert_eq!(render(&["--branch", "b"]).mode, Mode::Branch("b".into()));
+        assert_eq!(
+            render(&["--branch", "b", "--shard", "2/3", "--shard-dir", "s"]).mode,
+            Mode::Shard {
+                index: 2,
+                count: 3,
+                dir: "s".into(),
+                base: Stored::Branch("b".into()),
+            }
+        );
+        assert_eq!(
+            render(&["--out", "o", "--merge-shards", "s1", "s2"]).mode,
+            Mode::Merge {
+                shards: vec!["s1".into(), "s2".into()],
+                into: Stored::Dir("o".into()),
+            }
+        );
+    }
+
+    #[test]
+    fn render_flags_resolve_to_plain_settings() {
+        let plain = render(&["--out", "o"]);
+        assert_eq!(
+            (plain.reuse, plain.prune, plain.verbosity, plain.allow_dirty),
+            (true, Prune::Refuse, Verbosity::Normal, false)
+        );
+        let flagged = render(&[
+            "--branch",
+            "b",
+            "--rebuild",
+            "--allow-mass-prune",
+            "--allow-dirty",
+            "-v",
+            "--format",
+            "work",
+        ]);
+        assert_eq!(
+            (
+                flagged.reuse,
+                flagged.prune,
+                flagged.verbosity,
+                flagged.allow_dirty,
+                flagged.format
+            ),
+            (false, Prune::Allow, Verbosity::Verbose, true, Format::Work)
+        );
+        assert_eq!(render(&["--out", "o", "-q"]).verbosity, Verbosity::Quiet);
+    }
+
+    #[test]
+    fn no_cache_wins_over_a_cache_directory() {
+        let cached = render(&["--out", "o", "--repo", "r", "--cache-dir", "c"]);
+        assert_eq!(cached.repo.cache, Some(PathBuf::from("c")));
+        let off = render(&["--out", "o", "--cache-dir", "c", "--no-cache"]);
+        assert_eq!(off.repo.cache, None);
+    }
+}
