@@ -10,10 +10,9 @@
 //! binding order. Zero replicas is an ordinary case. Never changes replicas
 //! or clusters.
 
+use crate::model::meta::FORT_CLUSTER_ANNOTATION;
 use crate::schedule::Binding;
 
-/// The template annotation that pins the fort, and the annotation that records it.
-pub const FORT_CLUSTER_ANNOTATION: &str = "garrison.dev/fort-cluster";
 /// The virtual cluster label overrides and the revise hook see.
 pub const FORT_LABEL: &str = "garrison.dev/fort";
 /// The policy annotation value that opts in.

@@ -17,7 +17,7 @@ use crate::diag::{Code, Diagnostic, Severity};
 use crate::load::config::MassPruneConfig;
 use crate::model::layout::{self, Format, Layout};
 use crate::model::meta::ObjectKey;
-use crate::model::previous::PreviousBinding;
+use crate::model::record::BindingRecord;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// How many removed objects the diagnostic names before "and N more".
@@ -69,7 +69,7 @@ pub fn removal<'a>(
 /// Object path → `Kind/namespace/name`, from the previous render's bindings:
 /// where each application's file was written on each of its clusters.
 pub fn names(
-    bindings: &BTreeMap<ObjectKey, PreviousBinding>,
+    bindings: &BTreeMap<ObjectKey, BindingRecord>,
     format: Format,
 ) -> BTreeMap<String, String> {
     let layout = Layout::new(format);

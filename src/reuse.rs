@@ -26,9 +26,6 @@ use serde_json::Value;
 use sha2::{Digest as _, Sha256};
 use std::collections::BTreeMap;
 
-/// Annotation on a rendered binding: the application's render digest.
-pub const DIGEST_ANNOTATION: &str = "garrison.dev/render-digest";
-
 /// Bumped whenever rendering changes in a way the version number does not
 /// capture, so no digest of an older renderer is ever trusted.
 const RENDER_SCHEMA: &str = "garrison-render-1";

@@ -16,27 +16,15 @@ pub mod write;
 pub mod yaml;
 
 use crate::diag::{Code, Diagnostic, Diagnostics};
-use crate::fort::FORT_CLUSTER_ANNOTATION;
 use crate::model::binding::binding_name;
 use crate::model::layout::{self, Format, Layout, Tree, KUSTOMIZATION, MARKER_FILE};
 use crate::model::meta::ObjectKey;
 use crate::model::previous::PreviousRender;
-use crate::plan::{App, ClusterPlan, Plan, Rendered, Source, WorkOptions};
-use crate::schedule::policy_match;
+use crate::model::record;
+use crate::plan::{App, ClusterPlan, Plan, Rendered, WorkOptions};
 use rayon::prelude::*;
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet};
-
-/// Annotation on a rendered binding: the held clusters in the binding
-/// (frozen with what they had).
-pub const HELD_ANNOTATION: &str = "garrison.dev/held-clusters";
-/// Annotation on a rendered binding: the held clusters the application
-/// would be on without their holds, which have none of it. Present, even
-/// empty, on every binding whose schedule the next render may keep, so that
-/// lifting such a hold reschedules the application (SPEC §9).
-pub const WITHHELD_ANNOTATION: &str = "garrison.dev/withheld-clusters";
-/// Annotation on a rendered binding: the placement it was scheduled for (Karmada's own key).
-pub const APPLIED_PLACEMENT_ANNOTATION: &str = "policy.karmada.io/applied-placement";
 
 /// A built output: the files with their bytes, and the files the render
 /// keeps from the previous render without having read them.
@@ -248,132 +236,7 @@ fn conflict_resolution(value: &Value, policy_overwrite: bool) -> &'static str {
 
 /// The binding an application's schedule is recorded in (and read back from).
 fn binding_file(app: &App) -> Result<(String, Vec<u8>), Diagnostic> {
-    let key = &app.key;
-    let mut annotations = Map::new();
-    if let Some(fort) = &app.fort {
-        annotations.insert(
-            FORT_CLUSTER_ANNOTATION.into(),
-            Value::String(fort.cluster.clone()),
-        );
-    }
-    let held: Vec<&str> = app
-        .binding
-        .clusters
-        .iter()
-        .filter(|a| a.held)
-        .map(|a| a.cluster.as_str())
-        .collect();
-    if !held.is_empty() {
-        annotations.insert(HELD_ANNOTATION.into(), Value::String(held.join(",")));
-    }
-    let withheld = &app.binding.withheld;
-    if app.binding.remembered || !withheld.is_empty() {
-        let names: Vec<&str> = withheld.iter().map(String::as_str).collect();
-        annotations.insert(WITHHELD_ANNOTATION.into(), Value::String(names.join(",")));
-    }
-    if let Some(digest) = &app.digest {
-        annotations.insert(
-            crate::reuse::DIGEST_ANNOTATION.into(),
-            Value::String(digest.clone()),
-        );
-    }
-    if let Some(placement) = &app.placement_json {
-        annotations.insert(
-            APPLIED_PLACEMENT_ANNOTATION.into(),
-            Value::String(placement.clone()),
-        );
-    }
-    match &app.source {
-        Source::Policy { policy, .. }
-        | Source::Pinned {
-            policy: Some(policy),
-        } => match &policy.namespace {
-            Some(ns) => {
-                annotations.insert(
-                    policy_match::PP_NAME_ANNOTATION.into(),
-                    Value::String(policy.name.clone()),
-                );
-                annotations.insert(
-                    policy_match::PP_NAMESPACE_ANNOTATION.into(),
-                    Value::String(ns.clone()),
-                );
-            }
-            None => {
-                annotations.insert(
-                    policy_match::CPP_NAME_ANNOTATION.into(),
-                    Value::String(policy.name.clone()),
-                );
-            }
-        },
-        _ => {}
-    }
-    if matches!(app.source, Source::Pinned { .. }) {
-        annotations.insert("garrison.dev/pinned".into(), Value::String("true".into()));
-    }
-    let mut metadata = Map::new();
-    metadata.insert(
-        "name".into(),
-        Value::String(binding_name(&key.name, &key.kind)),
-    );
-    if let Some(ns) = &key.namespace {
-        metadata.insert("namespace".into(), Value::String(ns.clone()));
-    }
-    if !annotations.is_empty() {
-        metadata.insert("annotations".into(), Value::Object(annotations));
-    }
-    let mut resource = Map::new();
-    resource.insert("apiVersion".into(), Value::String(key.api_version.clone()));
-    resource.insert("kind".into(), Value::String(key.kind.clone()));
-    if let Some(ns) = &key.namespace {
-        resource.insert("namespace".into(), Value::String(ns.clone()));
-    }
-    resource.insert("name".into(), Value::String(key.name.clone()));
-    let mut spec = Map::new();
-    spec.insert("resource".into(), Value::Object(resource));
-    if app.binding.workload {
-        spec.insert("replicas".into(), Value::from(app.binding.desired));
-    }
-    let clusters: Vec<Value> = app
-        .binding
-        .clusters
-        .iter()
-        .map(|a| {
-            let mut entry = Map::new();
-            entry.insert("name".into(), Value::String(a.cluster.clone()));
-            if app.binding.workload {
-                entry.insert("replicas".into(), Value::from(a.replicas));
-            }
-            Value::Object(entry)
-        })
-        .collect();
-    spec.insert("clusters".into(), Value::Array(clusters));
-    let mut binding = Map::new();
-    binding.insert(
-        "apiVersion".into(),
-        Value::String("work.karmada.io/v1alpha2".into()),
-    );
-    binding.insert(
-        "kind".into(),
-        Value::String(
-            if key.namespace.is_some() {
-                "ResourceBinding"
-            } else {
-                "ClusterResourceBinding"
-            }
-            .into(),
-        ),
-    );
-    binding.insert("metadata".into(), Value::Object(metadata));
-    binding.insert("spec".into(), Value::Object(spec));
-    if let Some(name) = &app.binding.affinity_name {
-        binding.insert(
-            "status".into(),
-            json!({ "schedulerObservingAffinityName": name }),
-        );
-    }
-    let path = layout::binding(key);
-    Ok((
-        path,
-        serialize(&Value::Object(binding), &format!("the binding of `{key}`"))?,
-    ))
+    let value = record::encode(&app.key, &app.record());
+    let bytes = serialize(&value, &format!("the binding of `{}`", app.key))?;
+    Ok((layout::binding(&app.key), bytes))
 }

@@ -22,7 +22,7 @@
 
 use super::yaml::Limits;
 use crate::model::meta::ObjectKey;
-use crate::model::previous::PreviousBinding;
+use crate::model::record::{BindingRecord, PolicyRef};
 use crate::node::{Node, NodeKind, Pos};
 use serde_json::Number;
 use sha2::{Digest, Sha256};
@@ -138,8 +138,8 @@ impl Cache {
     pub fn binding(
         &self,
         bytes: &[u8],
-        parse: impl FnOnce() -> Option<(ObjectKey, PreviousBinding)>,
-    ) -> Option<(ObjectKey, PreviousBinding)> {
+        parse: impl FnOnce() -> Option<(ObjectKey, BindingRecord)>,
+    ) -> Option<(ObjectKey, BindingRecord)> {
         if self.dir.is_none() {
             return parse();
         }
@@ -453,7 +453,7 @@ fn put_node(out: &mut Vec<u8>, node: &Node) {
     }
 }
 
-fn encode_binding(binding: Option<&(ObjectKey, PreviousBinding)>) -> Vec<u8> {
+fn encode_binding(binding: Option<&(ObjectKey, BindingRecord)>) -> Vec<u8> {
     let mut out = Vec::new();
     let Some((key, binding)) = binding else {
         out.push(0);
@@ -486,6 +486,16 @@ fn encode_binding(binding: Option<&(ObjectKey, PreviousBinding)>) -> Vec<u8> {
             for cluster in withheld {
                 put_str(&mut out, cluster);
             }
+        }
+    }
+    out.push(u8::from(binding.pinned));
+    out.push(u8::from(binding.workload));
+    match &binding.policy {
+        None => out.push(0),
+        Some(policy) => {
+            out.push(1);
+            put_str(&mut out, &policy.name);
+            put_option(&mut out, policy.namespace.as_deref());
         }
     }
     out
@@ -555,6 +565,14 @@ impl<'a> Reader<'a> {
         let length = usize::try_from(self.uint()?).ok()?;
         let bytes = self.take(length)?;
         std::str::from_utf8(bytes).ok().map(str::to_string)
+    }
+
+    fn flag(&mut self) -> Option<bool> {
+        match self.byte()? {
+            0 => Some(false),
+            1 => Some(true),
+            _ => None,
+        }
     }
 
     fn option(&mut self) -> Option<Option<String>> {
@@ -629,7 +647,7 @@ pub fn decode_documents(payload: &[u8], max_depth: usize) -> Option<Vec<Node>> {
 
 /// Decode a binding; the outer `None` means the payload is not one. Public
 /// for the fuzz target.
-pub fn decode_binding(payload: &[u8]) -> Option<Option<(ObjectKey, PreviousBinding)>> {
+pub fn decode_binding(payload: &[u8]) -> Option<Option<(ObjectKey, BindingRecord)>> {
     let mut r = Reader::new(payload);
     let binding = match r.byte()? {
         0 => None,
@@ -667,7 +685,20 @@ pub fn decode_binding(payload: &[u8]) -> Option<Option<(ObjectKey, PreviousBindi
                 }
                 _ => return None,
             };
-            let binding = PreviousBinding {
+            let pinned = r.flag()?;
+            let workload = r.flag()?;
+            let policy = match r.byte()? {
+                0 => None,
+                1 => Some(PolicyRef {
+                    name: r.string()?,
+                    namespace: r.option()?,
+                }),
+                _ => return None,
+            };
+            let binding = BindingRecord {
+                policy,
+                pinned,
+                workload,
                 clusters,
                 replicas,
                 placement,

@@ -392,12 +392,12 @@ impl Classifier<'_> {
         let labels: Labels = string_map(value.pointer("/metadata/labels"));
         let annotations = string_map(value.pointer("/metadata/annotations"));
         let fort_pin_origin = annotations
-            .contains_key(crate::fort::FORT_CLUSTER_ANNOTATION)
+            .contains_key(crate::model::meta::FORT_CLUSTER_ANNOTATION)
             .then(|| {
                 doc.at(&[
                     "metadata",
                     "annotations",
-                    crate::fort::FORT_CLUSTER_ANNOTATION,
+                    crate::model::meta::FORT_CLUSTER_ANNOTATION,
                 ])
             });
         self.inputs.templates.push(Template {

@@ -6,6 +6,16 @@ use serde_json::Value;
 use std::collections::BTreeMap;
 use std::fmt;
 
+/// Karmada's claim of a template by a PropagationPolicy (name and
+/// namespace) or a ClusterPropagationPolicy, on the template, on every
+/// object made from it, and on its binding.
+pub const PP_NAME_ANNOTATION: &str = "propagationpolicy.karmada.io/name";
+pub const PP_NAMESPACE_ANNOTATION: &str = "propagationpolicy.karmada.io/namespace";
+pub const CPP_NAME_ANNOTATION: &str = "clusterpropagationpolicy.karmada.io/name";
+/// The fort cluster (SPEC §3): on a template it pins the fort; on the
+/// objects made from it and on its binding it records where the fort is.
+pub const FORT_CLUSTER_ANNOTATION: &str = "garrison.dev/fort-cluster";
+
 /// `metadata` of a typed input: every field of Kubernetes' ObjectMeta, so
 /// that YAML exported from a cluster (uid, resourceVersion, managedFields, …)
 /// loads, and a misspelt field does not. Only name, namespace, labels and

@@ -14,5 +14,6 @@ pub mod meta;
 pub mod override_policy;
 pub mod policy;
 pub mod previous;
+pub mod record;
 pub mod resource_selector;
 pub mod selector;

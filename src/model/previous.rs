@@ -6,30 +6,8 @@
 //! applications keep their files; the bytes are what a paused cluster keeps.
 
 use super::meta::ObjectKey;
+use super::record::BindingRecord;
 use std::collections::{BTreeMap, BTreeSet};
-
-/// What an earlier render decided for one application.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct PreviousBinding {
-    /// Clusters in binding order, with their replicas.
-    pub clusters: Vec<(String, u64)>,
-    /// The desired replicas the schedule was made for.
-    pub replicas: u64,
-    /// The placement it was made for (Karmada's applied-placement JSON).
-    pub placement: Option<String>,
-    /// `status.schedulerObservingAffinityName`.
-    pub affinity_name: Option<String>,
-    pub fort: Option<String>,
-    /// Clusters that were held (paused or suspended) for this application
-    /// and are in its binding, frozen.
-    pub held: BTreeSet<String>,
-    /// Held clusters the application would have been on without their
-    /// holds, which got none of it. `None`: the binding does not say (an
-    /// older garrison wrote it, or its schedule is not remembered).
-    pub withheld: Option<BTreeSet<String>>,
-    /// The render digest its files were made with ([`crate::reuse`]).
-    pub digest: Option<String>,
-}
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct PreviousRender {
@@ -39,7 +17,7 @@ pub struct PreviousRender {
     /// Files that exist but were not read: a reusing render reads only
     /// what it compares or copies, and keeps the rest in place.
     pub unread: BTreeSet<String>,
-    pub bindings: BTreeMap<ObjectKey, PreviousBinding>,
+    pub bindings: BTreeMap<ObjectKey, BindingRecord>,
 }
 
 impl PreviousRender {

@@ -4,13 +4,14 @@
 
 use super::{pinned, placement_json, policy_ref, App, Source, RESERVED_NAMESPACES};
 use crate::diag::{Code, Diagnostic, Diagnostics, Origin};
-use crate::fort::{self, FortError, FORT_CLUSTER_ANNOTATION, FORT_ENABLED};
+use crate::fort::{self, FortError, FORT_ENABLED};
 use crate::interpret;
 use crate::model::binding::BindingDoc;
 use crate::model::inputs::{Inputs, PropagationPolicy, Template};
-use crate::model::meta::ObjectKey;
+use crate::model::meta::{ObjectKey, FORT_CLUSTER_ANNOTATION};
 use crate::model::policy::FORT_ANNOTATION;
-use crate::model::previous::{PreviousBinding, PreviousRender};
+use crate::model::previous::PreviousRender;
+use crate::model::record::BindingRecord;
 use crate::pause;
 use crate::schedule::{self, policy_match, Binding, Decision};
 use std::collections::{BTreeMap, BTreeSet};
@@ -147,7 +148,7 @@ struct Scheduling<'a> {
     policy: &'a PropagationPolicy,
     replicas: Option<u64>,
     requirements: Option<&'a schedule::estimate::ReplicaRequirements>,
-    previous: Option<&'a PreviousBinding>,
+    previous: Option<&'a BindingRecord>,
     held: &'a BTreeSet<String>,
 }
 
@@ -170,7 +171,7 @@ fn place_fort(
     app: &mut App,
     template: &Template,
     policy: Option<&PropagationPolicy>,
-    previous: Option<&PreviousBinding>,
+    previous: Option<&BindingRecord>,
     diagnostics: &mut Diagnostics,
 ) {
     let enabled = policy.is_some_and(|p| {

@@ -3,19 +3,20 @@
 //! (with garrison's per-application cluster facts), run the revise-object
 //! hook, check what scripts returned, and write Karmada's bookkeeping.
 
-use super::{policy_of, App, Source, WorkOptions};
+use super::{policy_of, App, WorkOptions};
 use crate::diag::{Code, Diagnostic};
-use crate::fort::{FORT_CLUSTER_ANNOTATION, FORT_ENABLED, FORT_LABEL};
+use crate::fort::{FORT_ENABLED, FORT_LABEL};
 use crate::interpret;
 use crate::load::typed::display_path;
 use crate::model::cluster::Cluster;
 use crate::model::inputs::{Inputs, Template};
-use crate::model::meta::ObjectKey;
+use crate::model::meta::{ObjectKey, FORT_CLUSTER_ANNOTATION};
+use crate::model::meta::{CPP_NAME_ANNOTATION, PP_NAMESPACE_ANNOTATION, PP_NAME_ANNOTATION};
 use crate::model::policy::FORT_ANNOTATION;
 use crate::model::selector::Labels;
 use crate::node::{Node, Pos};
 use crate::overrides::{self, OverridePolicyRef};
-use crate::schedule::{self, policy_match};
+use crate::schedule;
 use crate::schema::{self, FaultKind, Lookup};
 use serde_json::{Map, Value};
 
@@ -235,21 +236,14 @@ fn annotate(value: &mut Value, app: &App, applied: &overrides::Applied) {
         return;
     }
     let mut entries: Vec<(String, String)> = Vec::new();
-    match &app.source {
-        Source::Policy { policy, .. }
-        | Source::Pinned {
-            policy: Some(policy),
-        } => match &policy.namespace {
+    if let Some(policy) = app.policy() {
+        match &policy.namespace {
             Some(ns) => {
-                entries.push((policy_match::PP_NAME_ANNOTATION.into(), policy.name.clone()));
-                entries.push((policy_match::PP_NAMESPACE_ANNOTATION.into(), ns.clone()));
+                entries.push((PP_NAME_ANNOTATION.into(), policy.name.clone()));
+                entries.push((PP_NAMESPACE_ANNOTATION.into(), ns.clone()));
             }
-            None => entries.push((
-                policy_match::CPP_NAME_ANNOTATION.into(),
-                policy.name.clone(),
-            )),
-        },
-        _ => {}
+            None => entries.push((CPP_NAME_ANNOTATION.into(), policy.name.clone())),
+        }
     }
     entries.extend(applied.annotations());
     if let Some(fort) = &app.fort {

@@ -29,18 +29,11 @@ use crate::model::layout::Format;
 use crate::model::meta::ObjectKey;
 use crate::model::policy::Placement;
 use crate::model::previous::PreviousRender;
+use crate::model::record::{BindingRecord, PolicyRef};
 use crate::overrides;
 use crate::pause;
 use crate::schedule::{policy_match, Binding};
 use std::collections::{BTreeMap, BTreeSet};
-
-/// Which policy propagated an application.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PolicyRef {
-    pub name: String,
-    /// `None` for a ClusterPropagationPolicy.
-    pub namespace: Option<String>,
-}
 
 /// How an application came to be propagated.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -72,6 +65,51 @@ pub struct App {
     pub overrides: BTreeMap<String, overrides::Applied>,
     /// The render digest ([`crate::reuse`]); `None` when nothing was rendered.
     pub digest: Option<String>,
+}
+
+impl App {
+    /// The policy that claims the application, also when a pinned binding
+    /// names it.
+    pub fn policy(&self) -> Option<&PolicyRef> {
+        match &self.source {
+            Source::Policy { policy, .. }
+            | Source::Pinned {
+                policy: Some(policy),
+            } => Some(policy),
+            _ => None,
+        }
+    }
+
+    /// What the rendered binding records of the application: replicas only
+    /// for a workload, and the withheld clusters whenever the next render
+    /// may keep the schedule or some are withheld.
+    pub fn record(&self) -> BindingRecord {
+        let binding = &self.binding;
+        let count = |replicas: u64| if binding.workload { replicas } else { 0 };
+        let withheld = &binding.withheld;
+        BindingRecord {
+            policy: self.policy().cloned(),
+            pinned: matches!(self.source, Source::Pinned { .. }),
+            workload: binding.workload,
+            clusters: binding
+                .clusters
+                .iter()
+                .map(|a| (a.cluster.clone(), count(a.replicas)))
+                .collect(),
+            replicas: count(binding.desired),
+            placement: self.placement_json.clone(),
+            affinity_name: binding.affinity_name.clone(),
+            fort: self.fort.as_ref().map(|f| f.cluster.clone()),
+            held: binding
+                .clusters
+                .iter()
+                .filter(|a| a.held)
+                .map(|a| a.cluster.clone())
+                .collect(),
+            withheld: (binding.remembered || !withheld.is_empty()).then(|| withheld.clone()),
+            digest: self.digest.clone(),
+        }
+    }
 }
 
 /// One object for one cluster, as the file that holds it. Objects are
@@ -273,13 +311,7 @@ pub fn placement_json(placement: &Placement) -> String {
 
 /// The propagating policy of `app`, if any.
 fn policy_of<'a>(inputs: &'a Inputs, app: &App) -> Option<&'a PropagationPolicy> {
-    let policy = match &app.source {
-        Source::Policy { policy, .. }
-        | Source::Pinned {
-            policy: Some(policy),
-        } => policy,
-        _ => return None,
-    };
+    let policy = app.policy()?;
     inputs
         .propagation_policies
         .iter()

@@ -7,7 +7,7 @@ use crate::model::binding::BindingDoc;
 use crate::model::cluster::Cluster;
 use crate::model::inputs::{Inputs, Template};
 use crate::model::meta::ObjectKey;
-use crate::model::previous::PreviousBinding;
+use crate::model::record::BindingRecord;
 use crate::schedule::{Assignment, Binding, Decision};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -15,7 +15,7 @@ use std::collections::{BTreeMap, BTreeSet};
 pub(super) fn everywhere(
     fleet: &[Cluster],
     held: &BTreeSet<String>,
-    previous: Option<&PreviousBinding>,
+    previous: Option<&BindingRecord>,
 ) -> Binding {
     let had = |c: &str| previous.is_some_and(|p| p.clusters.iter().any(|(n, _)| n == c));
     let would_be: Vec<Assignment> = fleet
@@ -54,7 +54,7 @@ pub(super) fn pinned_binding(
     pin: &BindingDoc,
     desired: Option<u64>,
     held: &BTreeSet<String>,
-    previous: Option<&PreviousBinding>,
+    previous: Option<&BindingRecord>,
 ) -> Binding {
     let revise = pin.spec.clusters.iter().any(|c| c.replicas.is_some()) && desired.is_some();
     let previous_replicas = |name: &str| -> Option<u64> {

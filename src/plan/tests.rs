@@ -9,7 +9,7 @@ use crate::fort::FortReason;
 use crate::load::classify::classify;
 use crate::load::yaml::parse_stream;
 use crate::model::inputs::Inputs;
-use crate::model::previous::{PreviousBinding, PreviousRender};
+use crate::model::previous::PreviousRender;
 use crate::schedule::Decision;
 use std::collections::BTreeSet;
 
@@ -119,21 +119,7 @@ fn replicas(app: &App) -> Vec<(&str, u64, bool)> {
 /// The previous render as `plan` would have written it for `web`.
 fn remembered(plan: &Plan) -> PreviousRender {
     let app = web(plan);
-    let binding = PreviousBinding {
-        clusters: app
-            .binding
-            .clusters
-            .iter()
-            .map(|a| (a.cluster.clone(), a.replicas))
-            .collect(),
-        replicas: app.binding.desired,
-        placement: app.placement_json.clone(),
-        affinity_name: app.binding.affinity_name.clone(),
-        fort: app.fort.as_ref().map(|f| f.cluster.clone()),
-        held: app.held.clone(),
-        withheld: Some(BTreeSet::new()),
-        digest: None,
-    };
+    let binding = app.record();
     PreviousRender {
         bindings: [(app.key.clone(), binding)].into(),
         ..PreviousRender::default()

@@ -64,7 +64,7 @@ pub fn find<'a>(plan: &'a Plan, spec: &str) -> Vec<&'a App> {
 }
 
 fn source_text(app: &App) -> (String, Vec<PassedOver>) {
-    let display = |policy: &crate::plan::PolicyRef| match &policy.namespace {
+    let display = |policy: &crate::model::record::PolicyRef| match &policy.namespace {
         Some(ns) => format!("PropagationPolicy/{ns}/{}", policy.name),
         None => format!("ClusterPropagationPolicy/{}", policy.name),
     };

@@ -23,7 +23,7 @@ pub use spread::SpreadError;
 use crate::model::affinity::ClusterAffinity;
 use crate::model::cluster::Cluster;
 use crate::model::policy::{Division, Placement};
-use crate::model::previous::PreviousBinding;
+use crate::model::record::BindingRecord;
 use crate::model::selector::Labels;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -123,7 +123,7 @@ pub struct Request<'a> {
     pub replicas: Option<u64>,
     /// Resource requests of one replica, for dynamic weights.
     pub requirements: Option<&'a estimate::ReplicaRequirements>,
-    pub previous: Option<&'a PreviousBinding>,
+    pub previous: Option<&'a BindingRecord>,
     /// Clusters paused or suspended for this application.
     pub held: &'a BTreeSet<String>,
     /// Clusters paused for the whole fleet (the rest of `held` is
@@ -168,10 +168,10 @@ pub fn schedule(request: &Request<'_>, fleet: &[Cluster]) -> Binding {
 
 impl Binding {
     /// The binding as the next render reads it back from the rendered one
-    /// (`emit` writes replicas only for workloads).
-    fn to_previous(&self, placement_json: &str) -> PreviousBinding {
+    /// (a binding record holds replicas only for workloads).
+    fn to_previous(&self, placement_json: &str) -> BindingRecord {
         let replicas = |r: u64| if self.workload { r } else { 0 };
-        PreviousBinding {
+        BindingRecord {
             clusters: self
                 .clusters
                 .iter()
@@ -180,7 +180,7 @@ impl Binding {
             replicas: replicas(self.desired),
             placement: Some(placement_json.to_string()),
             affinity_name: self.affinity_name.clone(),
-            ..PreviousBinding::default()
+            ..BindingRecord::default()
         }
     }
 }
@@ -320,7 +320,7 @@ fn memory(request: &Request<'_>, fleet: &[Cluster]) -> Memory {
 fn unrecorded_candidates<'a>(
     request: &Request<'_>,
     fleet: &'a [Cluster],
-    previous: &PreviousBinding,
+    previous: &BindingRecord,
 ) -> Vec<&'a str> {
     let terms = request.placement.affinity_terms();
     let Some((_, affinity)) = previous

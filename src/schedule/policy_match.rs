@@ -9,6 +9,7 @@
 //! Karmada's claim annotations stay with that policy while it still matches.
 
 use crate::model::inputs::{PropagationPolicy, Template};
+use crate::model::meta::{CPP_NAME_ANNOTATION, PP_NAMESPACE_ANNOTATION, PP_NAME_ANNOTATION};
 use crate::model::resource_selector::{best_priority, ImplicitPriority};
 
 /// Why a policy that matched was not chosen, or why one did not match.
@@ -25,10 +26,6 @@ pub struct PolicyChoice {
     pub implicit: ImplicitPriority,
     pub passed_over: Vec<PassedOver>,
 }
-
-pub const PP_NAME_ANNOTATION: &str = "propagationpolicy.karmada.io/name";
-pub const PP_NAMESPACE_ANNOTATION: &str = "propagationpolicy.karmada.io/namespace";
-pub const CPP_NAME_ANNOTATION: &str = "clusterpropagationpolicy.karmada.io/name";
 
 /// Namespaces Karmada never propagates from: its own and, by default, `kube-*`.
 pub fn namespace_is_reserved(namespace: &str) -> bool {

@@ -9,14 +9,20 @@ fn parsed(text: &str) -> Vec<Node> {
     parse_stream(text, &Limits::default()).unwrap()
 }
 
-fn binding() -> (ObjectKey, PreviousBinding) {
+fn binding() -> (ObjectKey, BindingRecord) {
     let key = ObjectKey {
         api_version: "apps/v1".into(),
         kind: "Deployment".into(),
         namespace: Some("shop".into()),
         name: "web".into(),
     };
-    let binding = PreviousBinding {
+    let binding = BindingRecord {
+        policy: Some(crate::model::record::PolicyRef {
+            name: "web".into(),
+            namespace: Some("shop".into()),
+        }),
+        pinned: true,
+        workload: true,
         clusters: vec![("a".into(), 2), ("b".into(), 0)],
         replicas: 2,
         placement: Some("{\"clusterAffinity\":{}}".into()),
@@ -71,7 +77,7 @@ fn bindings_round_trip_and_so_does_a_file_that_is_not_one() {
     let (key, older) = binding;
     let older = (
         key,
-        PreviousBinding {
+        BindingRecord {
             withheld: None,
             ..older
         },
