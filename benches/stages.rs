@@ -140,7 +140,7 @@ fn stages(c: &mut Criterion) {
     let refs: Vec<OverridePolicyRef<'_>> = inputs
         .override_policies
         .iter()
-        .map(garrison::model::inputs::OverridePolicy::as_ref)
+        .map(garrison::overrides::OverridePolicyRef::from)
         .collect();
     let deployment = inputs
         .templates

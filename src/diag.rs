@@ -473,6 +473,41 @@ fn token_span(text: &str, pos: Pos) -> std::ops::Range<usize> {
     end..end
 }
 
+/// An unknown field, with the closest declared field as a suggestion.
+pub fn unknown_field(kind: &str, path: &[String], field: &str, known: &[&str]) -> Diagnostic {
+    let place = if path.is_empty() {
+        String::new()
+    } else {
+        format!(" in `{}`", crate::node::display_path(path))
+    };
+    let help = match closest(field, known.iter().copied()) {
+        Some(near) => format!("did you mean `{near}`?"),
+        None => {
+            let mut fields = known.to_vec();
+            fields.sort_unstable();
+            if fields.is_empty() {
+                "remove it: nothing may be written here".to_string()
+            } else if fields.len() <= 12 {
+                format!(
+                    "remove it, or use one of {}",
+                    fields
+                        .iter()
+                        .map(|f| format!("`{f}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            } else {
+                "remove it, or check the spelling against the API reference".to_string()
+            }
+        }
+    };
+    Diagnostic::error(
+        Code::UnknownField,
+        format!("unknown field `{field}`{place} of {kind}"),
+    )
+    .help(help)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -122,3 +122,43 @@ impl Node {
         self.locate(path)
     }
 }
+
+/// A field path as users write it: `spec.clusters[0].name`.
+pub fn display_path(path: &[String]) -> String {
+    let mut shown = String::new();
+    for segment in path {
+        if segment.parse::<usize>().is_ok() {
+            shown.push('[');
+            shown.push_str(segment);
+            shown.push(']');
+        } else {
+            if !shown.is_empty() {
+                shown.push('.');
+            }
+            shown.push_str(segment);
+        }
+    }
+    shown
+}
+
+/// What a node holds, in a user's words.
+pub fn describe(node: &Node) -> String {
+    match &node.kind {
+        NodeKind::Null => "null".into(),
+        NodeKind::Bool(b) => format!("the boolean `{b}`"),
+        NodeKind::Number(n) => format!("the number `{n}`"),
+        NodeKind::String(s) => format!("the string `{}`", s.escape_debug()),
+        NodeKind::Seq(_) => "a list".into(),
+        NodeKind::Map(_) => "a mapping".into(),
+    }
+}
+
+/// A scalar where a string is expected: say why YAML made it one.
+pub fn quote_hint(node: &Node) -> &'static str {
+    match node.kind {
+        NodeKind::Bool(_) | NodeKind::Number(_) => {
+            "; quote it: YAML reads `yes`, `no`, `on`, `off`, `y`, `n` as booleans and `0777`, `1e3` as numbers"
+        }
+        _ => "",
+    }
+}

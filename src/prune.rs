@@ -14,7 +14,7 @@
 //! Pure: the commands hand in the two renders as paths.
 
 use crate::diag::{Code, Diagnostic, Severity};
-use crate::load::config::MassPruneConfig;
+use crate::model::config::MassPruneConfig;
 use crate::model::layout::{self, Format, Layout};
 use crate::model::meta::ObjectKey;
 use crate::model::record::BindingRecord;

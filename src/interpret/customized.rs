@@ -17,8 +17,9 @@ use crate::diag::{Code, Diagnostic, Diagnostics, Origin};
 use crate::model::customization::{CustomizationDoc, CustomizationTarget, Rule, ScriptSource};
 use crate::model::inputs::Template;
 use crate::model::meta::ObjectKey;
+use crate::model::quantity::{parse_quantity, Quantity, QuantityError};
 use crate::model::selector::{LabelSelector, Labels};
-use crate::schedule::estimate::{parse_quantity, Quantity, QuantityError, ReplicaRequirements};
+use crate::schedule::estimate::ReplicaRequirements;
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
 

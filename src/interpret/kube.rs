@@ -13,7 +13,8 @@
 //! - `getResourceQuantity(q)`: a quantity as a (float) number.
 
 use super::lua::{from_lua, to_json, to_lua, Empties};
-use crate::schedule::estimate::{parse_quantity, requirements_from_pod_spec};
+use crate::model::quantity::parse_quantity;
+use crate::schedule::estimate::requirements_from_pod_spec;
 use mlua::{Lua, Table, Value as LuaValue};
 use serde_json::{json, Map, Value};
 use std::collections::BTreeSet;

@@ -7,7 +7,7 @@
 //! with Kubernetes' rules; duplicates are errors naming both places.
 
 use super::typed;
-use crate::diag::{Code, Diagnostic, Diagnostics, FileId, Origin, Sources};
+use crate::diag::{unknown_field, Code, Diagnostic, Diagnostics, FileId, Origin, Sources};
 use crate::model::binding::BindingDoc;
 use crate::model::cluster::{Cluster, KarmadaClusterDoc, ManagedClusterDoc};
 use crate::model::customization::{
@@ -501,6 +501,18 @@ impl Classifier<'_> {
             };
             Cluster::from_clusternet(parsed, doc.origin())
         };
+        if let Some(summary) = &cluster.resource_summary {
+            for (section, resource, fault) in summary.invalid_quantities() {
+                diagnostics.push(
+                    Diagnostic::error(
+                        Code::InvalidField,
+                        format!("cluster `{name}`: `status.resourceSummary.{section}.{resource}`: {fault}"),
+                    )
+                    .at(doc.at(&["status", "resourceSummary", section, resource]))
+                    .help("write a Kubernetes quantity such as `8`, `500m` or `32Gi`; the API server refuses anything else"),
+                );
+            }
+        }
         self.inputs.clusters.push(cluster);
     }
 
@@ -676,7 +688,7 @@ fn replicas_are_counts(
                 Code::InvalidField,
                 format!(
                     "invalid {kind}: `{}`: {replicas} replicas is negative",
-                    typed::display_path(path)
+                    crate::node::display_path(path)
                 ),
             )
             .at(doc.at(&refs))
@@ -844,7 +856,7 @@ fn typed_diagnostic(file: FileId, kind: &str, fault: typed::Fault) -> Diagnostic
             let place = if path.is_empty() {
                 String::new()
             } else {
-                format!("`{}`: ", typed::display_path(&path))
+                format!("`{}`: ", crate::node::display_path(&path))
             };
             Diagnostic::error(
                 Code::InvalidField,
@@ -854,41 +866,6 @@ fn typed_diagnostic(file: FileId, kind: &str, fault: typed::Fault) -> Diagnostic
             .help("fix the value at this position; see Karmada's API reference for the field")
         }
     }
-}
-
-/// An unknown field, with the closest declared field as a suggestion.
-pub fn unknown_field(kind: &str, path: &[String], field: &str, known: &[&str]) -> Diagnostic {
-    let place = if path.is_empty() {
-        String::new()
-    } else {
-        format!(" in `{}`", typed::display_path(path))
-    };
-    let help = match crate::diag::closest(field, known.iter().copied()) {
-        Some(near) => format!("did you mean `{near}`?"),
-        None => {
-            let mut fields = known.to_vec();
-            fields.sort_unstable();
-            if fields.is_empty() {
-                "remove it: nothing may be written here".to_string()
-            } else if fields.len() <= 12 {
-                format!(
-                    "remove it, or use one of {}",
-                    fields
-                        .iter()
-                        .map(|f| format!("`{f}`"))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )
-            } else {
-                "remove it, or check the spelling against the API reference".to_string()
-            }
-        }
-    };
-    Diagnostic::error(
-        Code::UnknownField,
-        format!("unknown field `{field}`{place} of {kind}"),
-    )
-    .help(help)
 }
 
 #[cfg(test)]

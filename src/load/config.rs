@@ -1,105 +1,15 @@
-//! `garrison.yaml` at the repository root: which files are inputs, the parse
-//! limits, and the safety settings of SPEC §10.
-//!
-//! ```yaml
-//! include: ["fleet/**"]        # globs relative to the root; default: every file
-//! exclude: ["**/kustomization.yaml"]
-//! limits:
-//!   maxFileBytes: 16777216
-//!   maxDocuments: 10000
-//!   maxDepth: 64
-//!   maxNodes: 2000000
-//!   maxAliases: 1000
-//! defaultNamespace: shop       # for namespaced templates without one; default: none (an error)
-//! kubernetesVersion: "1.36"    # the built-in API templates are checked against
-//! massPrune:
-//!   maxShare: 0.5              # refuse a render removing more than this share of the objects...
-//!   minObjects: 20             # ...once the previous render has at least this many
-//! relax:                       # turn a check's errors into warnings for some files
-//!   - check: unknown-field
-//!     paths: ["legacy/**"]
-//! ```
+//! Reading `garrison.yaml` ([`Config`]) strictly, and applying its
+//! `relax` rules to diagnostics.
 
 use super::typed;
 use super::yaml::{parse_stream, Limits};
 use crate::diag::{Code, Diagnostic, Diagnostics, FileId, Origin};
+use crate::model::config::{Config, Relax};
 use crate::node::{Node, Pos};
-use serde::Deserialize;
 
 pub const CONFIG_FILE: &str = "garrison.yaml";
 
-#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Config {
-    #[serde(default)]
-    pub include: Vec<String>,
-    #[serde(default)]
-    pub exclude: Vec<String>,
-    #[serde(default)]
-    pub limits: LimitsConfig,
-    /// The namespace of namespaced templates written without one.
-    #[serde(default)]
-    pub default_namespace: Option<String>,
-    /// The Kubernetes minor version (`"1.36"`) whose API templates are checked against.
-    #[serde(default)]
-    pub kubernetes_version: Option<String>,
-    #[serde(default)]
-    pub mass_prune: MassPruneConfig,
-    #[serde(default)]
-    pub relax: Vec<Relax>,
-}
-
-#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct LimitsConfig {
-    pub max_file_bytes: Option<u64>,
-    pub max_documents: Option<usize>,
-    pub max_depth: Option<usize>,
-    pub max_nodes: Option<usize>,
-    pub max_aliases: Option<usize>,
-}
-
-/// When a render removes so much of the previous one that it is probably a
-/// mistake (an empty or mistyped `--repo`, a selector that stopped matching).
-#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct MassPruneConfig {
-    /// The largest share (0 to 1) of the previous render's objects one render may remove.
-    pub max_share: Option<f64>,
-    /// The share applies once the previous render has at least this many objects.
-    pub min_objects: Option<usize>,
-}
-
-/// Default of `massPrune.maxShare`: half of the objects.
-pub const DEFAULT_MASS_PRUNE_SHARE: f64 = 0.5;
-/// Default of `massPrune.minObjects`.
-pub const DEFAULT_MASS_PRUNE_MIN_OBJECTS: usize = 20;
-
-impl MassPruneConfig {
-    pub fn max_share(&self) -> f64 {
-        self.max_share.unwrap_or(DEFAULT_MASS_PRUNE_SHARE)
-    }
-    pub fn min_objects(&self) -> usize {
-        self.min_objects.unwrap_or(DEFAULT_MASS_PRUNE_MIN_OBJECTS)
-    }
-}
-
-/// One `relax` rule: the errors of check `check` (a diagnostic's name, such
-/// as `unknown-field`, or its code) in files matching `paths` are reported
-/// as warnings instead, which `--strict` leaves warnings.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
-pub struct Relax {
-    pub check: String,
-    pub paths: Vec<String>,
-}
-
-/// Files larger than this are refused unless `limits.maxFileBytes` raises it.
-pub const DEFAULT_MAX_FILE_BYTES: u64 = 16 * 1024 * 1024;
-
 impl Config {
-    pub fn max_file_bytes(&self) -> u64 {
-        self.limits.max_file_bytes.unwrap_or(DEFAULT_MAX_FILE_BYTES)
-    }
     pub fn parse_limits(&self) -> Limits {
         let default = Limits::default();
         Limits {
@@ -282,13 +192,14 @@ impl Faults {
                 let place = if path.is_empty() {
                     String::new()
                 } else {
-                    format!(" in `{}`", typed::display_path(&path))
+                    format!(" in `{}`", crate::node::display_path(&path))
                 };
                 (pos, format!("unknown key `{field}`{place}{near}"))
             }
-            typed::Fault::Invalid { path, message, pos } => {
-                (pos, format!("`{}`: {message}", typed::display_path(&path)))
-            }
+            typed::Fault::Invalid { path, message, pos } => (
+                pos,
+                format!("`{}`: {message}", crate::node::display_path(&path)),
+            ),
         };
         self.fault(Some(pos), message).help(SUPPORTED_KEYS)
     }

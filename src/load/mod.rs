@@ -16,9 +16,10 @@ pub mod typed;
 pub mod yaml;
 
 use crate::diag::{Code, Diagnostic, Diagnostics, FileId, Origin, Sources};
+use crate::model::config::Config;
 use crate::model::inputs::Inputs;
 use crate::node::{Node, Pos};
-use config::{Config, CONFIG_FILE};
+use config::CONFIG_FILE;
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 use yaml::Limits;

@@ -24,11 +24,12 @@
 //! (keyed by the catalog), so a re-render does not check it again.
 
 use super::cache::Cache;
-use super::classify::unknown_field;
-use super::config::{Config, TEMPLATE_CHECKS};
-use super::typed::display_path;
+use super::config::TEMPLATE_CHECKS;
+use crate::diag::unknown_field;
 use crate::diag::{Code, Diagnostic, Diagnostics, FileId, Origin, Sources};
+use crate::model::config::Config;
 use crate::model::inputs::{Document, Inputs, Template};
+use crate::node::display_path;
 use crate::node::{Node, NodeKind};
 use crate::schema::{self, builtin, crd, Catalog, FaultKind, KindSource, Lookup};
 use rayon::prelude::*;

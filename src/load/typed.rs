@@ -18,7 +18,7 @@
 //! Types with `#[serde(flatten)]` cannot say which fields they declare, so the
 //! typed inputs declare every field instead.
 
-use crate::node::{Node, NodeKind, Pos};
+use crate::node::{describe, quote_hint, Node, NodeKind, Pos};
 use serde::de::{self, DeserializeOwned, DeserializeSeed, IntoDeserializer, Visitor};
 use std::cell::RefCell;
 use std::fmt;
@@ -79,24 +79,6 @@ pub fn from_node<T: DeserializeOwned>(
     }
 }
 
-/// A field path as users write it: `spec.clusters[0].name`.
-pub fn display_path(path: &[String]) -> String {
-    let mut shown = String::new();
-    for segment in path {
-        if segment.parse::<usize>().is_ok() {
-            shown.push('[');
-            shown.push_str(segment);
-            shown.push(']');
-        } else {
-            if !shown.is_empty() {
-                shown.push('.');
-            }
-            shown.push_str(segment);
-        }
-    }
-    shown
-}
-
 /// A fault that stops the read; where it happened is filled in by the
 /// innermost node that sees it pass.
 #[derive(Debug)]
@@ -131,28 +113,6 @@ impl Error {
             self.path = Some(path.to_vec());
         }
         self
-    }
-}
-
-/// What a node holds, in a user's words.
-pub fn describe(node: &Node) -> String {
-    match &node.kind {
-        NodeKind::Null => "null".into(),
-        NodeKind::Bool(b) => format!("the boolean `{b}`"),
-        NodeKind::Number(n) => format!("the number `{n}`"),
-        NodeKind::String(s) => format!("the string `{}`", s.escape_debug()),
-        NodeKind::Seq(_) => "a list".into(),
-        NodeKind::Map(_) => "a mapping".into(),
-    }
-}
-
-/// A scalar where a string is expected: say why YAML made it one.
-pub fn quote_hint(node: &Node) -> &'static str {
-    match node.kind {
-        NodeKind::Bool(_) | NodeKind::Number(_) => {
-            "; quote it: YAML reads `yes`, `no`, `on`, `off`, `y`, `n` as booleans and `0777`, `1e3` as numbers"
-        }
-        _ => "",
     }
 }
 

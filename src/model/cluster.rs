@@ -7,9 +7,9 @@
 
 use super::affinity::ClusterView;
 use super::meta::ObjectMeta;
+use super::quantity::ResourceSummary;
 use super::selector::Labels;
 use crate::diag::Origin;
-use crate::schedule::estimate::ResourceSummary;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;

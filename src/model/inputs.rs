@@ -98,15 +98,6 @@ pub struct OverridePolicy {
 }
 
 impl OverridePolicy {
-    /// The policy as the overrides engine takes it.
-    pub fn as_ref(&self) -> crate::overrides::OverridePolicyRef<'_> {
-        crate::overrides::OverridePolicyRef {
-            name: &self.name,
-            namespace: self.namespace.as_deref(),
-            spec: &self.spec,
-        }
-    }
-
     pub fn display(&self) -> String {
         match &self.namespace {
             Some(ns) => format!("OverridePolicy/{ns}/{}", self.name),
@@ -126,7 +117,7 @@ pub struct PinnedBinding {
 pub struct Inputs {
     pub sources: Sources,
     /// `garrison.yaml` (defaults when there is none).
-    pub config: crate::load::config::Config,
+    pub config: super::config::Config,
     /// The schemas templates were checked against (the Kubernetes API and
     /// the repository's CRDs), for checking what overrides and hooks make.
     pub catalog: Option<std::sync::Arc<crate::schema::Catalog>>,

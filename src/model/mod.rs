@@ -7,6 +7,7 @@
 pub mod affinity;
 pub mod binding;
 pub mod cluster;
+pub mod config;
 pub mod customization;
 pub mod inputs;
 pub mod layout;
@@ -14,6 +15,7 @@ pub mod meta;
 pub mod override_policy;
 pub mod policy;
 pub mod previous;
+pub mod quantity;
 pub mod record;
 pub mod resource_selector;
 pub mod selector;

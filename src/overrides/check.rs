@@ -11,11 +11,11 @@
 //! nothing; a path it cannot find fails when it is applied (G0301).
 
 use super::OverridePolicyRef;
+use crate::diag::unknown_field;
 use crate::diag::{Code, Diagnostic, Diagnostics, Origin};
-use crate::load::classify::unknown_field;
-use crate::load::typed::display_path;
-use crate::model::inputs::{Inputs, OverridePolicy};
+use crate::model::inputs::Inputs;
 use crate::model::override_policy::Operator;
+use crate::node::display_path;
 use crate::node::Node;
 use crate::schema::{self, FaultKind, Lookup, PathFault};
 use std::collections::BTreeSet;
@@ -72,7 +72,7 @@ fn applications(inputs: &Inputs) -> BTreeSet<(usize, &str, &str)> {
     let refs: Vec<OverridePolicyRef<'_>> = inputs
         .override_policies
         .iter()
-        .map(OverridePolicy::as_ref)
+        .map(OverridePolicyRef::from)
         .collect();
     let mut pairs = BTreeSet::new();
     for template in &inputs.templates {

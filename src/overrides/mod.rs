@@ -18,6 +18,7 @@ pub mod metadata;
 pub mod patch;
 
 use crate::model::affinity::ClusterView;
+use crate::model::inputs::OverridePolicy;
 use crate::model::override_policy::{OverrideSpec, Overriders};
 use crate::model::resource_selector::{best_priority, ImplicitPriority, TemplateView};
 use command::{command_args_patch, CommandArgsError, Target};
@@ -41,6 +42,17 @@ pub struct OverridePolicyRef<'a> {
     /// `None` for a ClusterOverridePolicy.
     pub namespace: Option<&'a str>,
     pub spec: &'a OverrideSpec,
+}
+
+impl<'a> From<&'a OverridePolicy> for OverridePolicyRef<'a> {
+    /// A loaded policy as the engine takes it.
+    fn from(policy: &'a OverridePolicy) -> Self {
+        OverridePolicyRef {
+            name: &policy.name,
+            namespace: policy.namespace.as_deref(),
+            spec: &policy.spec,
+        }
+    }
 }
 
 /// "ClusterOverridePolicy `name`" or "OverridePolicy `ns/name`".

@@ -406,7 +406,7 @@ pub(super) fn unused_policies(inputs: &Inputs, diagnostics: &mut Diagnostics) {
     // An override policy that selects nothing overrides nothing: most often
     // a misspelt kind or name in its selectors. (No selectors: every template.)
     for policy in &inputs.override_policies {
-        let reference: OverridePolicyRef<'_> = policy.as_ref();
+        let reference = OverridePolicyRef::from(policy);
         let matches_some = inputs.templates.iter().any(|t| {
             !overrides::applicable(std::slice::from_ref(&reference), &t.view()).is_empty()
         });

@@ -50,7 +50,7 @@ pub(super) fn render_clusters(
     let override_refs: Vec<OverridePolicyRef<'_>> = inputs
         .override_policies
         .iter()
-        .map(crate::model::inputs::OverridePolicy::as_ref)
+        .map(OverridePolicyRef::from)
         .collect();
     let digests = reuse::Digests::new(inputs, context.options.format);
     let applicable: Vec<Vec<&OverridePolicyRef<'_>>> = apps

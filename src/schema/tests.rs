@@ -37,7 +37,7 @@ fn faults(catalog: &Catalog, text: &str) -> Vec<String> {
     validate(catalog.schemas(), found.root, &object)
         .into_iter()
         .map(|f| {
-            let path = crate::load::typed::display_path(&f.path);
+            let path = crate::node::display_path(&f.path);
             match f.kind {
                 FaultKind::UnknownField { field, .. } => {
                     format!("{}:{} {path}: unknown `{field}`", f.pos.line, f.pos.column)

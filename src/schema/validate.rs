@@ -2,7 +2,7 @@
 //! does (see the module docs of [`crate::schema`] for what is checked).
 
 use super::{Additional, Format, ListType, Schema, SchemaId, Schemas, Types};
-use crate::load::typed::{describe, quote_hint};
+use crate::node::{describe, quote_hint};
 use crate::node::{Node, NodeKind, Pos};
 use serde_json::Value;
 

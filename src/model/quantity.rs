@@ -1,0 +1,484 @@
+//! Kubernetes quantities (`k8s.io/apimachinery/pkg/api/resource`, exactly)
+//! and the resource summary a cluster reports, which scheduling divides
+//! replicas by ([`crate::schedule::estimate`]).
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Nanos per unit.
+const NANO: i128 = 1_000_000_000;
+/// Kubernetes caps a quantity at 2^63 − 1 units.
+const MAX_NANOS: i128 = (i64::MAX as i128) * NANO;
+
+/// An exact Kubernetes quantity, held in nano-units.
+///
+/// Parsing rounds any finer precision up (away from zero) to 1n and caps the
+/// magnitude at 2^63 − 1 units, as `resource.ParseQuantity` does; the format
+/// (DecimalSI, BinarySI, exponent) is not kept.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Quantity {
+    nanos: i128,
+}
+
+impl Quantity {
+    /// A quantity of `units` whole units.
+    pub fn from_units(units: i64) -> Self {
+        Quantity {
+            nanos: i128::from(units) * NANO,
+        }
+    }
+
+    /// A quantity of `millis` thousandths.
+    pub fn from_millis(millis: i64) -> Self {
+        Quantity {
+            nanos: i128::from(millis) * 1_000_000,
+        }
+    }
+
+    /// The exact value in nano-units.
+    pub fn nanos(self) -> i128 {
+        self.nanos
+    }
+
+    /// `Quantity.Value()`: whole units, rounded away from zero.
+    pub fn value(self) -> i128 {
+        ceil_div(self.nanos, NANO)
+    }
+
+    /// `Quantity.MilliValue()`: thousandths, rounded away from zero.
+    pub fn milli_value(self) -> i128 {
+        ceil_div(self.nanos, 1_000_000)
+    }
+
+    pub fn minus(self, other: Quantity) -> Quantity {
+        Quantity {
+            nanos: self.nanos - other.nanos,
+        }
+    }
+}
+
+/// Division rounding away from zero (for a positive divisor).
+fn ceil_div(n: i128, d: i128) -> i128 {
+    let q = n / d;
+    if n % d == 0 {
+        q
+    } else if n > 0 {
+        q + 1
+    } else {
+        q - 1
+    }
+}
+
+/// A value that is not a Kubernetes quantity. The text is quoted as Rust
+/// quotes strings (`"10x"`), the way these messages have always shown it.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum QuantityError {
+    #[error("invalid quantity \"\": empty")]
+    Empty,
+    /// Digits followed by something that is not a suffix or an exponent.
+    #[error("invalid quantity {text:?}: unknown suffix")]
+    UnknownSuffix { text: String },
+    /// A YAML or JSON value that is neither a string nor a number.
+    #[error("invalid quantity {value}: not a string or number")]
+    NotAStringOrNumber { value: Box<serde_json::Value> },
+}
+
+/// Parses a Kubernetes quantity: `[+-]digits[.digits]` followed by a decimal
+/// suffix (`n u m "" k M G T P E`), a binary suffix (`Ki Mi Gi Ti Pi Ei`) or a
+/// decimal exponent (`e3`, `E-2`), following `resource.ParseQuantity`'s grammar.
+pub fn parse_quantity(text: &str) -> Result<Quantity, QuantityError> {
+    if text.is_empty() {
+        return Err(QuantityError::Empty);
+    }
+    let bytes = text.as_bytes();
+    let mut pos = 0;
+    let negative = match bytes.first() {
+        Some(b'-') => {
+            pos = 1;
+            true
+        }
+        Some(b'+') => {
+            pos = 1;
+            false
+        }
+        _ => false,
+    };
+    let digits_from = |start: usize| {
+        start
+            + bytes[start..]
+                .iter()
+                .take_while(|b| b.is_ascii_digit())
+                .count()
+    };
+    let int_end = digits_from(pos);
+    let integer = &text[pos..int_end];
+    pos = int_end;
+    let mut fraction = "";
+    if bytes.get(pos) == Some(&b'.') {
+        let frac_end = digits_from(pos + 1);
+        fraction = &text[pos + 1..frac_end];
+        pos = frac_end;
+    }
+    let suffix = &text[pos..];
+    let (base, exponent) =
+        interpret_suffix(suffix).ok_or_else(|| QuantityError::UnknownSuffix {
+            text: text.to_string(),
+        })?;
+
+    // value = D · 10^(−|fraction|) · base^exponent, wanted in nanos.
+    let mut digits = Digits::default();
+    for b in integer.bytes().chain(fraction.bytes()) {
+        digits.push(b - b'0');
+    }
+    if digits.is_zero() {
+        return Ok(Quantity::default());
+    }
+    let mut ten_exponent: i64 = 9 - fraction.len() as i64;
+    match base {
+        Base::Ten => ten_exponent = ten_exponent.saturating_add(exponent),
+        Base::Two => digits.shift_left(exponent as u32),
+    }
+    let magnitude = if ten_exponent >= 0 {
+        if ten_exponent > 40 {
+            MAX_NANOS
+        } else {
+            for _ in 0..ten_exponent {
+                digits.mul_small(10);
+            }
+            digits.to_i128().map_or(MAX_NANOS, |n| n.min(MAX_NANOS))
+        }
+    } else {
+        let places = ten_exponent.unsigned_abs();
+        // D · 2^60 < 10^(len + 19): far enough right, a nonzero value rounds up to 1n.
+        if places > digits.decimal_len() + 20 {
+            1
+        } else {
+            let mut inexact = false;
+            for _ in 0..places {
+                inexact |= digits.div_small(10) != 0;
+            }
+            let whole = digits.to_i128().map_or(MAX_NANOS, |n| n.min(MAX_NANOS));
+            if inexact {
+                (whole + 1).min(MAX_NANOS)
+            } else {
+                whole
+            }
+        }
+    };
+    Ok(Quantity {
+        nanos: if negative { -magnitude } else { magnitude },
+    })
+}
+
+enum Base {
+    Ten,
+    Two,
+}
+
+fn interpret_suffix(suffix: &str) -> Option<(Base, i64)> {
+    let decimal = match suffix {
+        "n" => Some(-9),
+        "u" => Some(-6),
+        "m" => Some(-3),
+        "" => Some(0),
+        "k" => Some(3),
+        "M" => Some(6),
+        "G" => Some(9),
+        "T" => Some(12),
+        "P" => Some(15),
+        "E" => Some(18),
+        _ => None,
+    };
+    if let Some(exponent) = decimal {
+        return Some((Base::Ten, exponent));
+    }
+    let binary = match suffix {
+        "Ki" => Some(10),
+        "Mi" => Some(20),
+        "Gi" => Some(30),
+        "Ti" => Some(40),
+        "Pi" => Some(50),
+        "Ei" => Some(60),
+        _ => None,
+    };
+    if let Some(exponent) = binary {
+        return Some((Base::Two, exponent));
+    }
+    let rest = suffix.strip_prefix(['e', 'E'])?;
+    let unsigned = rest.strip_prefix(['+', '-']).unwrap_or(rest);
+    if unsigned.is_empty() || !unsigned.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    // Go parses the exponent as an int64; beyond that it is a syntax error.
+    rest.parse::<i64>().ok().map(|e| (Base::Ten, e))
+}
+
+/// A small unsigned big integer (little-endian base-2^32 limbs), enough to
+/// parse arbitrarily long digit strings exactly.
+#[derive(Default)]
+struct Digits {
+    limbs: Vec<u32>,
+    decimal_len: u64,
+}
+
+impl Digits {
+    fn push(&mut self, digit: u8) {
+        if self.decimal_len > 0 || digit != 0 {
+            self.decimal_len += 1;
+        }
+        self.mul_small(10);
+        let mut carry = u64::from(digit);
+        for limb in &mut self.limbs {
+            let sum = u64::from(*limb) + carry;
+            *limb = sum as u32;
+            carry = sum >> 32;
+        }
+        if carry > 0 {
+            self.limbs.push(carry as u32);
+        }
+    }
+
+    fn mul_small(&mut self, factor: u32) {
+        let mut carry = 0u64;
+        for limb in &mut self.limbs {
+            let product = u64::from(*limb) * u64::from(factor) + carry;
+            *limb = product as u32;
+            carry = product >> 32;
+        }
+        if carry > 0 {
+            self.limbs.push(carry as u32);
+        }
+    }
+
+    fn shift_left(&mut self, bits: u32) {
+        for _ in 0..bits {
+            self.mul_small(2);
+        }
+    }
+
+    /// Divides in place and returns the remainder.
+    fn div_small(&mut self, divisor: u32) -> u32 {
+        let mut remainder = 0u64;
+        for limb in self.limbs.iter_mut().rev() {
+            let current = (remainder << 32) | u64::from(*limb);
+            *limb = (current / u64::from(divisor)) as u32;
+            remainder = current % u64::from(divisor);
+        }
+        while self.limbs.last() == Some(&0) {
+            self.limbs.pop();
+        }
+        remainder as u32
+    }
+
+    fn is_zero(&self) -> bool {
+        self.limbs.iter().all(|&l| l == 0)
+    }
+
+    fn decimal_len(&self) -> u64 {
+        self.decimal_len
+    }
+
+    /// The value if it fits in an `i128`.
+    fn to_i128(&self) -> Option<i128> {
+        let mut value: u128 = 0;
+        for (i, &limb) in self.limbs.iter().enumerate() {
+            if limb == 0 {
+                continue;
+            }
+            if i >= 4 {
+                return None;
+            }
+            value |= u128::from(limb) << (32 * i);
+        }
+        i128::try_from(value).ok()
+    }
+}
+
+/// A JSON/YAML quantity: a string, or a number taken by its text (as
+/// `Quantity.UnmarshalJSON` does). `null` is zero.
+pub fn quantity_of(value: &serde_json::Value) -> Result<Quantity, QuantityError> {
+    match value {
+        serde_json::Value::String(s) => parse_quantity(s.trim()),
+        serde_json::Value::Number(n) => parse_quantity(&n.to_string()),
+        serde_json::Value::Null => Ok(Quantity::default()),
+        other => Err(QuantityError::NotAStringOrNumber {
+            value: Box::new(other.clone()),
+        }),
+    }
+}
+
+/// `Cluster.status.resourceSummary`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ResourceSummary {
+    #[serde(default)]
+    pub allocatable: BTreeMap<String, serde_json::Value>,
+    #[serde(default)]
+    pub allocating: BTreeMap<String, serde_json::Value>,
+    #[serde(default)]
+    pub allocated: BTreeMap<String, serde_json::Value>,
+    /// Accepted and carried; the resource-model estimate is not reproduced.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub allocatable_modelings: Option<Vec<AllocatableModeling>>,
+}
+
+/// How many nodes of a resource-model grade a cluster has: carried without effect.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AllocatableModeling {
+    pub grade: u32,
+    pub count: i64,
+}
+
+impl ResourceSummary {
+    /// Every value that is not a valid quantity, by section and resource
+    /// name. The API server refuses such a Cluster, so loading reports
+    /// them; estimation would take them as absent.
+    pub fn invalid_quantities(&self) -> Vec<(&'static str, &str, QuantityError)> {
+        let sections = [
+            ("allocatable", &self.allocatable),
+            ("allocating", &self.allocating),
+            ("allocated", &self.allocated),
+        ];
+        let mut out = Vec::new();
+        for (section, map) in sections {
+            for (name, value) in map {
+                if let Err(e) = quantity_of(value) {
+                    out.push((section, name.as_str(), e));
+                }
+            }
+        }
+        out
+    }
+
+    /// The quantity `name` of one section, when it is one.
+    pub fn get(map: &BTreeMap<String, serde_json::Value>, name: &str) -> Option<Quantity> {
+        map.get(name).and_then(|v| quantity_of(v).ok())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn q(s: &str) -> Quantity {
+        parse_quantity(s).unwrap()
+    }
+
+    #[test]
+    fn decimal_and_binary_suffixes() {
+        assert_eq!(q("500m").milli_value(), 500);
+        assert_eq!(q("1").nanos(), NANO);
+        assert_eq!(q("1k").value(), 1000);
+        assert_eq!(q("2M").value(), 2_000_000);
+        assert_eq!(q("1G").value(), 1_000_000_000);
+        assert_eq!(q("1T").value(), 1_000_000_000_000);
+        assert_eq!(q("1P").value(), 1_000_000_000_000_000);
+        assert_eq!(q("1E").value(), 1_000_000_000_000_000_000);
+        assert_eq!(q("1Ki").value(), 1024);
+        assert_eq!(q("1Mi").value(), 1 << 20);
+        assert_eq!(q("1.5Gi").value(), 3 << 29);
+        assert_eq!(q("1Ti").value(), 1 << 40);
+        assert_eq!(q("1Pi").value(), 1 << 50);
+        assert_eq!(q("3Ei").value(), 3 << 60);
+        assert_eq!(q("8Ei").value(), i128::from(i64::MAX), "capped at 2^63-1");
+        assert_eq!(q("10u").nanos(), 10_000);
+        assert_eq!(q("7n").nanos(), 7);
+    }
+
+    #[test]
+    fn exponents_signs_and_fractions() {
+        assert_eq!(q("1e3").value(), 1000);
+        assert_eq!(q("1E3").value(), 1000);
+        assert_eq!(q("1.5e+3").value(), 1500);
+        assert_eq!(q("25e-2").milli_value(), 250);
+        assert_eq!(q("-2").value(), -2);
+        assert_eq!(q("+2").value(), 2);
+        assert_eq!(q(".5").milli_value(), 500);
+        assert_eq!(q("0.1").milli_value(), 100);
+        assert_eq!(q("0").nanos(), 0);
+        assert_eq!(q("000").nanos(), 0);
+        assert_eq!(q("1e100").value(), i128::from(i64::MAX));
+    }
+
+    #[test]
+    fn finer_than_nano_rounds_up_away_from_zero() {
+        assert_eq!(q("0.0000000001").nanos(), 1);
+        assert_eq!(q("1e-300").nanos(), 1);
+        assert_eq!(q("-1.0000000001").nanos(), -NANO - 1);
+        assert_eq!(q("0.0000000001Ki").nanos(), 103);
+        assert_eq!(
+            q("1234567890.1234567891").nanos(),
+            1_234_567_890_123_456_790
+        );
+        assert_eq!(q("1234567890.1234567891").value(), 1_234_567_891);
+    }
+
+    #[test]
+    fn value_and_milli_value_round_up() {
+        assert_eq!(q("100m").value(), 1);
+        assert_eq!(q("1500m").value(), 2);
+        assert_eq!(q("-1500m").value(), -2);
+        assert_eq!(q("1n").milli_value(), 1);
+        assert_eq!(q("1.0001").milli_value(), 1001);
+    }
+
+    #[test]
+    fn malformed_quantities_are_rejected() {
+        for bad in [
+            "",
+            "1K",
+            "1e",
+            "1 Gi",
+            "1Gib",
+            "1..5",
+            "1mi",
+            "abc",
+            "1e3.5",
+            "1e99999999999999999999",
+        ] {
+            assert!(parse_quantity(bad).is_err(), "{bad:?} should be rejected");
+        }
+        assert_eq!(parse_quantity(""), Err(QuantityError::Empty));
+        assert_eq!(
+            parse_quantity("1K").map_err(|e| e.to_string()),
+            Err(r#"invalid quantity "1K": unknown suffix"#.to_string())
+        );
+        assert_eq!(
+            quantity_of(&json!(true)).map_err(|e| e.to_string()),
+            Err("invalid quantity true: not a string or number".to_string())
+        );
+    }
+
+    fn summary(value: serde_json::Value) -> ResourceSummary {
+        serde_json::from_value(value).unwrap()
+    }
+
+    #[test]
+    fn summary_accepts_strings_numbers_and_unknown_fields() {
+        let s = summary(json!({
+            "allocatable": {"cpu": "4", "memory": "8Gi", "pods": 110},
+            "allocated": {"cpu": 1.5},
+            "allocatableModelings": [{"grade": 0, "count": 2}],
+        }));
+        assert_eq!(ResourceSummary::get(&s.allocated, "cpu"), Some(q("1500m")));
+        assert_eq!(ResourceSummary::get(&s.allocatable, "pods"), Some(q("110")));
+        assert!(s.allocating.is_empty());
+        assert!(s.allocatable_modelings.is_some());
+        assert!(s.invalid_quantities().is_empty());
+        let bad = summary(json!({"allocatable": {"cpu": "lots"}, "allocated": {"pods": true}}));
+        let faults: Vec<String> = bad
+            .invalid_quantities()
+            .into_iter()
+            .map(|(section, name, e)| format!("{section}.{name}: {e}"))
+            .collect();
+        assert_eq!(
+            faults,
+            vec![
+                r#"allocatable.cpu: invalid quantity "lots": unknown suffix"#,
+                "allocated.pods: invalid quantity true: not a string or number",
+            ]
+        );
+    }
+}
