@@ -45,7 +45,9 @@ fn stages(c: &mut Criterion) {
     assert!(!diagnostics.has_errors(), "the generated fleet loads");
     let empty = PreviousRender::default();
     let plan = garrison::plan::plan(&inputs, &empty).expect("the generated fleet plans");
-    let tree = emit::build_tree(&mut plan.clone(), &empty, Format::Manifests)
+    let render = emit::render::Options::default();
+    let rendered = emit::render::render(&inputs, &plan, &empty, render).expect("the plan renders");
+    let tree = emit::build_tree(&plan, rendered.clone(), &empty, Format::Manifests)
         .expect("the plan emits")
         .tree;
     let previous = load::previous::from_tree(tree);
@@ -107,12 +109,18 @@ fn stages(c: &mut Criterion) {
     group.bench_function("plan/against-previous", |b| {
         b.iter(|| garrison::plan::plan(black_box(&inputs), &previous).map(|p| p.apps.len()))
     });
-    // The tree takes the plan's bytes, so each iteration gets its own copy.
+    group.bench_function("emit/render", |b| {
+        b.iter(|| {
+            emit::render::render(&inputs, black_box(&plan), &empty, render)
+                .map(|r| r.clusters.len())
+        })
+    });
+    // The tree takes the rendered bytes, so each iteration gets its own copy.
     group.bench_function("emit/build_tree", |b| {
         b.iter_batched(
-            || plan.clone(),
-            |mut plan| {
-                emit::build_tree(black_box(&mut plan), &empty, Format::Manifests)
+            || rendered.clone(),
+            |rendered| {
+                emit::build_tree(black_box(&plan), rendered, &empty, Format::Manifests)
                     .map(|t| t.tree.len())
             },
             criterion::BatchSize::LargeInput,

@@ -18,9 +18,8 @@
 //! so a hand-edited output is still found and repaired.
 
 use crate::model::cluster::Cluster;
-use crate::model::inputs::{Document, Inputs, PropagationPolicy, Template};
+use crate::model::inputs::{Document, Inputs, OverridePolicy, PropagationPolicy, Template};
 use crate::model::layout::Format;
-use crate::overrides::OverridePolicyRef;
 use crate::plan::{App, Source};
 use serde_json::Value;
 use sha2::{Digest as _, Sha256};
@@ -121,7 +120,7 @@ impl Digests {
         app: &App,
         template: &Template,
         policy: Option<&PropagationPolicy>,
-        applicable: &[&OverridePolicyRef<'_>],
+        applicable: &[&OverridePolicy],
     ) -> String {
         let mut h = Hasher::new("app");
         h.bytes(&self.common);
@@ -137,9 +136,9 @@ impl Digests {
             None => h.opt(None),
         }
         for p in applicable {
-            let key = (p.namespace.map(str::to_string), p.name.to_string());
-            h.text(p.name);
-            h.opt(p.namespace);
+            let key = (p.namespace.clone(), p.name.clone());
+            h.text(&p.name);
+            h.opt(p.namespace.as_deref());
             h.bytes(self.overrides.get(&key).map_or(&[][..], |d| &d[..]));
         }
         h.text("binding");

@@ -4,8 +4,12 @@ use super::pipeline::{self, Purpose, Request};
 use super::printer::Printer;
 use super::settings::ExplainSettings;
 use super::{stored, ExitStatus, Stop};
-use crate::plan::Scope;
+use crate::diag::Diagnostics;
+use crate::overrides::Applied;
+use crate::plan::materialise::Materialiser;
+use crate::plan::{App, Scope};
 use crate::report::explain;
+use std::collections::BTreeMap;
 
 pub fn run(settings: &ExplainSettings, printer: &Printer) -> Result<ExitStatus, Stop> {
     let old = match &settings.stored {
@@ -32,7 +36,14 @@ pub fn run(settings: &ExplainSettings, printer: &Printer) -> Result<ExitStatus, 
     let found = explain::find(&outcome.plan, object);
     match found.as_slice() {
         [app] => {
-            let explanation = explain::explain(app);
+            let applied = match applied(&outcome, app) {
+                Ok(applied) => applied,
+                Err(diagnostics) => {
+                    printer.diagnostics(&diagnostics, &outcome.inputs.sources);
+                    return Ok(ExitStatus::Error);
+                }
+            };
+            let explanation = explain::explain(app, &applied);
             if printer.json() {
                 printer.out_json(&explanation)?;
             } else {
@@ -64,9 +75,52 @@ pub fn run(settings: &ExplainSettings, printer: &Printer) -> Result<ExitStatus, 
                 versions.join(", ")
             ));
             for app in many {
-                printer.out(explain::explain(app).to_text());
+                let applied = match applied(&outcome, app) {
+                    Ok(applied) => applied,
+                    Err(diagnostics) => {
+                        printer.diagnostics(&diagnostics, &outcome.inputs.sources);
+                        return Ok(ExitStatus::Error);
+                    }
+                };
+                printer.out(explain::explain(app, &applied).to_text());
             }
             Ok(ExitStatus::Success)
         }
     }
+}
+
+/// What the override policies do to `app` on each cluster it is made for:
+/// its objects, made now (only this application's).
+fn applied(
+    outcome: &pipeline::Outcome,
+    app: &App,
+) -> Result<BTreeMap<String, Applied>, Diagnostics> {
+    let plan = &outcome.plan;
+    let Some(index) = plan.apps.iter().position(|a| a.key == app.key) else {
+        return Ok(BTreeMap::new());
+    };
+    let materialiser = Materialiser::new(&outcome.inputs);
+    let mut applied = BTreeMap::new();
+    let mut diagnostics = Diagnostics::default();
+    for assignment in app.binding.clusters.iter().filter(|a| !a.held) {
+        let Some(cluster) = outcome
+            .inputs
+            .clusters
+            .iter()
+            .find(|c| c.name == assignment.cluster)
+        else {
+            continue;
+        };
+        match plan.materialise(&materialiser, index, cluster, assignment.replicas) {
+            Some(Ok(made)) => {
+                applied.insert(cluster.name.clone(), made.applied);
+            }
+            Some(Err(diagnostic)) => diagnostics.push(diagnostic),
+            None => {}
+        }
+    }
+    if diagnostics.has_errors() {
+        return Err(diagnostics);
+    }
+    Ok(applied)
 }

@@ -38,6 +38,8 @@ pub struct Request<'a> {
 
 /// Everything a render decided, before anything is written.
 pub struct Outcome {
+    /// What was read, which `explain` makes its one application's objects from.
+    pub inputs: Inputs,
     pub plan: Plan,
     pub previous: PreviousRender,
     pub tree: Tree,
@@ -72,7 +74,8 @@ pub enum Purpose {
     Render { reuse: bool, prune: Prune },
     /// A comparison (`check`, `validate`): every object rendered again.
     Compare { prune: Prune },
-    /// `explain`: every object rendered, and what each override did kept.
+    /// `explain`: the plan alone; explaining makes the objects of the one
+    /// application it explains.
     Explain,
 }
 
@@ -238,7 +241,15 @@ pub fn run(request: Request<'_>, printer: &Printer) -> Result<Outcome, Stop> {
     if diagnostics.has_errors() {
         return Err(Stop::Exit(ExitStatus::Error));
     }
+    let read = InputCounts {
+        templates: inputs.templates.len(),
+        propagation_policies: inputs.propagation_policies.len(),
+        override_policies: inputs.override_policies.len(),
+        clusters: inputs.clusters.len(),
+    };
     Ok(Outcome {
+        mass_prune: inputs.config.mass_prune.clone(),
+        inputs,
         plan,
         previous,
         tree,
@@ -246,13 +257,7 @@ pub fn run(request: Request<'_>, printer: &Printer) -> Result<Outcome, Stop> {
         shadow,
         frozen,
         format,
-        mass_prune: inputs.config.mass_prune.clone(),
-        read: InputCounts {
-            templates: inputs.templates.len(),
-            propagation_policies: inputs.propagation_policies.len(),
-            override_policies: inputs.override_policies.len(),
-            clusters: inputs.clusters.len(),
-        },
+        read,
     })
 }
 
@@ -301,12 +306,7 @@ fn plan_and_build(
         strict,
         fetch,
     } = planning;
-    let options = crate::plan::Options {
-        scope,
-        format,
-        reuse: matches!(purpose, Purpose::Render { reuse: true, .. }),
-        record_overrides: purpose == Purpose::Explain,
-    };
+    let options = crate::plan::Options { scope, format };
     let mut plan = match crate::plan::plan_with(inputs, previous, &options) {
         Ok(plan) => plan,
         Err(errors) => {
@@ -321,6 +321,28 @@ fn plan_and_build(
     }
     // Every warning of the run, loading included, is counted in the summary.
     plan.warnings = diagnostics.clone();
+    if purpose == Purpose::Explain {
+        return Ok(Built {
+            plan,
+            tree: Tree::new(),
+            kept: BTreeSet::new(),
+            shadow: Tree::new(),
+            frozen: BTreeMap::new(),
+        });
+    }
+    spinner.set_message("making every cluster's objects");
+    let options = emit::render::Options {
+        format,
+        reuse: matches!(purpose, Purpose::Render { reuse: true, .. }),
+    };
+    let rendered = match emit::render::render(inputs, &plan, previous, options) {
+        Ok(rendered) => rendered,
+        Err(errors) => {
+            diagnostics.extend(errors);
+            spinner.finish_and_clear();
+            return Err(Halt::Refused);
+        }
+    };
     let frozen = plan
         .clusters
         .iter()
@@ -332,7 +354,7 @@ fn plan_and_build(
         })
         .collect();
     if let Some(fetch) = fetch {
-        let wanted = compared_files(&plan, previous, &frozen);
+        let wanted = compared_files(&plan, &rendered, previous, &frozen);
         let files = fetch(&wanted).map_err(|error| {
             spinner.finish_and_clear();
             Halt::Failed(error.context("cannot read the previous render"))
@@ -343,14 +365,14 @@ fn plan_and_build(
         }
     }
     spinner.set_message("building the output tree");
-    let built = match emit::build_tree(&mut plan, previous, format) {
+    let shadow = emit::shadow_tree(&plan, &rendered);
+    let built = match emit::build_tree(&plan, rendered, previous, format) {
         Ok(built) => built,
         Err(errors) => {
             diagnostics.extend(errors);
             return Err(Halt::Refused);
         }
     };
-    let shadow = emit::shadow_tree(&plan);
     Ok(Built {
         plan,
         tree: built.tree,
@@ -392,19 +414,20 @@ pub fn mass_prune(
 /// it writes anew.
 fn compared_files(
     plan: &Plan,
+    rendered: &emit::render::Rendered,
     previous: &PreviousRender,
     frozen: &BTreeMap<String, Vec<String>>,
 ) -> Vec<String> {
     let mut wanted = Vec::new();
-    for cluster in &plan.clusters {
+    for (cluster, files) in plan.clusters.iter().zip(&rendered.clusters) {
         if cluster.paused {
             wanted.extend(previous.unread_in(&cluster.name).cloned());
             continue;
         }
-        let written = cluster
+        let written = files
             .objects
             .iter()
-            .chain(&cluster.shadow)
+            .chain(&files.shadow)
             .filter(|o| o.bytes.is_some())
             .map(|o| o.path.clone());
         let frozen = frozen.get(&cluster.name).into_iter().flatten().cloned();

@@ -1,4 +1,6 @@
-//! Emitting: a [`Plan`] into a [`Tree`] of output files, and a tree onto disk.
+//! Emitting: a [`Plan`] into its files ([`render`]: every object made and
+//! serialised, or kept), the files into a [`Tree`], and a tree onto disk
+//! ([`write`]).
 //!
 //! The tree is built in memory, whole, before anything is written: one file
 //! per object under `clusters/<cluster>/`, a `kustomization.yaml` listing
@@ -11,6 +13,7 @@
 //! that the next lock of the directory finishes (see [`write`]), so an
 //! interrupted or failed render leaves the old output or the new one.
 
+pub mod render;
 pub mod work;
 pub mod write;
 pub mod yaml;
@@ -21,8 +24,9 @@ use crate::model::layout::{self, Format, Layout, Tree, KUSTOMIZATION, MARKER_FIL
 use crate::model::meta::ObjectKey;
 use crate::model::previous::PreviousRender;
 use crate::model::record;
-use crate::plan::{App, ClusterPlan, Plan, Rendered, WorkOptions};
+use crate::plan::{App, ClusterPlan, Plan, WorkOptions};
 use rayon::prelude::*;
+use render::{File, Rendered};
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -34,17 +38,20 @@ pub struct Built {
     pub kept: BTreeSet<String>,
 }
 
-/// Build the whole output tree for `plan`. The rendered files' bytes move
-/// from the plan into the tree (a fleet's worth of bytes is held once).
+/// Build the whole output tree for `plan` from its `rendered` files, whose
+/// bytes move into the tree (a fleet's worth of bytes is held once).
 pub fn build_tree(
-    plan: &mut Plan,
+    plan: &Plan,
+    rendered: Rendered,
     previous: &PreviousRender,
     format: Format,
 ) -> Result<Built, Diagnostics> {
+    let Rendered { clusters, digests } = rendered;
     let results: Vec<Result<Files, Diagnostic>> = plan
         .clusters
-        .par_iter_mut()
-        .map(|cluster| cluster_files(cluster, previous, format))
+        .par_iter()
+        .zip(clusters)
+        .map(|(cluster, files)| cluster_files(cluster, files.objects, previous, format))
         .collect();
     let mut tree = Tree::new();
     let mut kept = BTreeSet::new();
@@ -66,8 +73,8 @@ pub fn build_tree(
             Err(d) => diagnostics.push(d),
         }
     }
-    for app in &plan.apps {
-        match binding_file(app) {
+    for (app, digest) in plan.apps.iter().zip(digests) {
+        match binding_file(app, digest) {
             Ok((path, bytes)) => {
                 if tree.insert(path.clone(), bytes).is_some() {
                     diagnostics.push(
@@ -113,7 +120,8 @@ fn serialize(value: &Value, what: &str) -> Result<Vec<u8>, Diagnostic> {
 }
 
 fn cluster_files(
-    cluster: &mut ClusterPlan,
+    cluster: &ClusterPlan,
+    objects: Vec<File>,
     previous: &PreviousRender,
     format: Format,
 ) -> Result<Files, Diagnostic> {
@@ -124,7 +132,7 @@ fn cluster_files(
             .map(|(p, b)| (p.clone(), Some(b.clone())))
             .collect());
     }
-    let mut files = object_files(std::mem::take(&mut cluster.objects), &cluster.name)?;
+    let mut files = object_files(objects, &cluster.name)?;
     // Held applications keep the files they had.
     let layout = Layout::new(format);
     for key in &cluster.frozen {
@@ -155,7 +163,7 @@ fn cluster_files(
 
 /// The files of `objects` in one cluster directory, by relative path.
 fn object_files(
-    objects: Vec<Rendered>,
+    objects: Vec<File>,
     cluster: &str,
 ) -> Result<BTreeMap<String, Option<Vec<u8>>>, Diagnostic> {
     let mut files = BTreeMap::new();
@@ -203,13 +211,34 @@ pub fn object_file(
     Ok((Layout::new(format).object(key, cluster), bytes))
 }
 
+/// The file of the Namespace `name` created on `cluster`.
+fn namespace_file(name: &str, cluster: &str, format: Format) -> Result<File, Diagnostic> {
+    let key = ObjectKey {
+        api_version: "v1".into(),
+        kind: "Namespace".into(),
+        namespace: None,
+        name: name.to_string(),
+    };
+    let value = json!({
+        "apiVersion": "v1",
+        "kind": "Namespace",
+        "metadata": {"name": name},
+    });
+    let (path, bytes) = object_file(&key, value, WorkOptions::default(), cluster, format)?;
+    Ok(File {
+        key,
+        path,
+        bytes: Some(bytes),
+    })
+}
+
 /// What held clusters would receive without their holds, as files under
 /// `clusters/<cluster>/`: compared with the previous render it counts the
 /// changes a hold keeps back.
-pub fn shadow_tree(plan: &Plan) -> Tree {
+pub fn shadow_tree(plan: &Plan, rendered: &Rendered) -> Tree {
     let mut tree = Tree::new();
-    for cluster in &plan.clusters {
-        if let Ok(files) = object_files(cluster.shadow.clone(), &cluster.name) {
+    for (cluster, files) in plan.clusters.iter().zip(&rendered.clusters) {
+        if let Ok(files) = object_files(files.shadow.clone(), &cluster.name) {
             tree.extend(
                 files
                     .into_iter()
@@ -235,8 +264,8 @@ fn conflict_resolution(value: &Value, policy_overwrite: bool) -> &'static str {
 }
 
 /// The binding an application's schedule is recorded in (and read back from).
-fn binding_file(app: &App) -> Result<(String, Vec<u8>), Diagnostic> {
-    let value = record::encode(&app.key, &app.record());
+fn binding_file(app: &App, digest: Option<String>) -> Result<(String, Vec<u8>), Diagnostic> {
+    let value = record::encode(&app.key, &app.record(digest));
     let bytes = serialize(&value, &format!("the binding of `{}`", app.key))?;
     Ok((layout::binding(&app.key), bytes))
 }

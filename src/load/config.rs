@@ -4,7 +4,7 @@
 use super::typed;
 use super::yaml::{parse_stream, Limits};
 use crate::diag::{Code, Diagnostic, Diagnostics, FileId, Origin};
-use crate::model::config::{Config, Relax};
+use crate::model::config::{relaxable, Config, Relax, TEMPLATE_CHECKS, WARNING_CHECKS};
 use crate::node::{Node, Pos};
 
 pub const CONFIG_FILE: &str = "garrison.yaml";
@@ -20,25 +20,6 @@ impl Config {
         }
     }
 }
-
-/// The checks a `relax` rule may name for a template's faults against its
-/// schema. The same codes in garrison's own inputs (policies, clusters) are
-/// never relaxed: such an input would simply be dropped.
-pub const TEMPLATE_CHECKS: &[Code] = &[
-    Code::InvalidField,
-    Code::UnknownField,
-    Code::UnknownApiKind,
-    Code::NoSchema,
-];
-
-/// The warnings a `relax` rule may name (so that `--strict` lets them pass).
-pub const WARNING_CHECKS: &[Code] = &[
-    Code::PolicyMatchesNothing,
-    Code::Unschedulable,
-    Code::BindingWithoutTemplate,
-    Code::IgnoredField,
-    Code::ReservedNamespace,
-];
 
 /// Read garrison.yaml strictly, its faults as G0005 at their line.
 pub fn read(text: &str, file: FileId, diagnostics: &mut Diagnostics) -> Config {
@@ -207,57 +188,3 @@ impl Faults {
 
 /// What a settings fault's help says.
 const SUPPORTED_KEYS: &str = "supported keys are `include`, `exclude`, `limits` (`maxFileBytes`, `maxDocuments`, `maxDepth`, `maxNodes`, `maxAliases`), `defaultNamespace`, `kubernetesVersion`, `massPrune` (`maxShare`, `minObjects`) and `relax` (`check`, `paths`)";
-
-/// The relaxable check a rule names, by name (`unknown-field`) or code (`G0109`).
-fn relaxable(check: &str) -> Option<Code> {
-    TEMPLATE_CHECKS
-        .iter()
-        .chain(WARNING_CHECKS)
-        .copied()
-        .find(|c| c.name() == check || c.code() == check)
-}
-
-impl Config {
-    /// Apply the `relax` rules: a diagnostic of `checks` in a file a rule
-    /// names becomes a warning that `--strict` leaves a warning. With
-    /// [`TEMPLATE_CHECKS`] errors are relaxed too (the template is rendered
-    /// as written); with [`WARNING_CHECKS`] only warnings (the same codes'
-    /// errors mean nothing could be rendered). `path` gives a file's path.
-    pub fn relax<'a>(
-        &self,
-        diagnostics: &mut Diagnostics,
-        checks: &[Code],
-        path: impl Fn(FileId) -> &'a str,
-    ) {
-        if self.relax.is_empty() {
-            return;
-        }
-        let rules: Vec<(Code, globset::GlobSet)> = self
-            .relax
-            .iter()
-            .filter_map(|rule| {
-                let code = relaxable(&rule.check)?;
-                let mut set = globset::GlobSetBuilder::new();
-                for pattern in &rule.paths {
-                    set.add(globset::Glob::new(pattern).ok()?);
-                }
-                Some((code, set.build().ok()?))
-            })
-            .collect();
-        for diagnostic in &mut diagnostics.0 {
-            let Some(origin) = diagnostic.origin else {
-                continue;
-            };
-            let file = path(origin.file);
-            let named = rules
-                .iter()
-                .any(|(code, set)| *code == diagnostic.code && set.is_match(file));
-            let errors_too = checks == TEMPLATE_CHECKS;
-            if named && checks.contains(&diagnostic.code) && (errors_too || !diagnostic.is_error())
-            {
-                diagnostic.severity = crate::diag::Severity::Warning;
-                diagnostic.relaxed = true;
-            }
-        }
-    }
-}

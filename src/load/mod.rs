@@ -89,11 +89,11 @@ pub fn load_repository(
     inputs.sources = sources;
     inputs.config = config;
     templates::check(&mut inputs, template_documents, cache, &mut diagnostics);
-    inputs
-        .config
-        .relax(&mut diagnostics, config::WARNING_CHECKS, |file| {
-            inputs.sources.path(file)
-        });
+    inputs.config.relax(
+        &mut diagnostics,
+        crate::model::config::WARNING_CHECKS,
+        |file| inputs.sources.path(file),
+    );
     (inputs, diagnostics)
 }
 

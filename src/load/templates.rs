@@ -24,10 +24,10 @@
 //! (keyed by the catalog), so a re-render does not check it again.
 
 use super::cache::Cache;
-use super::config::TEMPLATE_CHECKS;
 use crate::diag::unknown_field;
 use crate::diag::{Code, Diagnostic, Diagnostics, FileId, Origin, Sources};
 use crate::model::config::Config;
+use crate::model::config::TEMPLATE_CHECKS;
 use crate::model::inputs::{Document, Inputs, Template};
 use crate::node::display_path;
 use crate::node::{Node, NodeKind};

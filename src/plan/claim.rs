@@ -2,7 +2,7 @@
 //! namespace auto-propagation) takes it, where the scheduler puts it, and
 //! which cluster holds its fort (SPEC §2, §3).
 
-use super::{pinned, placement_json, policy_ref, App, Source, RESERVED_NAMESPACES};
+use super::{pinned, placement_json, policy_ref, App, Source, WorkOptions, RESERVED_NAMESPACES};
 use crate::diag::{Code, Diagnostic, Diagnostics, Origin};
 use crate::fort::{self, FortError, FORT_ENABLED};
 use crate::interpret;
@@ -38,6 +38,21 @@ pub(super) enum Claim {
 }
 
 impl Claims<'_> {
+    /// Claim every template: the applications, and the templates nothing
+    /// claims.
+    pub(super) fn claim_all(&self, diagnostics: &mut Diagnostics) -> (Vec<App>, Vec<ObjectKey>) {
+        let mut apps = Vec::new();
+        let mut unclaimed = Vec::new();
+        for template in &self.inputs.templates {
+            match self.claim(template, diagnostics) {
+                Claim::App(app) => apps.push(*app),
+                Claim::Unclaimed => unclaimed.push(template.key.clone()),
+                Claim::Skipped => {}
+            }
+        }
+        (apps, unclaimed)
+    }
+
     /// Claim `template`, reporting what is wrong on the way.
     pub(super) fn claim(&self, template: &Template, diagnostics: &mut Diagnostics) -> Claim {
         if let Some(why) = policy_match::skip_reason(template) {
@@ -101,8 +116,8 @@ impl Claims<'_> {
             placement,
             placement_json,
             held,
-            overrides: BTreeMap::new(),
-            digest: None,
+            override_policies: Vec::new(),
+            work: WorkOptions::default(),
         };
         place_fort(&mut app, template, policy, previous, diagnostics);
         Claim::App(Box::new(app))

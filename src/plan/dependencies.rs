@@ -1,7 +1,7 @@
 //! `propagateDeps`: the ConfigMaps, Secrets, ServiceAccounts and PVCs a
 //! workload references follow it to the same clusters.
 
-use super::{App, Source};
+use super::{App, Source, WorkOptions};
 use crate::diag::Diagnostics;
 use crate::interpret;
 use crate::model::inputs::{Inputs, Template};
@@ -165,8 +165,8 @@ fn follower(context: &Context<'_>, key: ObjectKey, required: Required) -> App {
         placement: None,
         placement_json: None,
         held,
-        overrides: BTreeMap::new(),
-        digest: None,
+        override_policies: Vec::new(),
+        work: WorkOptions::default(),
     }
 }
 

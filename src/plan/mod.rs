@@ -5,16 +5,18 @@
 //! binding, or Karmada's namespace auto-propagation) claims each template,
 //! with its binding and fort ([`claim`], [`pinned`]); the dependencies that
 //! follow a workload ([`dependencies`]); the faults Karmada's webhooks would
-//! refuse ([`check`]). Then every (application, cluster) object is made by
-//! the named steps of [`materialise`], driven per cluster by [`render`].
-//! `render`, `diff`, `check` and `explain` all read this one value.
+//! refuse ([`check`]); and what each cluster receives ([`deliver`]). The
+//! plan holds no object: [`materialise`] makes the object of one
+//! application for one cluster from the plan and the inputs, and `emit`
+//! drives it per cluster. `render`, `diff`, `check` and `explain` all read
+//! this one value.
 
 mod check;
 mod claim;
+mod deliver;
 mod dependencies;
 pub mod materialise;
 mod pinned;
-mod render;
 #[cfg(test)]
 mod tests;
 
@@ -23,14 +25,14 @@ pub use materialise::cluster_labels;
 use crate::diag::Diagnostics;
 use crate::fort::Fort;
 use crate::interpret;
-use crate::model::cluster::Cluster;
+use crate::model::inputs::OverridePolicy;
 use crate::model::inputs::{Inputs, PropagationPolicy, Template};
 use crate::model::layout::Format;
 use crate::model::meta::ObjectKey;
 use crate::model::policy::Placement;
 use crate::model::previous::PreviousRender;
 use crate::model::record::{BindingRecord, PolicyRef};
-use crate::overrides;
+use crate::overrides::{self, OverridePolicyRef};
 use crate::pause;
 use crate::schedule::{policy_match, Binding};
 use std::collections::{BTreeMap, BTreeSet};
@@ -61,10 +63,11 @@ pub struct App {
     pub placement_json: Option<String>,
     /// Clusters held for this application (paused or suspended).
     pub held: BTreeSet<String>,
-    /// Overrides applied, per cluster, in order.
-    pub overrides: BTreeMap<String, overrides::Applied>,
-    /// The render digest ([`crate::reuse`]); `None` when nothing was rendered.
-    pub digest: Option<String>,
+    /// The override policies that select the template, as indices into
+    /// [`Inputs::override_policies`], in the order Karmada applies them.
+    pub override_policies: Vec<usize>,
+    /// What the claiming policy says about the application's Works.
+    pub work: WorkOptions,
 }
 
 impl App {
@@ -82,8 +85,9 @@ impl App {
 
     /// What the rendered binding records of the application: replicas only
     /// for a workload, and the withheld clusters whenever the next render
-    /// may keep the schedule or some are withheld.
-    pub fn record(&self) -> BindingRecord {
+    /// may keep the schedule or some are withheld; `digest` is the render
+    /// digest its files were made with ([`crate::reuse`]).
+    pub fn record(&self, digest: Option<String>) -> BindingRecord {
         let binding = &self.binding;
         let count = |replicas: u64| if binding.workload { replicas } else { 0 };
         let withheld = &binding.withheld;
@@ -107,21 +111,9 @@ impl App {
                 .map(|a| a.cluster.clone())
                 .collect(),
             withheld: (binding.remembered || !withheld.is_empty()).then(|| withheld.clone()),
-            digest: self.digest.clone(),
+            digest,
         }
     }
-}
-
-/// One object for one cluster, as the file that holds it. Objects are
-/// serialised as soon as they are rendered, so a render of hundreds of
-/// thousands of objects never holds them all as JSON trees at once.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Rendered {
-    pub key: ObjectKey,
-    /// Path in the cluster directory.
-    pub path: String,
-    /// `None`: the previous render's file, kept in place without being read.
-    pub bytes: Option<Vec<u8>>,
 }
 
 /// A policy's `conflictResolution` and `preserveResourcesOnDeletion`, which
@@ -132,17 +124,30 @@ pub struct WorkOptions {
     pub preserve_on_deletion: bool,
 }
 
+/// One application's object for one cluster: the application (an index
+/// into [`Plan::apps`]) and the replicas of the cluster's share.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Delivery {
+    pub app: usize,
+    pub replicas: u64,
+}
+
 /// What one cluster receives.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ClusterPlan {
     pub name: String,
     pub paused: bool,
-    /// Objects rendered now, sorted by key.
-    pub objects: Vec<Rendered>,
+    /// The objects made now, in application order.
+    pub objects: Vec<Delivery>,
+    /// Namespaces created on the cluster for its objects (and for those
+    /// it keeps frozen), sorted.
+    pub namespaces: Vec<String>,
     /// Applications whose files on this cluster are frozen (held), by key.
     pub frozen: Vec<ObjectKey>,
-    /// What the held applications would look like now without the hold.
-    pub shadow: Vec<Rendered>,
+    /// What the held applications would receive now without their holds.
+    pub shadow: Vec<Delivery>,
+    /// The namespaces `shadow` would create.
+    pub shadow_namespaces: Vec<String>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -174,17 +179,12 @@ pub fn plan(inputs: &Inputs, previous: &PreviousRender) -> Result<Plan, Diagnost
     plan_with(inputs, previous, &Options::default())
 }
 
-/// How a plan renders: which clusters, in which format, and whether files
-/// of the previous render may be kept ([`crate::reuse`]).
+/// Which clusters a plan delivers to, and the format of the previous
+/// render's files (which frozen objects it has).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Options {
     pub scope: Scope,
     pub format: Format,
-    pub reuse: bool,
-    /// Keep what every override did, per application and cluster
-    /// ([`App::overrides`]), for `explain`. A render does not need it, and
-    /// at hundreds of thousands of objects it is hundreds of megabytes.
-    pub record_overrides: bool,
 }
 
 /// Which clusters a plan renders objects for. Scheduling always sees the
@@ -230,8 +230,7 @@ pub fn plan_with(
     if diagnostics.has_errors() {
         return Err(diagnostics);
     }
-    let fleet = &inputs.clusters;
-    let paused = pause::paused_clusters(fleet);
+    let paused = pause::paused_clusters(&inputs.clusters);
     let templates: BTreeMap<&ObjectKey, &Template> =
         inputs.templates.iter().map(|t| (&t.key, t)).collect();
     let claims = claim::Claims {
@@ -241,15 +240,7 @@ pub fn plan_with(
         paused: &paused,
         previous,
     };
-    let mut apps: Vec<App> = Vec::new();
-    let mut unclaimed = Vec::new();
-    for template in &inputs.templates {
-        match claims.claim(template, &mut diagnostics) {
-            claim::Claim::App(app) => apps.push(*app),
-            claim::Claim::Unclaimed => unclaimed.push(template.key.clone()),
-            claim::Claim::Skipped => {}
-        }
-    }
+    let (mut apps, mut unclaimed) = claims.claim_all(&mut diagnostics);
     check::unused_policies(inputs, &mut diagnostics);
     let context = dependencies::Context {
         inputs,
@@ -264,37 +255,66 @@ pub fn plan_with(
         return Err(diagnostics);
     }
     apps.sort_by(|a, b| a.key.cmp(&b.key));
-
-    // Only the clusters in scope are rendered (a shard renders its share).
-    let in_scope: Vec<Cluster> = fleet
-        .iter()
-        .enumerate()
-        .filter(|(position, _)| options.scope.contains_at(*position))
-        .map(|(_, c)| c.clone())
-        .collect();
-    let context = render::RenderContext {
+    settle(inputs, &templates, &mut apps);
+    let delivery = deliver::Delivering {
         inputs,
-        interpreter: &interpreter,
-        templates: &templates,
         previous,
         options,
+        paused: &paused,
     };
-    let clusters =
-        render::render_clusters(&context, &mut apps, &in_scope, &paused, &mut diagnostics);
-    inputs.config.relax(
-        &mut diagnostics,
-        crate::load::config::WARNING_CHECKS,
-        |file| inputs.sources.path(file),
-    );
-    if diagnostics.has_errors() {
-        return Err(diagnostics);
-    }
+    let clusters = delivery.clusters(&apps);
+    let relaxable = crate::model::config::WARNING_CHECKS;
+    inputs.config.relax(&mut diagnostics, relaxable, |file| {
+        inputs.sources.path(file)
+    });
     Ok(Plan {
         apps,
         clusters,
         unclaimed,
         warnings: diagnostics,
     })
+}
+
+/// What each application takes from its policies beyond its binding: the
+/// override policies that select its template, in Karmada's order, and
+/// what the claiming policy says about its Works.
+fn settle(inputs: &Inputs, templates: &BTreeMap<&ObjectKey, &Template>, apps: &mut [App]) {
+    let refs: Vec<OverridePolicyRef<'_>> = inputs
+        .override_policies
+        .iter()
+        .map(OverridePolicyRef::from)
+        .collect();
+    for app in apps {
+        app.work = work_options(inputs, app);
+        let Some(template) = templates.get(&app.key) else {
+            continue;
+        };
+        let applicable = overrides::applicable(&refs, &template.view());
+        app.override_policies = applicable
+            .iter()
+            .filter_map(|chosen| refs.iter().position(|r| std::ptr::eq(r, *chosen)))
+            .collect();
+    }
+}
+
+/// A policy's `conflictResolution` and `preserveResourcesOnDeletion`, which
+/// Karmada copies onto each Work.
+fn work_options(inputs: &Inputs, app: &App) -> WorkOptions {
+    policy_of(inputs, app).map_or_else(WorkOptions::default, |p| WorkOptions {
+        overwrite: p.spec.conflict_resolution
+            == Some(crate::model::policy::ConflictResolution::Overwrite),
+        preserve_on_deletion: p.spec.preserve_resources_on_deletion.unwrap_or(false),
+    })
+}
+
+impl Plan {
+    /// The override policies of `app`, in the order they apply.
+    pub fn override_policies<'a>(inputs: &'a Inputs, app: &App) -> Vec<&'a OverridePolicy> {
+        app.override_policies
+            .iter()
+            .filter_map(|&i| inputs.override_policies.get(i))
+            .collect()
+    }
 }
 
 fn policy_ref(policy: &PropagationPolicy) -> PolicyRef {
@@ -310,7 +330,7 @@ pub fn placement_json(placement: &Placement) -> String {
 }
 
 /// The propagating policy of `app`, if any.
-fn policy_of<'a>(inputs: &'a Inputs, app: &App) -> Option<&'a PropagationPolicy> {
+pub fn policy_of<'a>(inputs: &'a Inputs, app: &App) -> Option<&'a PropagationPolicy> {
     let policy = app.policy()?;
     inputs
         .propagation_policies

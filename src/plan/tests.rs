@@ -119,7 +119,7 @@ fn replicas(app: &App) -> Vec<(&str, u64, bool)> {
 /// The previous render as `plan` would have written it for `web`.
 fn remembered(plan: &Plan) -> PreviousRender {
     let app = web(plan);
-    let binding = app.record();
+    let binding = app.record(None);
     PreviousRender {
         bindings: [(app.key.clone(), binding)].into(),
         ..PreviousRender::default()

@@ -3,6 +3,7 @@
 //! and why, holds, and every override applied per cluster.
 
 use crate::model::meta::ObjectKey;
+use crate::overrides::Applied;
 use crate::plan::{App, Plan, Source};
 use crate::schedule::Decision;
 use serde::Serialize;
@@ -109,8 +110,9 @@ fn source_text(app: &App) -> (String, Vec<PassedOver>) {
     }
 }
 
-/// Explain one application.
-pub fn explain(app: &App) -> Explanation {
+/// Explain one application; `applied` is what the overrides did on each
+/// cluster it is made for.
+pub fn explain(app: &App, applied: &BTreeMap<String, Applied>) -> Explanation {
     let (source, passed_over) = source_text(app);
     let decision = match &app.binding.decision {
         Decision::Pinned => "pinned".to_string(),
@@ -124,8 +126,7 @@ pub fn explain(app: &App) -> Explanation {
     };
     let fort_cluster = app.fort.as_ref().map(|f| f.cluster.as_str());
     let is_secret = app.key.kind == "Secret" && app.key.api_version == "v1";
-    let overrides = app
-        .overrides
+    let overrides = applied
         .iter()
         .map(|(cluster, applied)| {
             let lines = if is_secret {

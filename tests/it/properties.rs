@@ -27,15 +27,19 @@ fn render_with(repo: &Path, previous_tree: &Tree, reuse: bool) -> Tree {
         load::load_repository(repo, &LoadOptions::default(), &Cache::disabled());
     assert!(!diagnostics.has_errors(), "{diagnostics:?}");
     let previous = previous::from_tree(previous_tree.clone());
-    let options = garrison::plan::Options {
-        reuse,
-        ..garrison::plan::Options::default()
-    };
-    let mut plan = match garrison::plan::plan_with(&inputs, &previous, &options) {
+    let plan = match garrison::plan::plan(&inputs, &previous) {
         Ok(plan) => plan,
         Err(d) => panic!("{d:?}"),
     };
-    match emit::build_tree(&mut plan, &previous, Format::Manifests) {
+    let options = emit::render::Options {
+        format: Format::Manifests,
+        reuse,
+    };
+    let rendered = match emit::render::render(&inputs, &plan, &previous, options) {
+        Ok(rendered) => rendered,
+        Err(d) => panic!("{d:?}"),
+    };
+    match emit::build_tree(&plan, rendered, &previous, Format::Manifests) {
         Ok(built) => built.tree,
         Err(d) => panic!("{d:?}"),
     }
@@ -54,15 +58,20 @@ fn render_held(repo: &Path, previous_tree: &Tree) -> Held {
         load::load_repository(repo, &LoadOptions::default(), &Cache::disabled());
     assert!(!diagnostics.has_errors(), "{diagnostics:?}");
     let previous = previous::from_tree(previous_tree.clone());
-    let mut plan = match garrison::plan::plan(&inputs, &previous) {
+    let plan = match garrison::plan::plan(&inputs, &previous) {
         Ok(plan) => plan,
         Err(d) => panic!("{d:?}"),
     };
-    let built = match emit::build_tree(&mut plan, &previous, Format::Manifests) {
+    let options = emit::render::Options::default();
+    let rendered = match emit::render::render(&inputs, &plan, &previous, options) {
+        Ok(rendered) => rendered,
+        Err(d) => panic!("{d:?}"),
+    };
+    let shadow = emit::shadow_tree(&plan, &rendered);
+    let built = match emit::build_tree(&plan, rendered, &previous, Format::Manifests) {
         Ok(built) => built,
         Err(d) => panic!("{d:?}"),
     };
-    let shadow = emit::shadow_tree(&plan);
     let summary = Summary::new(
         &plan,
         &previous,

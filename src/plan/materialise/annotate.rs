@@ -1,0 +1,64 @@
+//! Karmada's bookkeeping, where Karmada puts it: the claiming policy and
+//! the applied overrides; and garrison's fort record.
+
+use super::{Made, Materialiser, Target};
+use crate::diag::Diagnostic;
+use crate::model::meta::{CPP_NAME_ANNOTATION, FORT_CLUSTER_ANNOTATION};
+use crate::model::meta::{PP_NAMESPACE_ANNOTATION, PP_NAME_ANNOTATION};
+use serde_json::{Map, Value};
+
+pub(super) fn step(
+    _: &Materialiser<'_>,
+    target: &Target<'_>,
+    made: &mut Made,
+) -> Result<(), Diagnostic> {
+    // SOPS signs every value of the document (its MAC), so a SOPS-encrypted
+    // object passes through without a single added annotation.
+    if made.value.get("sops").is_some_and(Value::is_object) {
+        return Ok(());
+    }
+    let app = target.app;
+    let mut entries: Vec<(String, String)> = Vec::new();
+    if let Some(policy) = app.policy() {
+        match &policy.namespace {
+            Some(ns) => {
+                entries.push((PP_NAME_ANNOTATION.into(), policy.name.clone()));
+                entries.push((PP_NAMESPACE_ANNOTATION.into(), ns.clone()));
+            }
+            None => entries.push((CPP_NAME_ANNOTATION.into(), policy.name.clone())),
+        }
+    }
+    entries.extend(made.applied.annotations());
+    if let Some(fort) = &app.fort {
+        entries.push((FORT_CLUSTER_ANNOTATION.into(), fort.cluster.clone()));
+    }
+    if !entries.is_empty() {
+        insert_annotations(&mut made.value, entries);
+    }
+    Ok(())
+}
+
+/// `entries` into `metadata.annotations`, made (or replaced, when it is
+/// not a mapping) as needed.
+fn insert_annotations(value: &mut Value, entries: Vec<(String, String)>) {
+    let Some(root) = value.as_object_mut() else {
+        return;
+    };
+    let metadata = root
+        .entry("metadata")
+        .or_insert_with(|| Value::Object(Map::new()));
+    let Some(metadata) = metadata.as_object_mut() else {
+        return;
+    };
+    let annotations = metadata
+        .entry("annotations")
+        .or_insert_with(|| Value::Object(Map::new()));
+    if !annotations.is_object() {
+        *annotations = Value::Object(Map::new());
+    }
+    if let Some(map) = annotations.as_object_mut() {
+        for (k, v) in entries {
+            map.insert(k, Value::String(v));
+        }
+    }
+}

@@ -1,0 +1,40 @@
+//! garrison's revise-object hook (SPEC §4): a customization's script
+//! changes the object, seeing the cluster (with garrison's facts) and the
+//! application's fort.
+
+use super::{cluster_labels, Made, Materialiser, Target};
+use crate::diag::Diagnostic;
+use crate::fort::FORT_ENABLED;
+use crate::interpret::{HookCluster, HookFort};
+use crate::model::policy::FORT_ANNOTATION;
+
+pub(super) fn step(
+    materialiser: &Materialiser<'_>,
+    target: &Target<'_>,
+    made: &mut Made,
+) -> Result<(), Diagnostic> {
+    let app = target.app;
+    let labels = cluster_labels(target.cluster, app);
+    let cluster = HookCluster {
+        name: &target.cluster.name,
+        labels: &labels,
+    };
+    let enabled = materialiser
+        .policy_annotations(app)
+        .and_then(|a| a.get(FORT_ANNOTATION))
+        .is_some_and(|v| v == FORT_ENABLED);
+    let fort = HookFort {
+        enabled,
+        cluster: app.fort.as_ref().map(|f| f.cluster.as_str()),
+    };
+    materialiser
+        .interpreter
+        .revise_object(
+            &target.template.key,
+            &mut made.value,
+            &cluster,
+            target.replicas,
+            &fort,
+        )
+        .map_err(|e| Materialiser::fault(target, e))
+}

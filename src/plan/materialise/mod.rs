@@ -1,0 +1,159 @@
+//! Making one application's object for one cluster: the template, changed
+//! by named steps in Karmada's order. Each step is a module of its own and
+//! one line of [`STEPS`]; a new step is a new file and one line there.
+//!
+//! Nothing here decides: the plan says which application goes to which
+//! cluster with how many replicas, and what selects it; making the object
+//! only applies that, so the same plan always makes the same bytes.
+
+mod annotate;
+mod hook;
+mod overrides;
+mod prune;
+mod replicas;
+mod revised;
+#[cfg(test)]
+mod tests;
+
+use super::{App, Plan};
+use crate::diag::{Diagnostic, Diagnostics};
+use crate::fort::FORT_LABEL;
+use crate::interpret::{InterpretError, Interpreter};
+use crate::model::cluster::Cluster;
+use crate::model::inputs::{Inputs, Template};
+use crate::model::selector::Labels;
+use crate::overrides::{Applied, OverridePolicyRef};
+use serde_json::Value;
+
+/// One step of making an object: it reads what the object is made for and
+/// changes the object in place.
+type Step = fn(&Materialiser<'_>, &Target<'_>, &mut Made) -> Result<(), Diagnostic>;
+
+/// The steps, in Karmada's order: prune what a member cluster assigns,
+/// revise replicas, apply overrides, run the revise-object hook, check
+/// what scripts returned, write the bookkeeping annotations.
+const STEPS: &[Step] = &[
+    prune::step,
+    replicas::step,
+    overrides::step,
+    hook::step,
+    revised::step,
+    annotate::step,
+];
+
+/// The labels a cluster shows while `app` is made for it: its own, plus
+/// garrison's per-application facts. Add a fact here and every override rule
+/// and hook can select on it.
+pub fn cluster_labels(cluster: &Cluster, app: &App) -> Labels {
+    let mut labels = cluster.labels.clone();
+    if let Some(fort) = &app.fort {
+        labels.insert(
+            FORT_LABEL.to_string(),
+            (fort.cluster == cluster.name).to_string(),
+        );
+    }
+    labels
+}
+
+/// What making an object reads besides its target: the inputs, their
+/// resource interpreter, and their override policies as the engine takes
+/// them.
+pub struct Materialiser<'a> {
+    inputs: &'a Inputs,
+    interpreter: Interpreter,
+    override_policies: Vec<OverridePolicyRef<'a>>,
+}
+
+/// One object to make: an application's template, for one cluster, with
+/// the replicas of the cluster's share.
+pub struct Target<'a> {
+    pub app: &'a App,
+    pub template: &'a Template,
+    pub cluster: &'a Cluster,
+    pub replicas: u64,
+}
+
+/// One object, made, with what each override did to it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Made {
+    pub value: Value,
+    pub applied: Applied,
+}
+
+impl<'a> Materialiser<'a> {
+    /// For plans made from `inputs`. Planning has reported every script
+    /// that does not load; such a plan is never made, so what checking
+    /// the scripts again says is not repeated.
+    pub fn new(inputs: &'a Inputs) -> Materialiser<'a> {
+        let interpreter = Interpreter::new(&inputs.customizations, &mut Diagnostics::default());
+        Materialiser {
+            inputs,
+            interpreter,
+            override_policies: inputs
+                .override_policies
+                .iter()
+                .map(OverridePolicyRef::from)
+                .collect(),
+        }
+    }
+
+    /// The object of `target`, step by step; a step that fails is the
+    /// diagnostic, and nothing is made.
+    pub fn object(&self, target: &Target<'_>) -> Result<Made, Diagnostic> {
+        let mut made = Made {
+            value: target.template.value.clone(),
+            applied: Applied::default(),
+        };
+        for step in STEPS {
+            step(self, target, &mut made)?;
+        }
+        Ok(made)
+    }
+
+    /// The override policies of the target's application, in order.
+    fn overrides_of(&self, app: &App) -> Vec<&OverridePolicyRef<'a>> {
+        app.override_policies
+            .iter()
+            .filter_map(|&i| self.override_policies.get(i))
+            .collect()
+    }
+
+    /// The interpreter's fault as a diagnostic about the target.
+    fn fault(target: &Target<'_>, error: InterpretError) -> Diagnostic {
+        error.diagnostic(&target.template.key, Some(&target.cluster.name))
+    }
+
+    /// The claiming policy's annotations, if a policy claims the application.
+    fn policy_annotations(
+        &self,
+        app: &App,
+    ) -> Option<&'a std::collections::BTreeMap<String, String>> {
+        super::policy_of(self.inputs, app).map(|p| &p.annotations)
+    }
+}
+
+impl Plan {
+    /// The object `app` (an index into [`Plan::apps`]) gets on `cluster`,
+    /// with `replicas`; `None` when the application has no template.
+    pub fn materialise(
+        &self,
+        materialiser: &Materialiser<'_>,
+        app: usize,
+        cluster: &Cluster,
+        replicas: u64,
+    ) -> Option<Result<Made, Diagnostic>> {
+        let app = self.apps.get(app)?;
+        let template = materialiser
+            .inputs
+            .templates
+            .binary_search_by(|t| t.key.cmp(&app.key))
+            .ok()
+            .map(|i| &materialiser.inputs.templates[i])?;
+        Some(materialiser.object(&Target {
+            app,
+            template,
+            cluster,
+            replicas,
+        }))
+    }
+}

@@ -1,0 +1,331 @@
+//! Each step on its own, then the steps together, on one small fleet: a
+//! Deployment divided 2:1 over clusters `a` and `b` with the fort enabled,
+//! an override that changes the image on the fort cluster, and a
+//! revise-object hook that records what it saw.
+
+use super::{annotate, hook, overrides, prune, replicas, revised};
+use super::{Made, Materialiser, Step, Target};
+use crate::load::{cache::Cache, load_repository, LoadOptions};
+use crate::model::inputs::Inputs;
+use crate::model::previous::PreviousRender;
+use crate::overrides::Applied;
+use crate::plan::{plan, Plan};
+use serde_json::{json, Value};
+
+const CLUSTERS: &str = "
+apiVersion: cluster.karmada.io/v1alpha1
+kind: Cluster
+metadata: {name: a, labels: {env: prod}}
+---
+apiVersion: cluster.karmada.io/v1alpha1
+kind: Cluster
+metadata: {name: b, labels: {env: prod}}
+";
+
+const WEB: &str = "
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: shop}
+spec:
+  replicas: 6
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: web, image: nginx:1.0}]}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: web, namespace: shop}
+spec: {clusterIP: 10.0.0.7, ports: [{port: 80}], selector: {app: web}}
+";
+
+const POLICIES: &str = "
+apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: web, namespace: shop, annotations: {garrison.dev/fort: enabled}}
+spec:
+  resourceSelectors:
+  - {apiVersion: apps/v1, kind: Deployment, name: web}
+  - {apiVersion: v1, kind: Service, name: web}
+  placement:
+    clusterAffinity: {clusterNames: [a, b]}
+    replicaScheduling:
+      replicaSchedulingType: Divided
+      replicaDivisionPreference: Weighted
+      weightPreference:
+        staticWeightList:
+        - {targetCluster: {clusterNames: [a]}, weight: 2}
+        - {targetCluster: {clusterNames: [b]}, weight: 1}
+---
+apiVersion: policy.karmada.io/v1alpha1
+kind: OverridePolicy
+metadata: {name: fort-image, namespace: shop}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]
+  overrideRules:
+  - targetCluster: {labelSelector: {matchLabels: {garrison.dev/fort: 'true'}}}
+    overriders:
+      imageOverrider: [{component: Tag, operator: replace, value: '2.0'}]
+";
+
+/// The hook writes what it saw into an annotation: the cluster, whether it
+/// is the fort, the replicas, and the image after overrides.
+const HOOK: &str = r#"
+apiVersion: config.karmada.io/v1alpha1
+kind: ResourceInterpreterCustomization
+metadata:
+  name: web-hook
+  annotations:
+    garrison.dev/revise-object: |
+      function ReviseObject(obj, cluster, replicas, fort)
+        obj.metadata.annotations = obj.metadata.annotations or {}
+        obj.metadata.annotations["seen"] = cluster.name .. " fort=" .. tostring(fort.isFort)
+          .. " replicas=" .. tostring(replicas) .. " image=" .. obj.spec.template.spec.containers[1].image
+        return obj
+      end
+spec:
+  target: {apiVersion: apps/v1, kind: Deployment}
+  customizations: {}
+"#;
+
+/// The hook of [`HOOK`], writing a field a Deployment does not have.
+const BAD_HOOK: &str = r#"
+apiVersion: config.karmada.io/v1alpha1
+kind: ResourceInterpreterCustomization
+metadata:
+  name: web-hook
+  annotations:
+    garrison.dev/revise-object: |
+      function ReviseObject(obj, cluster, replicas, fort)
+        obj.spec.replicaz = 1
+        return obj
+      end
+spec:
+  target: {apiVersion: apps/v1, kind: Deployment}
+  customizations: {}
+"#;
+
+/// The fleet's inputs, loaded as a render loads them, and its plan.
+fn fleet(hook: &str) -> (Inputs, Plan) {
+    let dir = match tempfile::tempdir() {
+        Ok(dir) => dir,
+        Err(e) => panic!("no temporary directory: {e}"),
+    };
+    for (name, text) in [
+        ("clusters.yaml", CLUSTERS),
+        ("web.yaml", WEB),
+        ("policies.yaml", POLICIES),
+        ("hook.yaml", hook),
+    ] {
+        if let Err(e) = std::fs::write(dir.path().join(name), text) {
+            panic!("cannot write {name}: {e}");
+        }
+    }
+    let (inputs, diagnostics) =
+        load_repository(dir.path(), &LoadOptions::default(), &Cache::disabled());
+    assert!(!diagnostics.has_errors(), "{diagnostics:?}");
+    let plan = match plan(&inputs, &PreviousRender::default()) {
+        Ok(plan) => plan,
+        Err(diagnostics) => panic!("planning failed: {diagnostics:?}"),
+    };
+    (inputs, plan)
+}
+
+/// Run `steps` for `kind`'s application on `cluster`, from the template.
+fn run(
+    inputs: &Inputs,
+    plan: &Plan,
+    kind: &str,
+    cluster: &str,
+    steps: &[Step],
+) -> Result<Made, String> {
+    let materialiser = Materialiser::new(inputs);
+    let Some((index, app)) = plan
+        .apps
+        .iter()
+        .enumerate()
+        .find(|(_, a)| a.key.kind == kind)
+    else {
+        panic!("no {kind} application");
+    };
+    let Some(template) = inputs.templates.iter().find(|t| t.key == app.key) else {
+        panic!("no {kind} template");
+    };
+    let Some(cluster) = inputs.clusters.iter().find(|c| c.name == cluster) else {
+        panic!("no cluster {cluster}");
+    };
+    let replicas = app
+        .binding
+        .clusters
+        .iter()
+        .find(|a| a.cluster == cluster.name)
+        .map_or(0, |a| a.replicas);
+    let target = Target {
+        app: &plan.apps[index],
+        template,
+        cluster,
+        replicas,
+    };
+    let mut made = Made {
+        value: template.value.clone(),
+        applied: Applied::default(),
+    };
+    for step in steps {
+        step(&materialiser, &target, &mut made).map_err(|d| d.message)?;
+    }
+    Ok(made)
+}
+
+fn at<'v>(made: &'v Made, pointer: &str) -> &'v Value {
+    made.value.pointer(pointer).unwrap_or(&Value::Null)
+}
+
+#[test]
+fn pruning_drops_what_the_member_cluster_assigns() {
+    let (inputs, plan) = fleet(HOOK);
+    let made = run(&inputs, &plan, "Service", "a", &[prune::step]);
+    let made = made.unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        at(&made, "/spec"),
+        &json!({"ports": [{"port": 80}], "selector": {"app": "web"}})
+    );
+}
+
+#[test]
+fn each_cluster_gets_its_share_of_the_replicas() {
+    let (inputs, plan) = fleet(HOOK);
+    for (cluster, share) in [("a", 4), ("b", 2)] {
+        let made = run(&inputs, &plan, "Deployment", cluster, &[replicas::step]);
+        let made = made.unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(at(&made, "/spec/replicas"), &json!(share), "{cluster}");
+    }
+    // A Service has no replicas to revise.
+    let made = run(&inputs, &plan, "Service", "b", &[replicas::step]);
+    assert_eq!(made.map(|m| m.value), Ok(inputs.templates[1].value.clone()));
+}
+
+#[test]
+fn overrides_see_the_fort_label_and_are_recorded() {
+    let (inputs, plan) = fleet(HOOK);
+    // Static weights 2:1: the fort is `a`.
+    let fort = run(&inputs, &plan, "Deployment", "a", &[overrides::step]);
+    let fort = fort.unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        at(&fort, "/spec/template/spec/containers/0/image"),
+        &json!("nginx:2.0")
+    );
+    let names: Vec<(String, String)> = fort.applied.annotations();
+    assert_eq!(
+        names,
+        vec![(
+            "policy.karmada.io/applied-overrides".to_string(),
+            r#"[{"policyName":"fort-image","overriders":{"imageOverrider":[{"component":"Tag","operator":"replace","value":"2.0"}]}}]"#.to_string()
+        )]
+    );
+    let other = run(&inputs, &plan, "Deployment", "b", &[overrides::step]);
+    let other = other.unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        at(&other, "/spec/template/spec/containers/0/image"),
+        &json!("nginx:1.0")
+    );
+    assert!(other.applied.annotations().is_empty());
+}
+
+#[test]
+fn the_hook_sees_the_cluster_its_fort_and_its_replicas() {
+    let (inputs, plan) = fleet(HOOK);
+    let made = run(&inputs, &plan, "Deployment", "b", &[hook::step]);
+    let made = made.unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        at(&made, "/metadata/annotations/seen"),
+        &json!("b fort=false replicas=2 image=nginx:1.0")
+    );
+}
+
+#[test]
+fn what_a_hook_returns_is_checked_against_the_schema() {
+    let (inputs, plan) = fleet(BAD_HOOK);
+    let made = run(&inputs, &plan, "Deployment", "a", &[hook::step]);
+    assert_eq!(
+        at(
+            &made.clone().unwrap_or_else(|e| panic!("{e}")),
+            "/spec/replicaz"
+        ),
+        &json!(1)
+    );
+    let checked = run(
+        &inputs,
+        &plan,
+        "Deployment",
+        "a",
+        &[hook::step, revised::step],
+    );
+    let error = checked.err().unwrap_or_default();
+    assert!(
+        error.contains("unknown field `replicaz` in `spec`"),
+        "{error}"
+    );
+}
+
+#[test]
+fn annotations_name_the_policy_and_the_fort() {
+    let (inputs, plan) = fleet(HOOK);
+    let made = run(&inputs, &plan, "Service", "b", &[annotate::step]);
+    let made = made.unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        at(&made, "/metadata/annotations"),
+        &json!({
+            "propagationpolicy.karmada.io/name": "web",
+            "propagationpolicy.karmada.io/namespace": "shop",
+            "garrison.dev/fort-cluster": "a",
+        })
+    );
+}
+
+#[test]
+fn a_sops_document_gets_no_annotation() {
+    let (inputs, plan) = fleet(HOOK);
+    let materialiser = Materialiser::new(&inputs);
+    let Some(app) = plan.apps.iter().find(|a| a.key.kind == "Service") else {
+        panic!("no Service application");
+    };
+    let mut made = Made {
+        value: json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s"}, "sops": {"mac": "x"}}),
+        applied: Applied::default(),
+    };
+    let before = made.value.clone();
+    let target = Target {
+        app,
+        template: &inputs.templates[1],
+        cluster: &inputs.clusters[0],
+        replicas: 0,
+    };
+    let result = annotate::step(&materialiser, &target, &mut made);
+    assert!(result.is_ok());
+    assert_eq!(made.value, before);
+}
+
+#[test]
+fn the_steps_run_in_karmadas_order() {
+    let (inputs, plan) = fleet(HOOK);
+    let materialiser = Materialiser::new(&inputs);
+    let Some(cluster) = inputs.clusters.iter().find(|c| c.name == "a") else {
+        panic!("no cluster a");
+    };
+    let made = plan.materialise(&materialiser, 0, cluster, 4);
+    let made = match made {
+        Some(Ok(made)) => made,
+        other => panic!("{other:?}"),
+    };
+    // The hook ran after the replicas were revised and the image overridden,
+    // and the bookkeeping came last.
+    assert_eq!(
+        at(&made, "/metadata/annotations/seen"),
+        &json!("a fort=true replicas=4 image=nginx:2.0")
+    );
+    assert_eq!(at(&made, "/spec/replicas"), &json!(4));
+    assert_eq!(
+        at(&made, "/metadata/annotations/garrison.dev~1fort-cluster"),
+        &json!("a")
+    );
+}
