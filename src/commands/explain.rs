@@ -36,14 +36,9 @@ pub fn run(settings: &ExplainSettings, printer: &Printer) -> Result<ExitStatus, 
     let found = explain::find(&outcome.plan, object);
     match found.as_slice() {
         [app] => {
-            let applied = match applied(&outcome, app) {
-                Ok(applied) => applied,
-                Err(diagnostics) => {
-                    printer.diagnostics(&diagnostics, &outcome.inputs.sources);
-                    return Ok(ExitStatus::Error);
-                }
+            let Some(explanation) = explained(&outcome, app, printer) else {
+                return Ok(ExitStatus::Error);
             };
-            let explanation = explain::explain(app, &applied);
             if printer.json() {
                 printer.out_json(&explanation)?;
             } else {
@@ -75,16 +70,28 @@ pub fn run(settings: &ExplainSettings, printer: &Printer) -> Result<ExitStatus, 
                 versions.join(", ")
             ));
             for app in many {
-                let applied = match applied(&outcome, app) {
-                    Ok(applied) => applied,
-                    Err(diagnostics) => {
-                        printer.diagnostics(&diagnostics, &outcome.inputs.sources);
-                        return Ok(ExitStatus::Error);
-                    }
+                let Some(explanation) = explained(&outcome, app, printer) else {
+                    return Ok(ExitStatus::Error);
                 };
-                printer.out(explain::explain(app, &applied).to_text());
+                printer.out(explanation.to_text());
             }
             Ok(ExitStatus::Success)
+        }
+    }
+}
+
+/// The explanation of `app`; `None` when one of its objects cannot be
+/// made (the diagnostics are printed).
+fn explained(
+    outcome: &pipeline::Outcome,
+    app: &App,
+    printer: &Printer,
+) -> Option<explain::Explanation> {
+    match applied(outcome, app) {
+        Ok(applied) => Some(explain::explain(app, &applied)),
+        Err(diagnostics) => {
+            printer.diagnostics(&diagnostics, &outcome.inputs.sources);
+            None
         }
     }
 }

@@ -179,3 +179,68 @@ fn strict_refuses_a_render_with_a_warning_and_writes_nothing() {
         "without --strict the change is rendered"
     );
 }
+
+/// `explain` makes only the objects of the application it explains: a
+/// fault that stops a render in another application does not hide this
+/// one's decisions, and is reported when that application is explained.
+#[test]
+fn explain_makes_only_the_explained_application() {
+    let dir = crate::support::temp();
+    let repo = dir.path().join("repo");
+    crate::support::copy_dir(&testdata().join("overrides/repo"), &repo);
+    let broken = "---
+apiVersion: policy.karmada.io/v1alpha1
+kind: OverridePolicy
+metadata:
+  name: drop-missing-key
+  namespace: shop
+spec:
+  resourceSelectors:
+  - apiVersion: v1
+    kind: ConfigMap
+    name: web-config
+  overrideRules:
+  - overriders:
+      plaintext:
+      - path: /data/missing.yaml
+        operator: remove
+";
+    let overrides = repo.join("overrides.yaml");
+    let mut text = std::fs::read_to_string(&overrides).unwrap_or_default();
+    text.push_str(broken);
+    std::fs::write(&overrides, text).unwrap_or_else(|e| panic!("{e}"));
+    let repo = repo.to_string_lossy().into_owned();
+    let args = ["--diagnostics", "concise", "--repo", &repo];
+
+    let out = dir.path().join("out");
+    let render = render_to(
+        std::path::Path::new(&repo),
+        &out,
+        &["--diagnostics", "concise"],
+    );
+    assert_eq!(render.status.code(), Some(2));
+    assert!(
+        stderr(&render).contains("error[G0301]"),
+        "{}",
+        stderr(&render)
+    );
+
+    let web = run(&[&["explain"][..], &args, &["Deployment/shop/web"]].concat());
+    assert_eq!(web.status.code(), Some(0), "{}", stderr(&web));
+    assert!(
+        stdout(&web).contains("overrides, in the order applied:"),
+        "{}",
+        stdout(&web)
+    );
+    assert_eq!(stderr(&web), "");
+
+    let config = run(&[&["explain"][..], &args, &["ConfigMap/shop/web-config"]].concat());
+    assert_eq!(config.status.code(), Some(2));
+    assert_eq!(stdout(&config), "");
+    insta::assert_snapshot!(stderr(&config), @r"
+    overrides.yaml:150:15: error[G0301]: OverridePolicy/shop/drop-missing-key rule 0 cannot be applied to `ConfigMap/shop/web-config` for cluster `eu-1`: cannot `remove` `/data/missing.yaml`: path does not exist (help: fix the path or operator; `replace` and `remove` need an existing path, `add` an existing parent)
+    overrides.yaml:150:15: error[G0301]: OverridePolicy/shop/drop-missing-key rule 0 cannot be applied to `ConfigMap/shop/web-config` for cluster `eu-2`: cannot `remove` `/data/missing.yaml`: path does not exist (help: fix the path or operator; `replace` and `remove` need an existing path, `add` an existing parent)
+    overrides.yaml:150:15: error[G0301]: OverridePolicy/shop/drop-missing-key rule 0 cannot be applied to `ConfigMap/shop/web-config` for cluster `us-1`: cannot `remove` `/data/missing.yaml`: path does not exist (help: fix the path or operator; `replace` and `remove` need an existing path, `add` an existing parent)
+    garrison: 3 error(s), 0 warning(s); nothing was written
+    ");
+}
