@@ -174,17 +174,8 @@ pub fn run(request: Request<'_>, printer: &Printer) -> Result<Outcome, Stop> {
         purpose,
     } = request;
     let spinner = printer.spinner();
-    spinner.set_message("loading the repository");
     let cache = Cache::open_in(repo.cache.as_deref());
-    let (inputs, diagnostics) = load::load_repository(&repo.root, &LoadOptions { skip }, &cache);
-    // The one place `--strict` applies: whatever a command does, it has
-    // loaded and planned here first.
-    let mut diagnostics = judged(repo.strict, diagnostics);
-    spinner.set_message(format!(
-        "planning {} templates on {} clusters",
-        inputs.templates.len(),
-        inputs.clusters.len()
-    ));
+    let (inputs, mut diagnostics) = load_inputs(repo, skip, &cache, &spinner);
     if diagnostics.has_errors() {
         let _ = cache.save();
         printer.diagnostics(&diagnostics, &inputs.sources);
@@ -204,13 +195,7 @@ pub fn run(request: Request<'_>, printer: &Printer) -> Result<Outcome, Stop> {
         fetch: stored.fetch,
     };
     let built = plan_and_build(&inputs, &mut previous, planning, &mut diagnostics, &spinner);
-    let Built {
-        mut plan,
-        tree,
-        kept,
-        shadow,
-        frozen,
-    } = match built {
+    let mut built = match built {
         Ok(built) => built,
         Err(Halt::Refused) => {
             printer.diagnostics(&diagnostics, &inputs.sources);
@@ -219,46 +204,91 @@ pub fn run(request: Request<'_>, printer: &Printer) -> Result<Outcome, Stop> {
         Err(Halt::Failed(error)) => return Err(Stop::Failed(error)),
     };
     spinner.finish_and_clear();
-    let severity = match purpose.prune() {
-        Prune::Refuse => Some(Severity::Error),
-        Prune::Warn => Some(Severity::Warning),
-        Prune::Allow => None,
-    };
-    if let Some(severity) = severity {
-        if let Some(diagnostic) = mass_prune(
-            &plan,
-            &previous,
-            (&tree, &kept),
-            &inputs.config.mass_prune,
-            severity,
-        ) {
-            let diagnostic = judged(repo.strict, Diagnostics(vec![diagnostic]));
-            plan.warnings.extend(diagnostic.clone());
-            diagnostics.extend(diagnostic);
-        }
-    }
+    guard_mass_prune(
+        &inputs,
+        &previous,
+        &mut built,
+        purpose,
+        repo.strict,
+        &mut diagnostics,
+    );
     printer.diagnostics(&diagnostics, &inputs.sources);
     if diagnostics.has_errors() {
         return Err(Stop::Exit(ExitStatus::Error));
     }
-    let read = InputCounts {
-        templates: inputs.templates.len(),
-        propagation_policies: inputs.propagation_policies.len(),
-        override_policies: inputs.override_policies.len(),
-        clusters: inputs.clusters.len(),
+    Ok(Outcome::new(inputs, previous, built, format))
+}
+
+/// Load the repository (files parsed by an earlier run come from `cache`),
+/// with `--strict` applied: whatever a command does, it has loaded and
+/// planned here first.
+fn load_inputs(
+    repo: &RepoSettings,
+    skip: Vec<PathBuf>,
+    cache: &Cache,
+    spinner: &indicatif::ProgressBar,
+) -> (Inputs, Diagnostics) {
+    spinner.set_message("loading the repository");
+    let (inputs, diagnostics) = load::load_repository(&repo.root, &LoadOptions { skip }, cache);
+    spinner.set_message(format!(
+        "planning {} templates on {} clusters",
+        inputs.templates.len(),
+        inputs.clusters.len()
+    ));
+    (inputs, judged(repo.strict, diagnostics))
+}
+
+/// G0603 when the render removes too much of the previous one, as the
+/// purpose says: an error, a warning, or not checked.
+fn guard_mass_prune(
+    inputs: &Inputs,
+    previous: &PreviousRender,
+    built: &mut Built,
+    purpose: Purpose,
+    strict: bool,
+    diagnostics: &mut Diagnostics,
+) {
+    let severity = match purpose.prune() {
+        Prune::Refuse => Severity::Error,
+        Prune::Warn => Severity::Warning,
+        Prune::Allow => return,
     };
-    Ok(Outcome {
-        mass_prune: inputs.config.mass_prune.clone(),
-        inputs,
-        plan,
+    let config = &inputs.config.mass_prune;
+    let found = mass_prune(
+        &built.plan,
         previous,
-        tree,
-        kept,
-        shadow,
-        frozen,
-        format,
-        read,
-    })
+        (&built.tree, &built.kept),
+        config,
+        severity,
+    );
+    if let Some(diagnostic) = found {
+        let diagnostic = judged(strict, Diagnostics(vec![diagnostic]));
+        built.plan.warnings.extend(diagnostic.clone());
+        diagnostics.extend(diagnostic);
+    }
+}
+
+impl Outcome {
+    fn new(inputs: Inputs, previous: PreviousRender, built: Built, format: Format) -> Outcome {
+        let read = InputCounts {
+            templates: inputs.templates.len(),
+            propagation_policies: inputs.propagation_policies.len(),
+            override_policies: inputs.override_policies.len(),
+            clusters: inputs.clusters.len(),
+        };
+        Outcome {
+            mass_prune: inputs.config.mass_prune.clone(),
+            inputs,
+            plan: built.plan,
+            previous,
+            tree: built.tree,
+            kept: built.kept,
+            shadow: built.shadow,
+            frozen: built.frozen,
+            format,
+            read,
+        }
+    }
 }
 
 /// What [`plan_and_build`] needs of a [`Request`], resolved.
@@ -307,20 +337,7 @@ fn plan_and_build(
         fetch,
     } = planning;
     let options = crate::plan::Options { scope, format };
-    let mut plan = match crate::plan::plan_with(inputs, previous, &options) {
-        Ok(plan) => plan,
-        Err(errors) => {
-            diagnostics.extend(judged(strict, errors));
-            return Err(Halt::Refused);
-        }
-    };
-    diagnostics.extend(judged(strict, plan.warnings.clone()));
-    if diagnostics.has_errors() {
-        spinner.finish_and_clear();
-        return Err(Halt::Refused);
-    }
-    // Every warning of the run, loading included, is counted in the summary.
-    plan.warnings = diagnostics.clone();
+    let plan = decide(inputs, previous, &options, strict, diagnostics, spinner)?;
     if purpose == Purpose::Explain {
         return Ok(Built {
             plan,
@@ -335,44 +352,25 @@ fn plan_and_build(
         format,
         reuse: matches!(purpose, Purpose::Render { reuse: true, .. }),
     };
-    let rendered = match emit::render::render(inputs, &plan, previous, options) {
-        Ok(rendered) => rendered,
-        Err(errors) => {
-            diagnostics.extend(errors);
-            spinner.finish_and_clear();
-            return Err(Halt::Refused);
-        }
-    };
-    let frozen = plan
-        .clusters
-        .iter()
-        .filter(|cluster| !cluster.frozen.is_empty())
-        .map(|cluster| {
-            let files = cluster.frozen.iter();
-            let files = files.map(|key| Layout::new(format).object(key, &cluster.name));
-            (cluster.name.clone(), files.collect())
-        })
-        .collect();
+    let rendered = emit::render::render(inputs, &plan, previous, options).map_err(|errors| {
+        diagnostics.extend(errors);
+        spinner.finish_and_clear();
+        Halt::Refused
+    })?;
+    let frozen = frozen_files(&plan, format);
     if let Some(fetch) = fetch {
         let wanted = compared_files(&plan, &rendered, previous, &frozen);
-        let files = fetch(&wanted).map_err(|error| {
+        read_previous(previous, fetch, &wanted).map_err(|error| {
             spinner.finish_and_clear();
             Halt::Failed(error.context("cannot read the previous render"))
         })?;
-        for (path, bytes) in files {
-            previous.unread.remove(&path);
-            previous.files.insert(path, bytes);
-        }
     }
     spinner.set_message("building the output tree");
     let shadow = emit::shadow_tree(&plan, &rendered);
-    let built = match emit::build_tree(&plan, rendered, previous, format) {
-        Ok(built) => built,
-        Err(errors) => {
-            diagnostics.extend(errors);
-            return Err(Halt::Refused);
-        }
-    };
+    let built = emit::build_tree(&plan, rendered, previous, format).map_err(|errors| {
+        diagnostics.extend(errors);
+        Halt::Refused
+    })?;
     Ok(Built {
         plan,
         tree: built.tree,
@@ -380,6 +378,59 @@ fn plan_and_build(
         shadow,
         frozen,
     })
+}
+
+/// The plan, with its warnings judged (`--strict`); every warning of the
+/// run, loading included, is kept on it for the summary.
+fn decide(
+    inputs: &Inputs,
+    previous: &PreviousRender,
+    options: &crate::plan::Options,
+    strict: bool,
+    diagnostics: &mut Diagnostics,
+    spinner: &indicatif::ProgressBar,
+) -> Result<Plan, Halt> {
+    let mut plan = match crate::plan::plan_with(inputs, previous, options) {
+        Ok(plan) => plan,
+        Err(errors) => {
+            diagnostics.extend(judged(strict, errors));
+            return Err(Halt::Refused);
+        }
+    };
+    diagnostics.extend(judged(strict, plan.warnings.clone()));
+    if diagnostics.has_errors() {
+        spinner.finish_and_clear();
+        return Err(Halt::Refused);
+    }
+    plan.warnings = diagnostics.clone();
+    Ok(plan)
+}
+
+/// Per cluster, the files of its frozen objects, from the cluster's directory.
+fn frozen_files(plan: &Plan, format: Format) -> BTreeMap<String, Vec<String>> {
+    let layout = Layout::new(format);
+    plan.clusters
+        .iter()
+        .filter(|cluster| !cluster.frozen.is_empty())
+        .map(|cluster| {
+            let files = cluster.frozen.iter();
+            let files = files.map(|key| layout.object(key, &cluster.name));
+            (cluster.name.clone(), files.collect())
+        })
+        .collect()
+}
+
+/// Read the `wanted` files of a previous render read in part.
+fn read_previous(
+    previous: &mut PreviousRender,
+    fetch: &Fetch<'_>,
+    wanted: &[String],
+) -> anyhow::Result<()> {
+    for (path, bytes) in fetch(wanted)? {
+        previous.unread.remove(&path);
+        previous.files.insert(path, bytes);
+    }
+    Ok(())
 }
 
 /// G0603 of `severity` when the render `new` (plus the `kept` previous

@@ -84,7 +84,6 @@ impl Summary {
         shadow: &Tree,
         format: layout::Format,
     ) -> Summary {
-        let old = &previous.files;
         let mut summary = Summary {
             paused: plan
                 .clusters
@@ -102,6 +101,27 @@ impl Summary {
                 .clusters
                 .insert(cluster.name.clone(), Counts::default());
         }
+        summary.count_changes(previous, new, kept);
+        summary.count_held_back(plan, new, shadow, format);
+        for app in &plan.apps {
+            if let Some(fort) = &app.fort {
+                if let Some(from) = &fort.moved_from {
+                    summary.fort_moves.push(FortMove {
+                        app: app.key.to_string(),
+                        from: from.clone(),
+                        to: fort.cluster.clone(),
+                        reason: fort.describe(),
+                    });
+                }
+            }
+        }
+        summary
+    }
+
+    /// Every file added, changed, removed or left as it was, per cluster
+    /// (object files only) and for the rest of the tree (bindings).
+    fn count_changes(&mut self, previous: &PreviousRender, new: &Tree, kept: &BTreeSet<String>) {
+        let old = &previous.files;
         for path in union(vec![
             Box::new(old.keys()),
             Box::new(new.keys()),
@@ -115,19 +135,20 @@ impl Summary {
             };
             match cluster_of(path) {
                 Some((_, false)) => {}
-                Some((cluster, true)) => count(
-                    summary.clusters.entry(cluster.to_string()).or_default(),
-                    o,
-                    n,
-                ),
+                Some((cluster, true)) => {
+                    count(self.clusters.entry(cluster.to_string()).or_default(), o, n)
+                }
                 None if layout::PROVENANCE_FILES.contains(&path.as_str()) => {}
-                None => count(&mut summary.other, o, n),
+                None => count(&mut self.other, o, n),
             }
         }
-        // What a hold keeps back is the difference between what its cluster
-        // gets from this render and what it would get without the hold:
-        // measured against this render's output (not the previous one), so
-        // the same inputs count the same on every render.
+    }
+
+    /// What a hold keeps back is the difference between what its cluster
+    /// gets from this render and what it would get without the hold:
+    /// measured against this render's output (not the previous one), so
+    /// the same inputs count the same on every render.
+    fn count_held_back(&mut self, plan: &Plan, new: &Tree, shadow: &Tree, format: layout::Format) {
         for cluster in &plan.clusters {
             let root = layout::cluster_dir(&cluster.name);
             let mut scope: BTreeSet<&String> =
@@ -151,22 +172,9 @@ impl Summary {
                 for path in scope {
                     count(&mut counts, new.get(path), shadow.get(path));
                 }
-                summary.held_back.insert(cluster.name.clone(), counts);
+                self.held_back.insert(cluster.name.clone(), counts);
             }
         }
-        for app in &plan.apps {
-            if let Some(fort) = &app.fort {
-                if let Some(from) = &fort.moved_from {
-                    summary.fort_moves.push(FortMove {
-                        app: app.key.to_string(),
-                        from: from.clone(),
-                        to: fort.cluster.clone(),
-                        reason: fort.describe(),
-                    });
-                }
-            }
-        }
-        summary
     }
 
     /// Whether the render changes anything on disk.
