@@ -2,11 +2,13 @@
 //!
 //! Data flows one way: `load` turns the repository into typed, positioned
 //! `Inputs`; `plan` (with `schedule`, `fort`, `pause`, `overrides`,
-//! `interpret`) turns inputs plus the previous render into a `Plan`; `emit`
-//! turns the plan into a `Tree` of files and swaps it onto disk, unless
-//! `prune` finds that it would remove most of the previous render; `report`
-//! summarises. `diag` carries every user-facing fault. Only `emit::write`
-//! and `commands` touch the file system.
+//! `interpret`) decides, from the inputs and the previous render, where
+//! every application goes (a `Plan`, no bytes); `emit` makes each cluster's
+//! objects with `plan::materialise`, builds the `Tree` of files and swaps it
+//! onto disk, unless `prune` finds that it would remove most of the previous
+//! render; `git` commits it to a branch; `report` summarises. `diag`
+//! carries every user-facing fault. `docs/architecture.md` draws the
+//! modules and says which owns what.
 
 pub mod cli;
 pub mod commands;
