@@ -3,6 +3,7 @@
 //! real binary.
 
 mod action;
+mod architecture;
 mod bad_input;
 mod bench_fleet;
 mod branch;
