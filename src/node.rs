@@ -76,6 +76,14 @@ impl Node {
     /// deepest ancestor that exists: a missing field is reported where its
     /// parent was written.
     pub fn locate(&self, path: &[&str]) -> Pos {
+        match self.descend(path) {
+            Ok(node) | Err(node) => node.pos,
+        }
+    }
+
+    /// The node at `path`; when there is none, the deepest ancestor of it
+    /// that exists, as the error.
+    fn descend(&self, path: &[&str]) -> Result<&Node, &Node> {
         let mut node = self;
         for segment in path {
             let next = match &node.kind {
@@ -88,10 +96,10 @@ impl Node {
             };
             match next {
                 Some(child) => node = child,
-                None => return node.pos,
+                None => return Err(node),
             }
         }
-        node.pos
+        Ok(node)
     }
 
     /// The position of the key `path`'s last segment names, for faults in the key itself.
@@ -99,21 +107,10 @@ impl Node {
         let Some((last, parent)) = path.split_last() else {
             return self.pos;
         };
-        let mut node = self;
-        for segment in parent {
-            let next = match &node.kind {
-                NodeKind::Map(entries) => entries
-                    .iter()
-                    .find(|(key, _, _)| key == segment)
-                    .map(|(_, _, value)| value),
-                NodeKind::Seq(items) => segment.parse::<usize>().ok().and_then(|i| items.get(i)),
-                _ => None,
-            };
-            match next {
-                Some(child) => node = child,
-                None => return node.pos,
-            }
-        }
+        let node = match self.descend(parent) {
+            Ok(node) => node,
+            Err(ancestor) => return ancestor.pos,
+        };
         if let NodeKind::Map(entries) = &node.kind {
             if let Some((_, pos, _)) = entries.iter().find(|(key, _, _)| key == last) {
                 return *pos;
