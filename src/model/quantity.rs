@@ -90,84 +90,118 @@ pub fn parse_quantity(text: &str) -> Result<Quantity, QuantityError> {
     if text.is_empty() {
         return Err(QuantityError::Empty);
     }
-    let bytes = text.as_bytes();
-    let mut pos = 0;
-    let negative = match bytes.first() {
-        Some(b'-') => {
-            pos = 1;
-            true
-        }
-        Some(b'+') => {
-            pos = 1;
-            false
-        }
-        _ => false,
-    };
-    let digits_from = |start: usize| {
-        start
-            + bytes[start..]
-                .iter()
-                .take_while(|b| b.is_ascii_digit())
-                .count()
-    };
-    let int_end = digits_from(pos);
-    let integer = &text[pos..int_end];
-    pos = int_end;
-    let mut fraction = "";
-    if bytes.get(pos) == Some(&b'.') {
-        let frac_end = digits_from(pos + 1);
-        fraction = &text[pos + 1..frac_end];
-        pos = frac_end;
-    }
-    let suffix = &text[pos..];
+    let parts = Parts::split(text);
     let (base, exponent) =
-        interpret_suffix(suffix).ok_or_else(|| QuantityError::UnknownSuffix {
+        interpret_suffix(parts.suffix).ok_or_else(|| QuantityError::UnknownSuffix {
             text: text.to_string(),
         })?;
 
     // value = D · 10^(−|fraction|) · base^exponent, wanted in nanos.
     let mut digits = Digits::default();
-    for b in integer.bytes().chain(fraction.bytes()) {
+    for b in parts.integer.bytes().chain(parts.fraction.bytes()) {
         digits.push(b - b'0');
     }
     if digits.is_zero() {
         return Ok(Quantity::default());
     }
-    let mut ten_exponent: i64 = 9 - fraction.len() as i64;
+    let mut ten_exponent: i64 = 9 - parts.fraction.len() as i64;
     match base {
         Base::Ten => ten_exponent = ten_exponent.saturating_add(exponent),
         Base::Two => digits.shift_left(exponent as u32),
     }
     let magnitude = if ten_exponent >= 0 {
-        if ten_exponent > 40 {
-            MAX_NANOS
-        } else {
-            for _ in 0..ten_exponent {
-                digits.mul_small(10);
-            }
-            digits.to_i128().map_or(MAX_NANOS, |n| n.min(MAX_NANOS))
-        }
+        scale_up(digits, ten_exponent.unsigned_abs())
     } else {
-        let places = ten_exponent.unsigned_abs();
-        // D · 2^60 < 10^(len + 19): far enough right, a nonzero value rounds up to 1n.
-        if places > digits.decimal_len() + 20 {
-            1
-        } else {
-            let mut inexact = false;
-            for _ in 0..places {
-                inexact |= digits.div_small(10) != 0;
-            }
-            let whole = digits.to_i128().map_or(MAX_NANOS, |n| n.min(MAX_NANOS));
-            if inexact {
-                (whole + 1).min(MAX_NANOS)
-            } else {
-                whole
-            }
-        }
+        scale_down(digits, ten_exponent.unsigned_abs())
     };
     Ok(Quantity {
-        nanos: if negative { -magnitude } else { magnitude },
+        nanos: if parts.negative {
+            -magnitude
+        } else {
+            magnitude
+        },
     })
+}
+
+/// A quantity's text cut where `resource.ParseQuantity` cuts it: sign,
+/// integer digits, fraction digits, and whatever follows (the suffix).
+struct Parts<'t> {
+    negative: bool,
+    integer: &'t str,
+    fraction: &'t str,
+    suffix: &'t str,
+}
+
+impl<'t> Parts<'t> {
+    /// Cuts at the first byte that does not fit; the suffix is judged apart.
+    fn split(text: &'t str) -> Self {
+        let bytes = text.as_bytes();
+        let mut pos = 0;
+        let negative = match bytes.first() {
+            Some(b'-') => {
+                pos = 1;
+                true
+            }
+            Some(b'+') => {
+                pos = 1;
+                false
+            }
+            _ => false,
+        };
+        let digits_from = |start: usize| {
+            start
+                + bytes[start..]
+                    .iter()
+                    .take_while(|b| b.is_ascii_digit())
+                    .count()
+        };
+        let int_end = digits_from(pos);
+        let integer = &text[pos..int_end];
+        pos = int_end;
+        let mut fraction = "";
+        if bytes.get(pos) == Some(&b'.') {
+            let frac_end = digits_from(pos + 1);
+            fraction = &text[pos + 1..frac_end];
+            pos = frac_end;
+        }
+        Parts {
+            negative,
+            integer,
+            fraction,
+            suffix: &text[pos..],
+        }
+    }
+}
+
+/// Nanos for `digits` · 10^`places`, capped at 2^63 − 1 units.
+fn scale_up(mut digits: Digits, places: u64) -> i128 {
+    // 10^41 nanos is past the cap whatever the (nonzero) digits.
+    if places > 40 {
+        return MAX_NANOS;
+    }
+    for _ in 0..places {
+        digits.mul_small(10);
+    }
+    digits.to_i128().map_or(MAX_NANOS, |n| n.min(MAX_NANOS))
+}
+
+/// Nanos for `digits` / 10^`places`, any remainder rounded up to the next
+/// nano (away from zero, as `resource.ParseQuantity` rounds).
+fn scale_down(mut digits: Digits, places: u64) -> i128 {
+    // D · 2^60 < 10^(len + 19): far enough right, a nonzero value rounds up to 1n.
+    if places > digits.decimal_len() + 20 {
+        return 1;
+    }
+    let mut inexact = false;
+    for _ in 0..places {
+        inexact |= digits.div_small(10) != 0;
+    }
+    let whole = digits.to_i128().map_or(MAX_NANOS, |n| n.min(MAX_NANOS));
+    if inexact {
+        (whole + 1).min(MAX_NANOS)
+    } else {
+        whole
+    }
 }
 
 enum Base {

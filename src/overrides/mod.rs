@@ -19,7 +19,7 @@ pub mod patch;
 
 use crate::model::affinity::ClusterView;
 use crate::model::inputs::OverridePolicy;
-use crate::model::override_policy::{OverrideSpec, Overriders};
+use crate::model::override_policy::{ImageOverrider, OverrideSpec, Overriders, PlaintextOverrider};
 use crate::model::resource_selector::{best_priority, ImplicitPriority, TemplateView};
 use command::{command_args_patch, CommandArgsError, Target};
 use field::FieldError;
@@ -247,6 +247,13 @@ pub fn apply(
     Ok(applied)
 }
 
+// Overrider names as the policy document spells them (in error pointers
+// and `explain`); the command, args, labels and annotations ones are beside
+// their lists.
+const IMAGE: &str = "imageOverrider";
+const FIELD: &str = "fieldOverrider";
+const PLAINTEXT: &str = "plaintext";
+
 struct RuleCtx<'c, 'p> {
     policy: &'c OverridePolicyRef<'p>,
     rule: usize,
@@ -304,56 +311,96 @@ impl RuleCtx<'_, '_> {
         Ok(())
     }
 
+    /// Runs one rule's overriders in Karmada's fixed order: image → command
+    /// → args → labels → annotations → field → plaintext.
     fn apply_overriders(
         &mut self,
         object: &mut Value,
         overriders: &Overriders,
     ) -> Result<(), Box<OverrideError>> {
-        const IMAGE: &str = "imageOverrider";
         for (i, o) in overriders.image_overrider.iter().enumerate() {
-            let (targets, at) = match &o.predicate {
-                Some(predicate) => {
-                    let path = &predicate.path;
-                    let current = image::predicate_target(object, path).map_err(|reason| {
-                        self.error(
-                            IMAGE,
-                            i,
-                            "/predicate/path",
-                            ImageError::PredicateUnreadable {
-                                path: path.clone(),
-                                reason,
-                            },
-                        )
-                    })?;
-                    if !path.starts_with('/') {
-                        return Err(self.error(
-                            IMAGE,
-                            i,
-                            "/predicate/path",
-                            ImageError::PredicateNotAbsolute { path: path.clone() },
-                        ));
-                    }
-                    (vec![(path.clone(), current)], "/predicate/path")
-                }
-                None => (
-                    image::default_targets(object).map_err(|e| self.error(IMAGE, i, "", e))?,
-                    "",
-                ),
-            };
-            let ops = targets
-                .into_iter()
-                .map(|(path, current)| {
-                    let new = image::override_image(&current, o)
-                        .map_err(|e| self.error(IMAGE, i, at, e))?;
-                    Ok(PatchOp {
-                        op: OpKind::Replace,
-                        path,
-                        value: Some(Value::String(new)),
-                    })
-                })
-                .collect::<Result<Vec<_>, Box<OverrideError>>>()?;
-            self.patch(object, &ops, IMAGE, i, at)?;
+            self.image(object, i, o)?;
         }
+        self.commands_and_args(object, overriders)?;
+        self.labels_and_annotations(object, overriders)?;
+        for (i, o) in overriders.field_overrider.iter().enumerate() {
+            let ops =
+                field::field_patch(object, o).map_err(|e| self.error(FIELD, i, &e.at(), e))?;
+            self.patch(object, &ops, FIELD, i, "/fieldPath")?;
+        }
+        self.plaintext(object, &overriders.plaintext)
+    }
+
+    /// One image overrider item: rewrites each image it targets. Its
+    /// errors point at the predicate's path when it has one.
+    fn image(
+        &mut self,
+        object: &mut Value,
+        i: usize,
+        o: &ImageOverrider,
+    ) -> Result<(), Box<OverrideError>> {
+        let at = if o.predicate.is_some() {
+            "/predicate/path"
+        } else {
+            ""
+        };
+        let ops = self
+            .image_targets(object, i, o)?
+            .into_iter()
+            .map(|(path, current)| {
+                let new =
+                    image::override_image(&current, o).map_err(|e| self.error(IMAGE, i, at, e))?;
+                Ok(PatchOp {
+                    op: OpKind::Replace,
+                    path,
+                    value: Some(Value::String(new)),
+                })
+            })
+            .collect::<Result<Vec<_>, Box<OverrideError>>>()?;
+        self.patch(object, &ops, IMAGE, i, at)
+    }
+
+    /// The images an image overrider item rewrites, as (pointer, image):
+    /// the one at the predicate's path (read before the path is required to
+    /// be absolute, which decides the error reported), or every container's.
+    fn image_targets(
+        &self,
+        object: &Value,
+        i: usize,
+        o: &ImageOverrider,
+    ) -> Result<Vec<(String, String)>, Box<OverrideError>> {
+        let Some(predicate) = &o.predicate else {
+            return image::default_targets(object).map_err(|e| self.error(IMAGE, i, "", e));
+        };
+        let path = &predicate.path;
+        let current = image::predicate_target(object, path).map_err(|reason| {
+            self.error(
+                IMAGE,
+                i,
+                "/predicate/path",
+                ImageError::PredicateUnreadable {
+                    path: path.clone(),
+                    reason,
+                },
+            )
+        })?;
+        if !path.starts_with('/') {
+            return Err(self.error(
+                IMAGE,
+                i,
+                "/predicate/path",
+                ImageError::PredicateNotAbsolute { path: path.clone() },
+            ));
+        }
+        Ok(vec![(path.clone(), current)])
+    }
+
+    /// The command overrider items, then the args ones.
+    fn commands_and_args(
+        &mut self,
+        object: &mut Value,
+        overriders: &Overriders,
+    ) -> Result<(), Box<OverrideError>> {
         for (name, target, list) in [
             (
                 "commandOverrider",
@@ -368,6 +415,15 @@ impl RuleCtx<'_, '_> {
                 self.patch(object, &ops, name, i, "")?;
             }
         }
+        Ok(())
+    }
+
+    /// The labels overrider items, then the annotations ones.
+    fn labels_and_annotations(
+        &mut self,
+        object: &mut Value,
+        overriders: &Overriders,
+    ) -> Result<(), Box<OverrideError>> {
         for (name, which, list) in [
             (
                 "labelsOverrider",
@@ -385,15 +441,17 @@ impl RuleCtx<'_, '_> {
                 self.patch(object, &ops, name, i, "/value")?;
             }
         }
-        const FIELD: &str = "fieldOverrider";
-        for (i, o) in overriders.field_overrider.iter().enumerate() {
-            let ops =
-                field::field_patch(object, o).map_err(|e| self.error(FIELD, i, &e.at(), e))?;
-            self.patch(object, &ops, FIELD, i, "/fieldPath")?;
-        }
-        const PLAINTEXT: &str = "plaintext";
-        let ops: Vec<PatchOp> = overriders
-            .plaintext
+        Ok(())
+    }
+
+    /// The plaintext items, applied together as one JSON patch (as Karmada
+    /// applies them), each operation's change recorded as its own step.
+    fn plaintext(
+        &mut self,
+        object: &mut Value,
+        items: &[PlaintextOverrider],
+    ) -> Result<(), Box<OverrideError>> {
+        let ops: Vec<PatchOp> = items
             .iter()
             .map(|p| PatchOp {
                 op: p.operator.into(),
@@ -401,19 +459,20 @@ impl RuleCtx<'_, '_> {
                 value: p.value.clone(),
             })
             .collect();
-        if !ops.is_empty() {
-            // `object` is `apply`'s working copy, discarded on error.
-            match apply_in_place(object, &ops) {
-                Ok(changes) if has_kind(object) => {
-                    for (i, change) in changes.into_iter().enumerate() {
-                        self.record(PLAINTEXT, i, vec![change]);
-                    }
-                }
-                Ok(_) => return Err(self.error(PLAINTEXT, 0, "/path", Fault::NoKind)),
-                Err(e) => return Err(self.error(PLAINTEXT, e.index, "/path", e)),
-            }
+        if ops.is_empty() {
+            return Ok(());
         }
-        Ok(())
+        // `object` is `apply`'s working copy, discarded on error.
+        match apply_in_place(object, &ops) {
+            Ok(changes) if has_kind(object) => {
+                for (i, change) in changes.into_iter().enumerate() {
+                    self.record(PLAINTEXT, i, vec![change]);
+                }
+                Ok(())
+            }
+            Ok(_) => Err(self.error(PLAINTEXT, 0, "/path", Fault::NoKind)),
+            Err(e) => Err(self.error(PLAINTEXT, e.index, "/path", e)),
+        }
     }
 }
 

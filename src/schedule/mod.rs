@@ -166,6 +166,14 @@ pub fn schedule(request: &Request<'_>, fleet: &[Cluster]) -> Binding {
     binding
 }
 
+impl Request<'_> {
+    /// The template has replicas to divide or duplicate: a positive count,
+    /// or requests per replica (a pod template, even scaled to zero).
+    fn has_workload(&self) -> bool {
+        self.replicas.is_some_and(|r| r > 0) || self.requirements.is_some()
+    }
+}
+
 impl Binding {
     /// The binding as the next render reads it back from the rendered one
     /// (a binding record holds replicas only for workloads).
@@ -210,69 +218,139 @@ fn memory(request: &Request<'_>, fleet: &[Cluster]) -> Memory {
     let Some(previous) = request.previous else {
         return Memory::Schedule("first schedule".into());
     };
-    let reschedule = |reason: String| Memory::Reschedule {
-        reason,
-        fresh: false,
-    };
-    let desired = request.replicas.unwrap_or(0);
-    if previous.placement.as_deref() != Some(request.placement_json) {
-        return reschedule("the placement changed".into());
+    let recall = Recall::new(request, fleet, previous);
+    recall
+        .template_changed()
+        .or_else(|| recall.clusters_gone())
+        .or_else(|| recall.holds_lifted())
+        .or_else(|| recall.holds_added())
+        .or_else(|| recall.nothing_to_keep())
+        .or_else(|| recall.withheld_unrecorded())
+        .unwrap_or(Memory::Keep)
+}
+
+impl Memory {
+    /// Rescheduled on top of the previous replicas (no hold was lifted).
+    fn changed(reason: String) -> Memory {
+        Memory::Reschedule {
+            reason,
+            fresh: false,
+        }
     }
-    if previous.replicas != desired {
-        return reschedule(format!(
-            "replicas changed from {} to {desired}",
-            previous.replicas
-        ));
+}
+
+/// The previous render's binding beside the request and fleet now, for
+/// `memory`'s checks, each of which names a reason not to keep it (in
+/// the order they are asked, the first reason wins).
+struct Recall<'r, 'a> {
+    request: &'r Request<'a>,
+    fleet: &'r [Cluster],
+    previous: &'a BindingRecord,
+    /// The clusters of the previous binding.
+    scheduled: Vec<&'a str>,
+    /// The holds the previous binding records: frozen and withheld clusters.
+    recorded: BTreeSet<&'a str>,
+    workload: bool,
+    duplicated: bool,
+}
+
+impl<'r, 'a> Recall<'r, 'a> {
+    /// Works out once what several checks ask of the previous binding.
+    fn new(request: &'r Request<'a>, fleet: &'r [Cluster], previous: &'a BindingRecord) -> Self {
+        Recall {
+            request,
+            fleet,
+            previous,
+            scheduled: previous.clusters.iter().map(|(c, _)| c.as_str()).collect(),
+            recorded: previous
+                .held
+                .iter()
+                .chain(previous.withheld.iter().flatten())
+                .map(String::as_str)
+                .collect(),
+            workload: request.has_workload(),
+            duplicated: matches!(request.placement.division(), Division::Duplicated),
+        }
     }
-    let in_fleet = |name: &str| {
-        fleet
+
+    /// The cluster is still in the fleet (sorted by name, as `schedule` takes it).
+    fn in_fleet(&self, name: &str) -> bool {
+        self.fleet
             .binary_search_by(|c| c.name.as_str().cmp(name))
             .is_ok()
-    };
-    let scheduled: Vec<&str> = previous.clusters.iter().map(|(c, _)| c.as_str()).collect();
-    let gone: Vec<&str> = scheduled.iter().copied().filter(|c| !in_fleet(c)).collect();
-    if !gone.is_empty() {
-        return reschedule(format!(
-            "{} the fleet",
-            subject_and_verb(&gone, "left", "left")
-        ));
     }
-    let recorded: BTreeSet<&str> = previous
-        .held
-        .iter()
-        .chain(previous.withheld.iter().flatten())
-        .map(String::as_str)
-        .collect();
-    let lifted: Vec<&str> = recorded
-        .iter()
-        .copied()
-        .filter(|c| in_fleet(c) && !request.held.contains(*c))
-        .collect();
-    let workload = request.replicas.is_some_and(|r| r > 0) || request.requirements.is_some();
-    let duplicated = matches!(request.placement.division(), Division::Duplicated);
-    if !lifted.is_empty() {
-        let again = if workload && !duplicated {
+
+    /// Karmada reschedules when the placement or the replicas change.
+    fn template_changed(&self) -> Option<Memory> {
+        let desired = self.request.replicas.unwrap_or(0);
+        if self.previous.placement.as_deref() != Some(self.request.placement_json) {
+            return Some(Memory::changed("the placement changed".into()));
+        }
+        (self.previous.replicas != desired).then(|| {
+            Memory::changed(format!(
+                "replicas changed from {} to {desired}",
+                self.previous.replicas
+            ))
+        })
+    }
+
+    /// Karmada reschedules when a cluster of the binding is gone.
+    fn clusters_gone(&self) -> Option<Memory> {
+        let gone: Vec<&str> = self
+            .scheduled
+            .iter()
+            .copied()
+            .filter(|c| !self.in_fleet(c))
+            .collect();
+        (!gone.is_empty()).then(|| {
+            Memory::changed(format!(
+                "{} the fleet",
+                subject_and_verb(&gone, "left", "left")
+            ))
+        })
+    }
+
+    /// A hold the binding records was lifted: divided again from scratch,
+    /// as the held clusters had no part in the previous replicas.
+    fn holds_lifted(&self) -> Option<Memory> {
+        let lifted: Vec<&str> = self
+            .recorded
+            .iter()
+            .copied()
+            .filter(|c| self.in_fleet(c) && !self.request.held.contains(*c))
+            .collect();
+        if lifted.is_empty() {
+            return None;
+        }
+        let again = if self.workload && !self.duplicated {
             ": divided again over all its clusters"
         } else {
             ""
         };
-        return Memory::Reschedule {
+        Some(Memory::Reschedule {
             reason: format!(
                 "{} no longer paused or suspended{again}",
                 subject_and_verb(&lifted, "is", "are")
             ),
             fresh: true,
-        };
+        })
     }
-    let newly_held: Vec<&str> = scheduled
-        .iter()
-        .copied()
-        .filter(|c| request.held.contains(*c) && !recorded.contains(c))
-        .collect();
-    if !newly_held.is_empty() {
+
+    /// A cluster of the binding became held: paused for the fleet, or
+    /// suspended by the policy.
+    fn holds_added(&self) -> Option<Memory> {
+        let newly_held: Vec<&str> = self
+            .scheduled
+            .iter()
+            .copied()
+            .filter(|c| self.request.held.contains(*c) && !self.recorded.contains(c))
+            .collect();
+        if newly_held.is_empty() {
+            return None;
+        }
         let (paused, suspended): (Vec<&str>, Vec<&str>) = newly_held
             .iter()
-            .partition(|c| request.paused.contains(**c));
+            .partition(|c| self.request.paused.contains(**c));
         let mut reasons = Vec::new();
         if !paused.is_empty() {
             reasons.push(format!(
@@ -286,30 +364,42 @@ fn memory(request: &Request<'_>, fleet: &[Cluster]) -> Memory {
                 subject_and_verb(&suspended, "was", "was")
             ));
         }
-        return reschedule(reasons.join("; "));
+        Some(Memory::changed(reasons.join("; ")))
     }
-    if duplicated {
-        return Memory::Schedule("Duplicated: re-evaluated on every render".into());
-    }
-    if !workload {
-        return Memory::Schedule("no replicas to divide: re-evaluated on every render".into());
-    }
-    if scheduled.is_empty() {
-        return reschedule("the previous render placed it on no cluster".into());
-    }
-    if previous.withheld.is_none() {
-        let missing = unrecorded_candidates(request, fleet, previous);
-        if !missing.is_empty() {
-            return Memory::Reschedule {
-                reason: format!(
-                    "{} selected but not in a binding written before garrison recorded withheld clusters (it may have been paused then): divided again over all its clusters",
-                    subject_and_verb(&missing, "is", "are")
-                ),
-                fresh: true,
-            };
+
+    /// Only a Divided workload that is on some cluster has a schedule to
+    /// keep; Karmada re-evaluates the others on every render.
+    fn nothing_to_keep(&self) -> Option<Memory> {
+        if self.duplicated {
+            return Some(Memory::Schedule(
+                "Duplicated: re-evaluated on every render".into(),
+            ));
         }
+        if !self.workload {
+            return Some(Memory::Schedule(
+                "no replicas to divide: re-evaluated on every render".into(),
+            ));
+        }
+        self.scheduled
+            .is_empty()
+            .then(|| Memory::changed("the previous render placed it on no cluster".into()))
     }
-    Memory::Keep
+
+    /// A binding written before garrison recorded withheld clusters, that
+    /// lacks clusters the placement selects now: any may have been held.
+    fn withheld_unrecorded(&self) -> Option<Memory> {
+        if self.previous.withheld.is_some() {
+            return None;
+        }
+        let missing = unrecorded_candidates(self.request, self.fleet, self.previous);
+        (!missing.is_empty()).then(|| Memory::Reschedule {
+            reason: format!(
+                "{} selected but not in a binding written before garrison recorded withheld clusters (it may have been paused then): divided again over all its clusters",
+                subject_and_verb(&missing, "is", "are")
+            ),
+            fresh: true,
+        })
+    }
 }
 
 /// For a binding that does not record its withheld clusters: the unheld
@@ -358,19 +448,236 @@ fn subject_and_verb(clusters: &[&str], singular: &str, plural: &str) -> String {
 /// The binding for `request` given what `memory` decided: the previous
 /// schedule kept, or a schedule made now.
 fn place(request: &Request<'_>, fleet: &[Cluster], memory: Memory) -> Binding {
-    let division = request.placement.division();
-    let desired = request.replicas.unwrap_or(0);
-    let workload = request.replicas.is_some_and(|r| r > 0) || request.requirements.is_some();
-    let by_name: BTreeMap<&str, &Cluster> = fleet.iter().map(|c| (c.name.as_str(), c)).collect();
-    let previous_clusters: BTreeMap<&str, u64> = request
-        .previous
-        .map(|p| p.clusters.iter().map(|(c, r)| (c.as_str(), *r)).collect())
-        .unwrap_or_default();
+    let placing = Placing::new(request, fleet);
+    let (decision, fresh) = match memory {
+        Memory::Keep => return placing.keep(),
+        Memory::Schedule(why) => (Decision::Scheduled(why), false),
+        Memory::Reschedule { reason, fresh } => (Decision::Rescheduled(reason), fresh),
+    };
+    placing.schedule_now(decision, fresh)
+}
 
-    // Held clusters that had the application keep it, frozen (no eviction
-    // while paused). Without a workload the binding records no replicas, so
-    // none are kept: the next render reads the same binding back.
-    let kept_held: Vec<Assignment> = previous_clusters
+/// What placing one application works from, whichever way `memory` went:
+/// the request, the fleet by name, and what the previous render left.
+struct Placing<'r, 'a> {
+    request: &'r Request<'a>,
+    fleet: &'r [Cluster],
+    division: Division,
+    desired: u64,
+    workload: bool,
+    /// Replicas are divided (not Duplicated), so held ones count against `desired`.
+    divided: bool,
+    by_name: BTreeMap<&'r str, &'r Cluster>,
+    /// The previous render's clusters and replicas.
+    previous_clusters: BTreeMap<&'a str, u64>,
+    /// Held clusters that had the application: they keep it, frozen.
+    kept_held: Vec<Assignment>,
+    /// The replicas `kept_held` keeps.
+    frozen: u64,
+}
+
+impl<'r, 'a> Placing<'r, 'a> {
+    /// Works out once what keeping, scheduling and failing all use.
+    fn new(request: &'r Request<'a>, fleet: &'r [Cluster]) -> Self {
+        let division = request.placement.division();
+        let workload = request.has_workload();
+        let by_name: BTreeMap<&str, &Cluster> =
+            fleet.iter().map(|c| (c.name.as_str(), c)).collect();
+        let previous_clusters: BTreeMap<&str, u64> = request
+            .previous
+            .map(|p| p.clusters.iter().map(|(c, r)| (c.as_str(), *r)).collect())
+            .unwrap_or_default();
+        let kept_held = kept_held(request, &previous_clusters, &by_name, workload);
+        let frozen = kept_held.iter().map(|a| a.replicas).sum();
+        Placing {
+            request,
+            fleet,
+            divided: !matches!(division, Division::Duplicated),
+            division,
+            desired: request.replicas.unwrap_or(0),
+            workload,
+            by_name,
+            previous_clusters,
+            kept_held,
+            frozen,
+        }
+    }
+
+    /// A binding with no clusters yet, and what the decision does not change.
+    fn binding(&self, decision: Decision) -> Binding {
+        Binding {
+            clusters: Vec::new(),
+            desired: self.desired,
+            workload: self.workload,
+            revise: self.divided && self.workload && self.desired > 0,
+            affinity_name: None,
+            decision,
+            static_weights: None,
+            notes: Vec::new(),
+            would_be: None,
+            withheld: BTreeSet::new(),
+            remembered: self.divided && self.workload,
+        }
+    }
+
+    /// The binding with the static weights of its clusters, when the policy
+    /// divides by them (whether the schedule was kept, made or failed).
+    fn weighed(&self, mut binding: Binding) -> Binding {
+        if let Division::StaticWeighted(rules) = &self.division {
+            binding.static_weights = Some(weights_of(&binding.clusters, rules, &self.by_name));
+        }
+        binding
+    }
+
+    /// Nothing that triggers rescheduling changed: the previous schedule,
+    /// replicas and affinity group stand as they were.
+    fn keep(&self) -> Binding {
+        let mut binding = self.binding(Decision::Kept);
+        binding.clusters = self
+            .request
+            .previous
+            .map(|p| {
+                p.clusters
+                    .iter()
+                    .map(|(c, r)| Assignment {
+                        cluster: c.clone(),
+                        replicas: *r,
+                        held: self.request.held.contains(c),
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        binding.affinity_name = self.request.previous.and_then(|p| p.affinity_name.clone());
+        binding.notes.push(ClusterNote {
+            cluster: "*".into(),
+            note: "placement, replicas, clusters and holds are unchanged since the previous render: its schedule is kept".into(),
+        });
+        self.weighed(binding)
+    }
+
+    /// Tries the affinity groups in order, from the one the previous render
+    /// observed, and takes the first that can be scheduled.
+    fn schedule_now(&self, decision: Decision, fresh: bool) -> Binding {
+        let terms = self.request.placement.affinity_terms();
+        let start = self
+            .request
+            .previous
+            .and_then(|p| p.affinity_name.as_ref())
+            .and_then(|name| terms.iter().position(|(n, _)| n.as_ref() == Some(name)))
+            .unwrap_or(0);
+        let mut binding = self.binding(decision);
+        let mut failure = Error::NoClusterMatches;
+        for (name, affinity) in terms.iter().skip(start) {
+            match self.try_group(name.as_deref(), affinity, fresh, &mut binding.notes) {
+                Ok(clusters) => {
+                    binding.clusters = clusters;
+                    binding.affinity_name = name.clone();
+                    return self.weighed(binding);
+                }
+                Err(e) => failure = e,
+            }
+        }
+        self.failed(binding, failure)
+    }
+
+    /// One affinity group: filter the fleet, cut by spread constraints,
+    /// assign replicas, and put the held clusters' frozen share back.
+    fn try_group(
+        &self,
+        group: Option<&str>,
+        affinity: &ClusterAffinity,
+        fresh: bool,
+        notes: &mut Vec<ClusterNote>,
+    ) -> Result<Vec<Assignment>, Error> {
+        let (candidates, group_notes) = filter(
+            self.request,
+            affinity,
+            self.fleet,
+            &self.previous_clusters,
+            group,
+        );
+        notes.extend(group_notes);
+        if candidates.is_empty() {
+            return Err(match group {
+                Some(n) => Error::NoClusterMatchesGroup {
+                    group: n.to_string(),
+                },
+                None => Error::NoClusterMatches,
+            });
+        }
+        let candidates = spread::apply(
+            self.request.placement,
+            &self.division,
+            self.desired,
+            candidates,
+            &self.previous_clusters,
+        )?;
+        let assigned = assign(
+            self.request,
+            &self.division,
+            self.workload,
+            self.desired
+                .saturating_sub(if self.divided { self.frozen } else { 0 }),
+            &candidates,
+            &self.before(fresh),
+        )?;
+        let mut clusters: Vec<Assignment> = assigned
+            .into_iter()
+            .filter(|a| !self.kept_held.iter().any(|h| h.cluster == a.cluster))
+            .chain(self.kept_held.iter().cloned())
+            .collect();
+        clusters.sort_by(|a, b| a.cluster.cmp(&b.cluster));
+        Ok(clusters)
+    }
+
+    /// The unheld clusters' previous replicas, which a dynamic division
+    /// builds on; none when `fresh` (a lifted hold starts it over).
+    fn before(&self, fresh: bool) -> Vec<(String, u64)> {
+        if fresh {
+            return Vec::new();
+        }
+        self.previous_clusters
+            .iter()
+            .filter(|(c, _)| !self.request.held.contains(**c))
+            .map(|(c, r)| (c.to_string(), *r))
+            .collect()
+    }
+
+    /// No affinity group could be scheduled. Karmada keeps the last
+    /// schedule when scheduling fails; without one, only the held clusters
+    /// keep what they had.
+    fn failed(&self, mut binding: Binding, failure: Error) -> Binding {
+        if let Some(previous) = self.request.previous.filter(|p| !p.clusters.is_empty()) {
+            binding.clusters = previous
+                .clusters
+                .iter()
+                .filter(|(c, _)| self.by_name.contains_key(c.as_str()))
+                .map(|(c, r)| Assignment {
+                    cluster: c.clone(),
+                    replicas: if self.workload { *r } else { 0 },
+                    held: self.request.held.contains(c),
+                })
+                .collect();
+            binding.affinity_name = previous.affinity_name.clone();
+            binding.decision = Decision::KeptAfterFailure(failure);
+        } else {
+            binding.clusters = self.kept_held.clone();
+            binding.decision = Decision::Unschedulable(failure);
+        }
+        self.weighed(binding)
+    }
+}
+
+/// Held clusters that had the application keep it, frozen (no eviction
+/// while paused). Without a workload the binding records no replicas, so
+/// none are kept: the next render reads the same binding back.
+fn kept_held(
+    request: &Request<'_>,
+    previous_clusters: &BTreeMap<&str, u64>,
+    by_name: &BTreeMap<&str, &Cluster>,
+    workload: bool,
+) -> Vec<Assignment> {
+    previous_clusters
         .iter()
         .filter(|(c, _)| request.held.contains(**c) && by_name.contains_key(**c))
         .map(|(c, r)| Assignment {
@@ -378,151 +685,7 @@ fn place(request: &Request<'_>, fleet: &[Cluster], memory: Memory) -> Binding {
             replicas: if workload { *r } else { 0 },
             held: true,
         })
-        .collect();
-    let frozen: u64 = kept_held.iter().map(|a| a.replicas).sum();
-    let divided = !matches!(division, Division::Duplicated);
-    let revise = divided && workload && desired > 0;
-    let static_rules = match &division {
-        Division::StaticWeighted(rules) => Some(rules),
-        _ => None,
-    };
-
-    let mut binding = Binding {
-        clusters: Vec::new(),
-        desired,
-        workload,
-        revise,
-        affinity_name: None,
-        decision: Decision::Scheduled(String::new()),
-        static_weights: None,
-        notes: Vec::new(),
-        would_be: None,
-        withheld: BTreeSet::new(),
-        remembered: divided && workload,
-    };
-
-    let (decision, fresh) = match memory {
-        Memory::Keep => {
-            binding.clusters = request
-                .previous
-                .map(|p| {
-                    p.clusters
-                        .iter()
-                        .map(|(c, r)| Assignment {
-                            cluster: c.clone(),
-                            replicas: *r,
-                            held: request.held.contains(c),
-                        })
-                        .collect()
-                })
-                .unwrap_or_default();
-            binding.affinity_name = request.previous.and_then(|p| p.affinity_name.clone());
-            binding.decision = Decision::Kept;
-            binding.notes.push(ClusterNote {
-                cluster: "*".into(),
-                note: "placement, replicas, clusters and holds are unchanged since the previous render: its schedule is kept".into(),
-            });
-            binding.static_weights =
-                static_rules.map(|rules| weights_of(&binding.clusters, rules, &by_name));
-            return binding;
-        }
-        Memory::Schedule(why) => (Decision::Scheduled(why), false),
-        Memory::Reschedule { reason, fresh } => (Decision::Rescheduled(reason), fresh),
-    };
-
-    let terms = request.placement.affinity_terms();
-    let start = request
-        .previous
-        .and_then(|p| p.affinity_name.as_ref())
-        .and_then(|name| terms.iter().position(|(n, _)| n.as_ref() == Some(name)))
-        .unwrap_or(0);
-    let mut failure = Error::NoClusterMatches;
-    for (name, affinity) in terms.iter().skip(start) {
-        let (candidates, notes) = filter(
-            request,
-            affinity,
-            fleet,
-            &previous_clusters,
-            name.as_deref(),
-        );
-        binding.notes.extend(notes);
-        if candidates.is_empty() {
-            failure = match name {
-                Some(n) => Error::NoClusterMatchesGroup { group: n.clone() },
-                None => Error::NoClusterMatches,
-            };
-            continue;
-        }
-        let candidates = match spread::apply(
-            request.placement,
-            &division,
-            desired,
-            candidates,
-            &previous_clusters,
-        ) {
-            Ok(c) => c,
-            Err(e) => {
-                failure = e.into();
-                continue;
-            }
-        };
-        let before: Vec<(String, u64)> = if fresh {
-            Vec::new()
-        } else {
-            previous_clusters
-                .iter()
-                .filter(|(c, _)| !request.held.contains(**c))
-                .map(|(c, r)| (c.to_string(), *r))
-                .collect()
-        };
-        let assigned = match assign(
-            request,
-            &division,
-            workload,
-            desired.saturating_sub(if divided { frozen } else { 0 }),
-            &candidates,
-            &before,
-        ) {
-            Ok(a) => a,
-            Err(e) => {
-                failure = e.into();
-                continue;
-            }
-        };
-        let mut clusters: Vec<Assignment> = assigned
-            .into_iter()
-            .filter(|a| !kept_held.iter().any(|h| h.cluster == a.cluster))
-            .chain(kept_held.iter().cloned())
-            .collect();
-        clusters.sort_by(|a, b| a.cluster.cmp(&b.cluster));
-        binding.clusters = clusters;
-        binding.affinity_name = name.clone();
-        binding.decision = decision;
-        binding.static_weights =
-            static_rules.map(|rules| weights_of(&binding.clusters, rules, &by_name));
-        return binding;
-    }
-    // Karmada keeps the last schedule when scheduling fails.
-    if let Some(previous) = request.previous.filter(|p| !p.clusters.is_empty()) {
-        binding.clusters = previous
-            .clusters
-            .iter()
-            .filter(|(c, _)| by_name.contains_key(c.as_str()))
-            .map(|(c, r)| Assignment {
-                cluster: c.clone(),
-                replicas: if workload { *r } else { 0 },
-                held: request.held.contains(c),
-            })
-            .collect();
-        binding.affinity_name = previous.affinity_name.clone();
-        binding.decision = Decision::KeptAfterFailure(failure);
-    } else {
-        binding.clusters = kept_held;
-        binding.decision = Decision::Unschedulable(failure);
-    }
-    binding.static_weights =
-        static_rules.map(|rules| weights_of(&binding.clusters, rules, &by_name));
-    binding
+        .collect()
 }
 
 fn weights_of(

@@ -10,7 +10,7 @@
 
 use crate::model::inputs::{PropagationPolicy, Template};
 use crate::model::meta::{CPP_NAME_ANNOTATION, PP_NAMESPACE_ANNOTATION, PP_NAME_ANNOTATION};
-use crate::model::resource_selector::{best_priority, ImplicitPriority};
+use crate::model::resource_selector::{best_priority, ImplicitPriority, TemplateView};
 
 /// Why a policy that matched was not chosen, or why one did not match.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -61,23 +61,13 @@ pub const CLAIMED_BY_LABEL: &str = "resourcetemplate.karmada.io/claimed-by";
 /// Choose the policy for `template` among `policies` (all of them, both kinds).
 pub fn choose_policy(template: &Template, policies: &[PropagationPolicy]) -> Option<PolicyChoice> {
     let view = template.view();
-    let namespaced: Vec<(usize, ImplicitPriority)> = match &template.key.namespace {
-        Some(ns) => policies
-            .iter()
-            .enumerate()
-            .filter(|(_, p)| p.namespace.as_deref() == Some(ns.as_str()))
-            .filter_map(|(i, p)| {
-                best_priority(&p.spec.resource_selectors, &view).map(|prio| (i, prio))
-            })
-            .collect(),
+    let namespaced = match &template.key.namespace {
+        Some(ns) => matching(policies, &view, |p| {
+            p.namespace.as_deref() == Some(ns.as_str())
+        }),
         None => Vec::new(),
     };
-    let cluster_scoped: Vec<(usize, ImplicitPriority)> = policies
-        .iter()
-        .enumerate()
-        .filter(|(_, p)| p.namespace.is_none())
-        .filter_map(|(i, p)| best_priority(&p.spec.resource_selectors, &view).map(|prio| (i, prio)))
-        .collect();
+    let cluster_scoped = matching(policies, &view, |p| p.namespace.is_none());
 
     let claimed = claimed_policy(template, policies, &namespaced, &cluster_scoped);
     type Matches<'m> = &'m [(usize, ImplicitPriority)];
@@ -86,7 +76,47 @@ pub fn choose_policy(template: &Template, policies: &[PropagationPolicy]) -> Opt
     } else {
         (&cluster_scoped, &[])
     };
-    let mut ranked: Vec<(usize, ImplicitPriority)> = group.to_vec();
+    let ranked = ranked(policies, group);
+    let (chosen, implicit) = match claimed {
+        Some(found) => found,
+        None => *ranked.first()?,
+    };
+    let passed_over = passed_over(
+        policies,
+        &ranked,
+        others,
+        (chosen, implicit),
+        claimed.is_some(),
+    );
+    Some(PolicyChoice {
+        policy: chosen,
+        implicit,
+        passed_over,
+    })
+}
+
+/// The policies of one kind (`in_kind`) whose selectors match the
+/// template, by index, with the most specific way each matches it.
+fn matching(
+    policies: &[PropagationPolicy],
+    view: &TemplateView<'_>,
+    in_kind: impl Fn(&PropagationPolicy) -> bool,
+) -> Vec<(usize, ImplicitPriority)> {
+    policies
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| in_kind(p))
+        .filter_map(|(i, p)| best_priority(&p.spec.resource_selectors, view).map(|prio| (i, prio)))
+        .collect()
+}
+
+/// Karmada's order of matching policies (`pkg/detector/compare.go`):
+/// highest explicit priority, then most specific selector, then name.
+fn ranked(
+    policies: &[PropagationPolicy],
+    group: &[(usize, ImplicitPriority)],
+) -> Vec<(usize, ImplicitPriority)> {
+    let mut ranked = group.to_vec();
     ranked.sort_by(|a, b| {
         let pa = &policies[a.0];
         let pb = &policies[b.0];
@@ -97,37 +127,29 @@ pub fn choose_policy(template: &Template, policies: &[PropagationPolicy]) -> Opt
             .then(b.1.cmp(&a.1))
             .then(pa.name.cmp(&pb.name))
     });
-    let (chosen, implicit) = match claimed {
-        Some(found) => found,
-        None => *ranked.first()?,
-    };
+    ranked
+}
+
+/// The other matching policies, with why each was not chosen: the ranked
+/// ones lost to the chosen one; `others` are ClusterPropagationPolicies,
+/// which a matching PropagationPolicy outranks.
+fn passed_over(
+    policies: &[PropagationPolicy],
+    ranked: &[(usize, ImplicitPriority)],
+    others: &[(usize, ImplicitPriority)],
+    chosen: (usize, ImplicitPriority),
+    claimed: bool,
+) -> Vec<PassedOver> {
+    let winner = &policies[chosen.0];
     let mut passed_over = Vec::new();
-    for &(index, prio) in &ranked {
-        if index == chosen {
+    for &(index, prio) in ranked {
+        if index == chosen.0 {
             continue;
         }
         let p = &policies[index];
-        let winner = &policies[chosen];
-        let reason = if claimed.is_some() {
-            format!("the template is already claimed by {}", winner.display())
-        } else if p.spec.priority.unwrap_or(0) != winner.spec.priority.unwrap_or(0) {
-            format!(
-                "explicit priority {} is lower than {}",
-                p.spec.priority.unwrap_or(0),
-                winner.spec.priority.unwrap_or(0)
-            )
-        } else if prio != implicit {
-            format!(
-                "its selector matches {} while the chosen one matches {}",
-                describe(prio),
-                describe(implicit)
-            )
-        } else {
-            format!("same priority; `{}` sorts before `{}`", winner.name, p.name)
-        };
         passed_over.push(PassedOver {
             policy: p.display(),
-            reason,
+            reason: passed_over_reason(p, prio, winner, chosen.1, claimed),
         });
     }
     for &(index, _) in others {
@@ -136,11 +158,36 @@ pub fn choose_policy(template: &Template, policies: &[PropagationPolicy]) -> Opt
             reason: "a PropagationPolicy in the template's namespace always wins over a ClusterPropagationPolicy".into(),
         });
     }
-    Some(PolicyChoice {
-        policy: chosen,
-        implicit,
-        passed_over,
-    })
+    passed_over
+}
+
+/// Why `policy` (matching as `prio`) lost to `winner` (matching as
+/// `implicit`): the claim, or the first rule of the ranking that tells them apart.
+fn passed_over_reason(
+    policy: &PropagationPolicy,
+    prio: ImplicitPriority,
+    winner: &PropagationPolicy,
+    implicit: ImplicitPriority,
+    claimed: bool,
+) -> String {
+    let priority = policy.spec.priority.unwrap_or(0);
+    let winning_priority = winner.spec.priority.unwrap_or(0);
+    if claimed {
+        format!("the template is already claimed by {}", winner.display())
+    } else if priority != winning_priority {
+        format!("explicit priority {priority} is lower than {winning_priority}")
+    } else if prio != implicit {
+        format!(
+            "its selector matches {} while the chosen one matches {}",
+            describe(prio),
+            describe(implicit)
+        )
+    } else {
+        format!(
+            "same priority; `{}` sorts before `{}`",
+            winner.name, policy.name
+        )
+    }
 }
 
 fn describe(priority: ImplicitPriority) -> &'static str {
