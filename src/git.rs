@@ -385,34 +385,84 @@ pub fn commit_tree(repo: &Path, request: &CommitRequest<'_>) -> Result<CommitOut
     let refname = branch_ref(repo, request.branch)?;
     let prefix = request.prefix.map(split_prefix).transpose()?;
     let expected = request.expected_parent.map(parse_commit_id).transpose()?;
-    let kept = request
-        .kept
-        .iter()
+    let kept = kept_blobs(request.kept)?;
+    let nested = nest(request.tree, &kept)?;
+    let git = open(repo)?;
+    refuse_checked_out(&git, repo, &refname, request.branch)?;
+
+    let tip = current_tip(&git, repo, &refname)?;
+    if tip != expected {
+        return Ok(moved(tip));
+    }
+    let (parent, parent_tree) = parent_commit(&git, repo, expected)?;
+    let mut writer = Writer::new(&git, repo)?;
+    let root = writer.root(&nested, parent_tree.as_ref(), prefix.as_deref())?;
+    if parent_tree.as_ref().map(|t| t.id()) == Some(root) {
+        return Ok(CommitOutcome::Unchanged);
+    }
+    let blobs_written = writer.blobs_written;
+
+    let commit = write_commit(&git, repo, request, root, parent.as_ref())?;
+    match swap_branch(&git, &refname, commit, expected) {
+        Ok(()) => Ok(CommitOutcome::Committed {
+            commit: commit.to_string(),
+            blobs_written,
+        }),
+        Err(e) if e.code() == ErrorCode::Modified => Ok(moved(current_tip(&git, repo, &refname)?)),
+        Err(source) => Err(write_error(
+            repo,
+            format!("branch `{}`", request.branch),
+            source,
+        )),
+    }
+}
+
+/// The outcome when the branch is not at the expected parent: where it is now.
+fn moved(tip: Option<Oid>) -> CommitOutcome {
+    CommitOutcome::Moved {
+        tip: tip.map(|t| t.to_string()),
+    }
+}
+
+/// The kept files' blob ids, parsed; a malformed id is refused naming its file.
+fn kept_blobs(kept: &BTreeMap<String, String>) -> Result<Vec<(&str, Oid)>, Error> {
+    kept.iter()
         .map(|(path, id)| {
             Oid::from_str(id)
                 .map(|oid| (path.as_str(), oid))
                 .map_err(|_| invalid(path, "its blob id is not a hex object id"))
         })
-        .collect::<Result<Vec<_>, _>>()?;
-    let nested = nest(request.tree, &kept)?;
-    let git = open(repo)?;
+        .collect()
+}
+
+/// Refuse the branch checked out in a non-bare repository: moving it would
+/// leave that worktree's index and files behind its HEAD.
+fn refuse_checked_out(
+    git: &Repository,
+    repo: &Path,
+    refname: &str,
+    branch: &str,
+) -> Result<(), Error> {
     if !git.is_bare() {
         if let Ok(head) = git.find_reference("HEAD") {
             if head.symbolic_target_bytes() == Some(refname.as_bytes()) {
                 return Err(Error::CheckedOut {
                     path: repo.to_path_buf(),
-                    branch: request.branch.to_string(),
+                    branch: branch.to_string(),
                 });
             }
         }
     }
+    Ok(())
+}
 
-    let tip = current_tip(&git, repo, &refname)?;
-    if tip != expected {
-        return Ok(CommitOutcome::Moved {
-            tip: tip.map(|t| t.to_string()),
-        });
-    }
+/// The expected parent commit and its tree, `None` for a new branch: the new
+/// commit's parent, and the tree unchanged directories are reused from.
+fn parent_commit<'r>(
+    git: &'r Repository,
+    repo: &Path,
+    expected: Option<Oid>,
+) -> Result<(Option<git2::Commit<'r>>, Option<git2::Tree<'r>>), Error> {
     let parent = expected
         .map(|oid| {
             git.find_commit(oid)
@@ -427,34 +477,35 @@ pub fn commit_tree(repo: &Path, request: &CommitRequest<'_>) -> Result<CommitOut
             })
         })
         .transpose()?;
+    Ok((parent, parent_tree))
+}
 
-    let mut writer = Writer {
-        git: &git,
-        repo,
-        odb: git
-            .odb()
-            .map_err(|source| read_error(repo, "the object database", source))?,
-        blobs_written: 0,
-    };
-    // The render's previous tree: its unchanged directories are reused.
-    let previous_render = match (&parent_tree, &prefix) {
+/// The render's previous tree, whose unchanged directories are reused: the
+/// parent's whole tree, or its directory at `prefix` if that is a directory.
+fn previous_render<'r>(
+    git: &'r Repository,
+    parent_tree: Option<&git2::Tree<'r>>,
+    prefix: Option<&[&str]>,
+) -> Option<git2::Tree<'r>> {
+    match (parent_tree, prefix) {
         (None, _) => None,
         (Some(tree), None) => Some(tree.clone()),
         (Some(tree), Some(parts)) => match tree.get_path(Path::new(&parts.join("/"))) {
             Ok(entry) if entry.kind() == Some(ObjectType::Tree) => git.find_tree(entry.id()).ok(),
             _ => None,
         },
-    };
-    let render = writer.dir(&nested, previous_render.as_ref())?;
-    let root = match &prefix {
-        None => render,
-        Some(parts) => writer.graft(parent_tree.as_ref(), parts, render)?,
-    };
-    if parent_tree.as_ref().map(|t| t.id()) == Some(root) {
-        return Ok(CommitOutcome::Unchanged);
     }
-    let blobs_written = writer.blobs_written;
+}
 
+/// The commit of tree `root` on `parent` (none for a new branch), authored
+/// and committed at the request's time, its message ending in a newline.
+fn write_commit(
+    git: &Repository,
+    repo: &Path,
+    request: &CommitRequest<'_>,
+    root: Oid,
+    parent: Option<&git2::Commit<'_>>,
+) -> Result<Oid, Error> {
     let root_tree = git
         .find_tree(root)
         .map_err(|source| read_error(repo, format!("tree `{root}`"), source))?;
@@ -470,17 +521,25 @@ pub fn commit_tree(repo: &Path, request: &CommitRequest<'_>) -> Result<CommitOut
     } else {
         format!("{}\n", request.message)
     };
-    let parents: Vec<&git2::Commit<'_>> = parent.iter().collect();
-    let commit = git
-        .commit(None, &signature, &signature, &message, &root_tree, &parents)
-        .map_err(|source| write_error(repo, "the commit", source))?;
+    let parents: Vec<&git2::Commit<'_>> = parent.into_iter().collect();
+    git.commit(None, &signature, &signature, &message, &root_tree, &parents)
+        .map_err(|source| write_error(repo, "the commit", source))
+}
 
+/// Move `refname` to `commit` if it is still at `expected` (`None`: if it
+/// does not exist), checked under the ref's lock as the git CLI does.
+fn swap_branch(
+    git: &Repository,
+    refname: &str,
+    commit: Oid,
+    expected: Option<Oid>,
+) -> Result<(), git2::Error> {
     let log = format!("garrison: render {commit}");
     // The zero id means "must not exist", checked under the ref's lock.
     // (`reference` with force = false checks existence before taking the
     // lock, so two creators could both succeed and one would be lost.)
     let old = expected.unwrap_or(Oid::ZERO_SHA1);
-    let mut update = git.reference_matching(&refname, commit, true, old, &log);
+    let mut update = git.reference_matching(refname, commit, true, old, &log);
     // Someone holds the ref's lock: they are moving it right now. Wait for
     // them, then let the compare-and-swap decide; a lock that never goes
     // away (a crashed writer) is an error naming the lock file.
@@ -488,25 +547,9 @@ pub fn commit_tree(repo: &Path, request: &CommitRequest<'_>) -> Result<CommitOut
     while matches!(&update, Err(e) if e.code() == ErrorCode::Locked) && waits < LOCK_WAITS {
         std::thread::sleep(std::time::Duration::from_millis(LOCK_WAIT_MS));
         waits += 1;
-        update = git.reference_matching(&refname, commit, true, old, &log);
+        update = git.reference_matching(refname, commit, true, old, &log);
     }
-    match update {
-        Ok(_) => Ok(CommitOutcome::Committed {
-            commit: commit.to_string(),
-            blobs_written,
-        }),
-        Err(e) if e.code() == ErrorCode::Modified => {
-            let tip = current_tip(&git, repo, &refname)?;
-            Ok(CommitOutcome::Moved {
-                tip: tip.map(|t| t.to_string()),
-            })
-        }
-        Err(source) => Err(write_error(
-            repo,
-            format!("branch `{}`", request.branch),
-            source,
-        )),
-    }
+    update.map(|_| ())
 }
 
 /// How often, and how long, to wait for a branch locked by another writer
@@ -559,7 +602,35 @@ struct Writer<'r> {
     blobs_written: usize,
 }
 
-impl Writer<'_> {
+impl<'r> Writer<'r> {
+    /// A writer into `git`'s object database, counting the blobs it adds.
+    fn new(git: &'r Repository, repo: &'r Path) -> Result<Writer<'r>, Error> {
+        Ok(Writer {
+            git,
+            repo,
+            odb: git
+                .odb()
+                .map_err(|source| read_error(repo, "the object database", source))?,
+            blobs_written: 0,
+        })
+    }
+
+    /// The new root tree: the render's tree, grafted into the parent's tree
+    /// at `prefix` when the render is one directory of the branch.
+    fn root(
+        &mut self,
+        nested: &BTreeMap<&str, Node<'_>>,
+        parent_tree: Option<&git2::Tree<'r>>,
+        prefix: Option<&[&str]>,
+    ) -> Result<Oid, Error> {
+        let previous = previous_render(self.git, parent_tree, prefix);
+        let render = self.dir(nested, previous.as_ref())?;
+        match prefix {
+            None => Ok(render),
+            Some(parts) => self.graft(parent_tree, parts, render),
+        }
+    }
+
     fn blob(&mut self, bytes: &[u8]) -> Result<Oid, Error> {
         let oid = Oid::hash_object(ObjectType::Blob, bytes)
             .map_err(|source| write_error(self.repo, "a blob", source))?;

@@ -33,81 +33,128 @@ pub fn wrap(
 ) -> Value {
     let name = work_name(key);
     let namespace = execution_namespace(cluster);
-    let mut work_annotations: Vec<(&str, String)> = Vec::new();
-    match &key.namespace {
-        Some(ns) => {
-            work_annotations.push(("resourcebinding.karmada.io/name", binding_name.to_string()));
-            work_annotations.push(("resourcebinding.karmada.io/namespace", ns.clone()));
-        }
-        None => work_annotations.push((
-            "clusterresourcebinding.karmada.io/name",
-            binding_name.to_string(),
-        )),
-    }
+    let binding = binding_annotations(key, binding_name);
+    let mut work_annotations = binding.clone();
     if let Some(meta) = manifest.get_mut("metadata").and_then(Value::as_object_mut) {
-        let annotations = meta
-            .entry("annotations")
-            .or_insert_with(|| Value::Object(Map::new()));
-        if let Some(map) = annotations.as_object_mut() {
-            for key in WORK_ONLY_ANNOTATIONS {
-                if let Some(Value::String(v)) = map.shift_remove(*key) {
-                    work_annotations.push((key, v));
-                }
-            }
-            for (k, v) in &work_annotations[..if key.namespace.is_some() { 2 } else { 1 }] {
-                map.insert(k.to_string(), Value::String(v.clone()));
-            }
-            map.insert("work.karmada.io/name".into(), Value::String(name.clone()));
-            map.insert(
-                "work.karmada.io/namespace".into(),
-                Value::String(namespace.clone()),
-            );
-            map.insert(
-                "work.karmada.io/conflict-resolution".into(),
-                Value::String(conflict.to_string()),
-            );
-        }
-        let labels = meta
-            .entry("labels")
-            .or_insert_with(|| Value::Object(Map::new()));
-        if let Some(map) = labels.as_object_mut() {
-            map.insert("karmada.io/managed".into(), Value::String("true".into()));
-        }
-        let managed = |field: &str, meta: &Map<String, Value>| -> String {
-            let mut keys: Vec<String> = meta
-                .get(field)
-                .and_then(Value::as_object)
-                .map(|m| m.keys().cloned().collect())
-                .unwrap_or_default();
-            if field == "annotations" {
-                keys.push("resourcetemplate.karmada.io/managed-annotations".into());
-                keys.push("resourcetemplate.karmada.io/managed-labels".into());
-            }
-            keys.sort();
-            keys.dedup();
-            keys.join(",")
-        };
-        let managed_labels = managed("labels", meta);
-        let managed_annotations = managed("annotations", meta);
-        if let Some(map) = meta.get_mut("annotations").and_then(Value::as_object_mut) {
-            map.insert(
-                "resourcetemplate.karmada.io/managed-annotations".into(),
-                Value::String(managed_annotations),
-            );
-            map.insert(
-                "resourcetemplate.karmada.io/managed-labels".into(),
-                Value::String(managed_labels),
-            );
-        }
+        work_annotations.extend(annotate_manifest(
+            meta, &binding, &name, &namespace, conflict,
+        ));
+        mark_managed(meta);
     }
     work_annotations.push(("work.karmada.io/conflict-resolution", conflict.to_string()));
+    work_object(name, namespace, work_annotations, manifest)
+}
+
+/// The annotations naming the binding the Work comes from: a namespaced
+/// object's ResourceBinding, or a cluster-scoped one's ClusterResourceBinding.
+fn binding_annotations(key: &ObjectKey, binding_name: &str) -> Vec<(&'static str, String)> {
+    match &key.namespace {
+        Some(ns) => vec![
+            ("resourcebinding.karmada.io/name", binding_name.to_string()),
+            ("resourcebinding.karmada.io/namespace", ns.clone()),
+        ],
+        None => vec![(
+            "clusterresourcebinding.karmada.io/name",
+            binding_name.to_string(),
+        )],
+    }
+}
+
+/// Move the annotations Karmada records on the Work only off the manifest
+/// (returned in [`WORK_ONLY_ANNOTATIONS`] order), and record on it the
+/// binding, the Work and the conflict resolution, as Karmada does.
+fn annotate_manifest(
+    meta: &mut Map<String, Value>,
+    binding: &[(&'static str, String)],
+    name: &str,
+    namespace: &str,
+    conflict: &str,
+) -> Vec<(&'static str, String)> {
+    let annotations = meta
+        .entry("annotations")
+        .or_insert_with(|| Value::Object(Map::new()));
+    let Some(map) = annotations.as_object_mut() else {
+        return Vec::new();
+    };
+    let mut moved = Vec::new();
+    for key in WORK_ONLY_ANNOTATIONS {
+        if let Some(Value::String(v)) = map.shift_remove(*key) {
+            moved.push((*key, v));
+        }
+    }
+    for (k, v) in binding {
+        map.insert(k.to_string(), Value::String(v.clone()));
+    }
+    map.insert(
+        "work.karmada.io/name".into(),
+        Value::String(name.to_string()),
+    );
+    map.insert(
+        "work.karmada.io/namespace".into(),
+        Value::String(namespace.to_string()),
+    );
+    map.insert(
+        "work.karmada.io/conflict-resolution".into(),
+        Value::String(conflict.to_string()),
+    );
+    moved
+}
+
+/// Label the manifest as managed by Karmada and record which labels and
+/// annotations Karmada manages on it: all it now has.
+fn mark_managed(meta: &mut Map<String, Value>) {
+    let labels = meta
+        .entry("labels")
+        .or_insert_with(|| Value::Object(Map::new()));
+    if let Some(map) = labels.as_object_mut() {
+        map.insert("karmada.io/managed".into(), Value::String("true".into()));
+    }
+    let managed_labels = managed_keys("labels", meta);
+    let managed_annotations = managed_keys("annotations", meta);
+    if let Some(map) = meta.get_mut("annotations").and_then(Value::as_object_mut) {
+        map.insert(
+            "resourcetemplate.karmada.io/managed-annotations".into(),
+            Value::String(managed_annotations),
+        );
+        map.insert(
+            "resourcetemplate.karmada.io/managed-labels".into(),
+            Value::String(managed_labels),
+        );
+    }
+}
+
+/// The sorted, comma-separated keys of the metadata's `field`; the
+/// annotations' list counts the two managed-keys annotations themselves.
+fn managed_keys(field: &str, meta: &Map<String, Value>) -> String {
+    let mut keys: Vec<String> = meta
+        .get(field)
+        .and_then(Value::as_object)
+        .map(|m| m.keys().cloned().collect())
+        .unwrap_or_default();
+    if field == "annotations" {
+        keys.push("resourcetemplate.karmada.io/managed-annotations".into());
+        keys.push("resourcetemplate.karmada.io/managed-labels".into());
+    }
+    keys.sort();
+    keys.dedup();
+    keys.join(",")
+}
+
+/// The Work around the manifest: Karmada's execution finalizer, dispatching
+/// not suspended, and the member's objects not preserved on deletion.
+fn work_object(
+    name: String,
+    namespace: String,
+    annotations: Vec<(&str, String)>,
+    manifest: Value,
+) -> Value {
     serde_json::json!({
         "apiVersion": "work.karmada.io/v1alpha1",
         "kind": "Work",
         "metadata": {
             "name": name,
             "namespace": namespace,
-            "annotations": string_map(work_annotations),
+            "annotations": string_map(annotations),
             "finalizers": ["karmada.io/execution-controller"],
         },
         "spec": {

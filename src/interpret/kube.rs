@@ -19,93 +19,108 @@ use mlua::{Lua, Table, Value as LuaValue};
 use serde_json::{json, Map, Value};
 use std::collections::BTreeSet;
 
-/// The `kube` module table.
+/// The `kube` module table: the four helpers listed above and nothing else.
 pub fn library(lua: &Lua) -> mlua::Result<Table> {
     let kube = lua.create_table()?;
-    kube.raw_set(
-        "resourceAdd",
-        lua.create_function(|_, args: mlua::MultiValue| {
-            let mut total: i128 = 0;
-            let mut binary = None;
-            for (i, arg) in args.iter().enumerate() {
-                let Some(text) = quantity_arg(arg, i + 1, "resourceAdd")? else {
-                    continue;
-                };
-                let quantity = parse_quantity(&text).map_err(mlua::Error::runtime)?;
-                if binary.is_none() && quantity.nanos() != 0 {
-                    binary = Some(text.ends_with('i'));
-                }
-                total += quantity.nanos();
-            }
-            Ok(format_quantity(total, binary.unwrap_or(false)))
-        })?,
-    )?;
+    kube.raw_set("resourceAdd", lua.create_function(resource_add)?)?;
     kube.raw_set(
         "getResourceQuantity",
-        lua.create_function(|_, args: mlua::MultiValue| {
-            if args.len() != 1 {
-                return Err(mlua::Error::runtime(
-                    "getResourceQuantity only accepts one argument",
-                ));
-            }
-            let nanos = match args
-                .front()
-                .map(|a| quantity_arg(a, 1, "getResourceQuantity"))
-            {
-                Some(Ok(Some(text))) => {
-                    parse_quantity(&text).map_err(mlua::Error::runtime)?.nanos()
-                }
-                Some(Err(e)) => return Err(e),
-                _ => 0,
-            };
-            if nanos < 0 {
-                return Err(mlua::Error::runtime(
-                    "getResourceQuantity: the quantity is negative",
-                ));
-            }
-            Ok(nanos as f64 / 1e9)
-        })?,
+        lua.create_function(get_resource_quantity)?,
     )?;
     kube.raw_set(
         "accuratePodRequirements",
-        lua.create_function(|lua, args: mlua::MultiValue| {
-            if args.len() != 1 {
-                return Err(mlua::Error::runtime(
-                    "accuratePodRequirements only accepts one argument",
-                ));
-            }
-            let template = table_arg(args.front(), "accuratePodRequirements")?;
-            match pod_requirements(&template) {
-                Some(requirements) => to_lua(lua, &requirements, 0),
-                None => Ok(LuaValue::Nil),
-            }
-        })?,
+        lua.create_function(accurate_pod_requirements)?,
     )?;
     kube.raw_set(
         "getPodDependencies",
-        lua.create_function(|lua, args: mlua::MultiValue| {
-            if args.len() != 2 {
-                return Err(mlua::Error::runtime(
-                    "getPodDependencies only accepts two argument",
-                ));
-            }
-            let template = table_arg(args.front(), "getPodDependencies")?;
-            let namespace = match args.get(1) {
-                Some(LuaValue::String(s)) => s.to_string_lossy(),
-                Some(LuaValue::Number(n)) => n.to_string(),
-                Some(LuaValue::Integer(n)) => n.to_string(),
-                Some(LuaValue::Nil) | None => "default".to_string(),
-                Some(other) => {
-                    return Err(mlua::Error::runtime(format!(
-                        "getPodDependencies: namespace must be a string, not a {}",
-                        other.type_name()
-                    )))
-                }
-            };
-            to_lua(lua, &pod_dependencies(&template, &namespace), 0)
-        })?,
+        lua.create_function(get_pod_dependencies)?,
     )?;
     Ok(kube)
+}
+
+/// `kube.resourceAdd`: the sum of its quantity arguments, printed in binary
+/// form when the first non-zero one ends in `i` (`Mi`, `Gi`, ...).
+fn resource_add(_: &Lua, args: mlua::MultiValue) -> mlua::Result<String> {
+    let mut total: i128 = 0;
+    let mut binary = None;
+    for (i, arg) in args.iter().enumerate() {
+        let Some(text) = quantity_arg(arg, i + 1, "resourceAdd")? else {
+            continue;
+        };
+        let quantity = parse_quantity(&text).map_err(mlua::Error::runtime)?;
+        if binary.is_none() && quantity.nanos() != 0 {
+            binary = Some(text.ends_with('i'));
+        }
+        total += quantity.nanos();
+    }
+    Ok(format_quantity(total, binary.unwrap_or(false)))
+}
+
+/// `kube.getResourceQuantity`: one quantity (nil is 0) as a number; a
+/// negative one is an error.
+fn get_resource_quantity(_: &Lua, args: mlua::MultiValue) -> mlua::Result<f64> {
+    if args.len() != 1 {
+        return Err(mlua::Error::runtime(
+            "getResourceQuantity only accepts one argument",
+        ));
+    }
+    let nanos = match args
+        .front()
+        .map(|a| quantity_arg(a, 1, "getResourceQuantity"))
+    {
+        Some(Ok(Some(text))) => parse_quantity(&text).map_err(mlua::Error::runtime)?.nanos(),
+        Some(Err(e)) => return Err(e),
+        _ => 0,
+    };
+    if nanos < 0 {
+        return Err(mlua::Error::runtime(
+            "getResourceQuantity: the quantity is negative",
+        ));
+    }
+    Ok(nanos as f64 / 1e9)
+}
+
+/// `kube.accuratePodRequirements`: [`pod_requirements`] of one pod template
+/// table, nil when it asks nothing.
+fn accurate_pod_requirements(lua: &Lua, args: mlua::MultiValue) -> mlua::Result<LuaValue> {
+    if args.len() != 1 {
+        return Err(mlua::Error::runtime(
+            "accuratePodRequirements only accepts one argument",
+        ));
+    }
+    let template = table_arg(args.front(), "accuratePodRequirements")?;
+    match pod_requirements(&template) {
+        Some(requirements) => to_lua(lua, &requirements, 0),
+        None => Ok(LuaValue::Nil),
+    }
+}
+
+/// `kube.getPodDependencies`: [`pod_dependencies`] of a pod template table
+/// in a namespace; it takes exactly two arguments, as Karmada's does.
+fn get_pod_dependencies(lua: &Lua, args: mlua::MultiValue) -> mlua::Result<LuaValue> {
+    if args.len() != 2 {
+        return Err(mlua::Error::runtime(
+            "getPodDependencies only accepts two argument",
+        ));
+    }
+    let template = table_arg(args.front(), "getPodDependencies")?;
+    let namespace = namespace_arg(args.get(1))?;
+    to_lua(lua, &pod_dependencies(&template, &namespace), 0)
+}
+
+/// The namespace argument of `getPodDependencies`: a string, or a number
+/// taken as its text; nil means `default`.
+fn namespace_arg(arg: Option<&LuaValue>) -> mlua::Result<String> {
+    match arg {
+        Some(LuaValue::String(s)) => Ok(s.to_string_lossy()),
+        Some(LuaValue::Number(n)) => Ok(n.to_string()),
+        Some(LuaValue::Integer(n)) => Ok(n.to_string()),
+        Some(LuaValue::Nil) | None => Ok("default".to_string()),
+        Some(other) => Err(mlua::Error::runtime(format!(
+            "getPodDependencies: namespace must be a string, not a {}",
+            other.type_name()
+        ))),
+    }
 }
 
 fn quantity_arg(arg: &LuaValue, position: usize, function: &str) -> mlua::Result<Option<String>> {

@@ -389,91 +389,141 @@ fn sandbox(limits: &Limits) -> mlua::Result<Lua> {
 /// `os.time` and `os.date` that never read the clock and work in UTC.
 fn safe_os(lua: &Lua) -> mlua::Result<Table> {
     let os = lua.create_table()?;
-    os.raw_set(
-        "time",
-        lua.create_function(|_, fields: Option<Table>| {
-            let Some(fields) = fields else {
-                return Err(mlua::Error::runtime(
-                    "os.time() reads the clock, which would make renders differ; pass a date table",
-                ));
-            };
-            let get = |key: &str, default: Option<i64>| -> mlua::Result<i64> {
-                match fields.raw_get::<Option<f64>>(key)? {
-                    Some(v) => Ok(v.floor() as i64),
-                    None => default.ok_or_else(|| {
-                        mlua::Error::runtime(format!("field '{key}' missing in date table"))
-                    }),
-                }
-            };
-            let days = days_from_civil(get("year", None)?, get("month", None)?, get("day", None)?);
-            Ok(days * 86_400
-                + get("hour", Some(12))? * 3600
-                + get("min", Some(0))? * 60
-                + get("sec", Some(0))?)
-        })?,
-    )?;
-    os.raw_set(
-        "date",
-        lua.create_function(|lua, (format, time): (Option<String>, Option<f64>)| {
-            let Some(time) = time else {
-                return Err(mlua::Error::runtime(
-                    "os.date() without a time reads the clock, which would make renders differ; pass a time",
-                ));
-            };
-            let format = format.unwrap_or_else(|| "%c".to_string());
-            let format = format.strip_prefix('!').unwrap_or(&format);
-            let time = time.floor() as i64;
-            let (year, month, day) = civil_from_days(time.div_euclid(86_400));
-            let seconds = time.rem_euclid(86_400);
-            let (hour, min, sec) = (seconds / 3600, seconds / 60 % 60, seconds % 60);
-            if format == "*t" {
-                let t = lua.create_table()?;
-                for (key, value) in [
-                    ("year", year),
-                    ("month", month),
-                    ("day", day),
-                    ("hour", hour),
-                    ("min", min),
-                    ("sec", sec),
-                    ("wday", (time.div_euclid(86_400) + 4).rem_euclid(7) + 1),
-                    ("yday", time.div_euclid(86_400) - days_from_civil(year, 1, 1) + 1),
-                ] {
-                    t.raw_set(key, value)?;
-                }
-                t.raw_set("isdst", false)?;
-                return Ok(LuaValue::Table(t));
-            }
-            let mut out = String::new();
-            let mut chars = format.chars();
-            while let Some(c) = chars.next() {
-                if c != '%' {
-                    out.push(c);
-                    continue;
-                }
-                match chars.next() {
-                    Some('Y') => out.push_str(&format!("{year:04}")),
-                    Some('y') => out.push_str(&format!("{:02}", year.rem_euclid(100))),
-                    Some('m') => out.push_str(&format!("{month:02}")),
-                    Some('d') => out.push_str(&format!("{day:02}")),
-                    Some('H') => out.push_str(&format!("{hour:02}")),
-                    Some('M') => out.push_str(&format!("{min:02}")),
-                    Some('S') => out.push_str(&format!("{sec:02}")),
-                    Some('c') => out.push_str(&format!(
-                        "{year:04}-{month:02}-{day:02} {hour:02}:{min:02}:{sec:02}"
-                    )),
-                    Some('%') => out.push('%'),
-                    other => {
-                        return Err(mlua::Error::runtime(format!(
-                            "os.date: conversion `%{}` is not supported (use %Y %y %m %d %H %M %S %c %%)",
-                            other.map(String::from).unwrap_or_default()
-                        )))
-                    }
-                }
-            }
-            Ok(LuaValue::String(lua.create_string(out)?))
-        })?,
-    )?;
+    os.raw_set("time", lua.create_function(os_time)?)?;
+    os.raw_set("date", lua.create_function(os_date)?)?;
     Ok(os)
+}
+
+/// `os.time(t)`: the UTC seconds of a date table (hour defaults to 12, as in
+/// Lua). Without a table it would read the clock, so that is an error.
+fn os_time(_: &Lua, fields: Option<Table>) -> mlua::Result<i64> {
+    let Some(fields) = fields else {
+        return Err(mlua::Error::runtime(
+            "os.time() reads the clock, which would make renders differ; pass a date table",
+        ));
+    };
+    let get = |key: &str, default: Option<i64>| -> mlua::Result<i64> {
+        match fields.raw_get::<Option<f64>>(key)? {
+            Some(v) => Ok(v.floor() as i64),
+            None => default.ok_or_else(|| {
+                mlua::Error::runtime(format!("field '{key}' missing in date table"))
+            }),
+        }
+    };
+    let days = days_from_civil(get("year", None)?, get("month", None)?, get("day", None)?);
+    Ok(days * 86_400
+        + get("hour", Some(12))? * 3600
+        + get("min", Some(0))? * 60
+        + get("sec", Some(0))?)
+}
+
+/// `os.date(format, time)` in UTC (a leading `!` changes nothing). Without a
+/// time it would read the clock, so that is an error.
+fn os_date(lua: &Lua, (format, time): (Option<String>, Option<f64>)) -> mlua::Result<LuaValue> {
+    let Some(time) = time else {
+        return Err(mlua::Error::runtime(
+            "os.date() without a time reads the clock, which would make renders differ; pass a time",
+        ));
+    };
+    let format = format.unwrap_or_else(|| "%c".to_string());
+    let format = format.strip_prefix('!').unwrap_or(&format);
+    let moment = UtcMoment::at(time.floor() as i64);
+    if format == "*t" {
+        return Ok(LuaValue::Table(moment.table(lua)?));
+    }
+    Ok(LuaValue::String(lua.create_string(moment.format(format)?)?))
+}
+
+/// A time broken into its UTC calendar fields, which is all `os.date` shows.
+struct UtcMoment {
+    /// Days since 1970-01-01.
+    days: i64,
+    year: i64,
+    month: i64,
+    day: i64,
+    hour: i64,
+    min: i64,
+    sec: i64,
+}
+
+impl UtcMoment {
+    /// Split seconds since the epoch into date and time of day.
+    fn at(time: i64) -> UtcMoment {
+        let days = time.div_euclid(86_400);
+        let (year, month, day) = civil_from_days(days);
+        let seconds = time.rem_euclid(86_400);
+        UtcMoment {
+            days,
+            year,
+            month,
+            day,
+            hour: seconds / 3600,
+            min: seconds / 60 % 60,
+            sec: seconds % 60,
+        }
+    }
+
+    /// `os.date("*t")`: the fields as Lua's date table (wday 1 is Sunday,
+    /// yday 1 is January 1st; never daylight saving time).
+    fn table(&self, lua: &Lua) -> mlua::Result<Table> {
+        let t = lua.create_table()?;
+        for (key, value) in [
+            ("year", self.year),
+            ("month", self.month),
+            ("day", self.day),
+            ("hour", self.hour),
+            ("min", self.min),
+            ("sec", self.sec),
+            ("wday", (self.days + 4).rem_euclid(7) + 1),
+            ("yday", self.days - days_from_civil(self.year, 1, 1) + 1),
+        ] {
+            t.raw_set(key, value)?;
+        }
+        t.raw_set("isdst", false)?;
+        Ok(t)
+    }
+
+    /// `os.date(format)` for the conversions renders need; any other is an
+    /// error rather than a platform-dependent strftime result.
+    fn format(&self, format: &str) -> mlua::Result<String> {
+        let UtcMoment {
+            year,
+            month,
+            day,
+            hour,
+            min,
+            sec,
+            ..
+        } = self;
+        let mut out = String::new();
+        let mut chars = format.chars();
+        while let Some(c) = chars.next() {
+            if c != '%' {
+                out.push(c);
+                continue;
+            }
+            match chars.next() {
+                Some('Y') => out.push_str(&format!("{year:04}")),
+                Some('y') => out.push_str(&format!("{:02}", year.rem_euclid(100))),
+                Some('m') => out.push_str(&format!("{month:02}")),
+                Some('d') => out.push_str(&format!("{day:02}")),
+                Some('H') => out.push_str(&format!("{hour:02}")),
+                Some('M') => out.push_str(&format!("{min:02}")),
+                Some('S') => out.push_str(&format!("{sec:02}")),
+                Some('c') => out.push_str(&format!(
+                    "{year:04}-{month:02}-{day:02} {hour:02}:{min:02}:{sec:02}"
+                )),
+                Some('%') => out.push('%'),
+                other => {
+                    return Err(mlua::Error::runtime(format!(
+                    "os.date: conversion `%{}` is not supported (use %Y %y %m %d %H %M %S %c %%)",
+                    other.map(String::from).unwrap_or_default()
+                )))
+                }
+            }
+        }
+        Ok(out)
+    }
 }
 
 /// Days since 1970-01-01 of a proleptic Gregorian date (months may overflow).

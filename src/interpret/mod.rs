@@ -220,136 +220,144 @@ pub fn dependencies(api_version: &str, kind: &str, object: &Value) -> Vec<Depend
     pod_dependencies(pod_spec, &claim_templates)
 }
 
+/// The names a pod spec references, by kind. Sets, so each name is listed
+/// once and in name order, as Karmada's GetDependencies returns them.
+#[derive(Default)]
+struct PodReferences {
+    config_maps: BTreeSet<String>,
+    secrets: BTreeSet<String>,
+    claims: BTreeSet<String>,
+}
+
+/// The items of the array at `field`, or none when it is absent or not an array.
+fn items<'a>(value: &'a Value, field: &str) -> impl Iterator<Item = &'a Value> {
+    value
+        .get(field)
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+}
+
+/// A dependency on a core (`v1`) object: every kind a pod spec can reference is one.
+fn core_v1(kind: &'static str, name: String) -> Dependency {
+    Dependency {
+        api_version: "v1",
+        kind,
+        name,
+    }
+}
+
+/// The string at `pointer`, if there is one.
+fn str_at<'a>(value: &'a Value, pointer: &str) -> Option<&'a str> {
+    value.pointer(pointer).and_then(Value::as_str)
+}
+
+impl PodReferences {
+    /// Record a ConfigMap name where the field is set.
+    fn config_map(&mut self, name: Option<&str>) {
+        if let Some(name) = name {
+            self.config_maps.insert(name.to_string());
+        }
+    }
+
+    /// Record a Secret name where the field is set.
+    fn secret(&mut self, name: Option<&str>) {
+        if let Some(name) = name {
+            self.secrets.insert(name.to_string());
+        }
+    }
+
+    /// What every container (init and ephemeral included) reads from its
+    /// environment: single keys (`env`) and whole objects (`envFrom`).
+    fn add_containers(&mut self, pod_spec: &Value) {
+        let containers = ["containers", "initContainers", "ephemeralContainers"]
+            .iter()
+            .flat_map(|field| items(pod_spec, field));
+        for container in containers {
+            for env in items(container, "env") {
+                self.config_map(str_at(env, "/valueFrom/configMapKeyRef/name"));
+                self.secret(str_at(env, "/valueFrom/secretKeyRef/name"));
+            }
+            for from in items(container, "envFrom") {
+                self.config_map(str_at(from, "/configMapRef/name"));
+                self.secret(str_at(from, "/secretRef/name"));
+            }
+        }
+    }
+
+    /// The secrets the kubelet pulls images with.
+    fn add_image_pull_secrets(&mut self, pod_spec: &Value) {
+        for secret in items(pod_spec, "imagePullSecrets") {
+            self.secret(secret.get("name").and_then(Value::as_str));
+        }
+    }
+
+    /// What one volume mounts: a ConfigMap or Secret, directly or projected,
+    /// a volume plugin's credentials secret, or a claim. Claims the
+    /// StatefulSet makes from its `claim_templates` are not dependencies.
+    fn add_volume(&mut self, volume: &Value, claim_templates: &BTreeSet<&str>) {
+        self.config_map(str_at(volume, "/configMap/name"));
+        self.secret(str_at(volume, "/secret/secretName"));
+        if let Some(projected) = volume.get("projected") {
+            for source in items(projected, "sources") {
+                self.config_map(str_at(source, "/configMap/name"));
+                self.secret(str_at(source, "/secret/name"));
+            }
+        }
+        // Only the first volume source that names a secret counts, as in Karmada.
+        self.secret(
+            [
+                "/azureFile/secretName",
+                "/cephfs/secretRef/name",
+                "/cinder/secretRef/name",
+                "/flexVolume/secretRef/name",
+                "/rbd/secretRef/name",
+            ]
+            .into_iter()
+            .find_map(|pointer| str_at(volume, pointer)),
+        );
+        if let Some(name) = str_at(volume, "/persistentVolumeClaim/claimName") {
+            if !claim_templates.contains(name) {
+                self.claims.insert(name.to_string());
+            }
+        }
+    }
+
+    /// The dependencies in Karmada's order: ConfigMaps, Secrets, the
+    /// ServiceAccount (unless empty or `default`), then claims.
+    fn into_dependencies(self, service_account: Option<&str>) -> Vec<Dependency> {
+        let mut result: Vec<Dependency> = Vec::new();
+        result.extend(
+            self.config_maps
+                .into_iter()
+                .map(|n| core_v1("ConfigMap", n)),
+        );
+        result.extend(self.secrets.into_iter().map(|n| core_v1("Secret", n)));
+        if let Some(sa) = service_account.filter(|s| !s.is_empty() && *s != "default") {
+            result.push(core_v1("ServiceAccount", sa.to_string()));
+        }
+        result.extend(
+            self.claims
+                .into_iter()
+                .map(|n| core_v1("PersistentVolumeClaim", n)),
+        );
+        result
+    }
+}
+
+/// The ConfigMaps, Secrets, ServiceAccount and PVCs a pod spec references,
+/// leaving out the claims a StatefulSet makes from `claim_templates`.
 pub(crate) fn pod_dependencies(
     pod_spec: &Value,
     claim_templates: &BTreeSet<&str>,
 ) -> Vec<Dependency> {
-    let mut config_maps = BTreeSet::new();
-    let mut secrets = BTreeSet::new();
-    let mut claims = BTreeSet::new();
-    let containers = ["containers", "initContainers", "ephemeralContainers"]
-        .iter()
-        .filter_map(|field| pod_spec.get(*field).and_then(Value::as_array))
-        .flatten();
-    for container in containers {
-        for env in container
-            .get("env")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            if let Some(name) = env
-                .pointer("/valueFrom/configMapKeyRef/name")
-                .and_then(Value::as_str)
-            {
-                config_maps.insert(name.to_string());
-            }
-            if let Some(name) = env
-                .pointer("/valueFrom/secretKeyRef/name")
-                .and_then(Value::as_str)
-            {
-                secrets.insert(name.to_string());
-            }
-        }
-        for from in container
-            .get("envFrom")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            if let Some(name) = from.pointer("/configMapRef/name").and_then(Value::as_str) {
-                config_maps.insert(name.to_string());
-            }
-            if let Some(name) = from.pointer("/secretRef/name").and_then(Value::as_str) {
-                secrets.insert(name.to_string());
-            }
-        }
+    let mut references = PodReferences::default();
+    references.add_containers(pod_spec);
+    references.add_image_pull_secrets(pod_spec);
+    for volume in items(pod_spec, "volumes") {
+        references.add_volume(volume, claim_templates);
     }
-    for secret in pod_spec
-        .get("imagePullSecrets")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
-        if let Some(name) = secret.get("name").and_then(Value::as_str) {
-            secrets.insert(name.to_string());
-        }
-    }
-    for volume in pod_spec
-        .get("volumes")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
-        if let Some(name) = volume.pointer("/configMap/name").and_then(Value::as_str) {
-            config_maps.insert(name.to_string());
-        }
-        if let Some(name) = volume.pointer("/secret/secretName").and_then(Value::as_str) {
-            secrets.insert(name.to_string());
-        }
-        for source in volume
-            .pointer("/projected/sources")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            if let Some(name) = source.pointer("/configMap/name").and_then(Value::as_str) {
-                config_maps.insert(name.to_string());
-            }
-            if let Some(name) = source.pointer("/secret/name").and_then(Value::as_str) {
-                secrets.insert(name.to_string());
-            }
-        }
-        // Only the first volume source that names a secret counts, as in Karmada.
-        for pointer in [
-            "/azureFile/secretName",
-            "/cephfs/secretRef/name",
-            "/cinder/secretRef/name",
-            "/flexVolume/secretRef/name",
-            "/rbd/secretRef/name",
-        ] {
-            if let Some(name) = volume.pointer(pointer).and_then(Value::as_str) {
-                secrets.insert(name.to_string());
-                break;
-            }
-        }
-        if let Some(name) = volume
-            .pointer("/persistentVolumeClaim/claimName")
-            .and_then(Value::as_str)
-        {
-            if !claim_templates.contains(name) {
-                claims.insert(name.to_string());
-            }
-        }
-    }
-    let mut result: Vec<Dependency> = Vec::new();
-    result.extend(config_maps.into_iter().map(|name| Dependency {
-        api_version: "v1",
-        kind: "ConfigMap",
-        name,
-    }));
-    result.extend(secrets.into_iter().map(|name| Dependency {
-        api_version: "v1",
-        kind: "Secret",
-        name,
-    }));
-    if let Some(sa) = pod_spec
-        .get("serviceAccountName")
-        .and_then(Value::as_str)
-        .filter(|s| !s.is_empty() && *s != "default")
-    {
-        result.push(Dependency {
-            api_version: "v1",
-            kind: "ServiceAccount",
-            name: sa.to_string(),
-        });
-    }
-    result.extend(claims.into_iter().map(|name| Dependency {
-        api_version: "v1",
-        kind: "PersistentVolumeClaim",
-        name,
-    }));
-    result
+    references.into_dependencies(pod_spec.get("serviceAccountName").and_then(Value::as_str))
 }
 
 #[cfg(test)]

@@ -155,25 +155,8 @@ impl<'s> Builder<'s> {
                 Some(types) => schema.types = types,
                 None => self.fault(path, format!("`type` must be object, array, string, integer, number or boolean, not {field}")),
             },
-            "format" => {
-                schema.format = match field.as_str() {
-                    Some("int32") => Some(Format::Int32),
-                    Some("int64") => Some(Format::Int64),
-                    Some("byte") => Some(Format::Byte),
-                    Some("date-time") => Some(Format::DateTime),
-                    // Other formats are not checked (see the module docs).
-                    _ => None,
-                }
-            }
-            "properties" => {
-                let Some(properties) = field.as_object() else {
-                    return self.fault(path, "`properties` must be a mapping".into());
-                };
-                for (name, property) in properties {
-                    let id = self.child(property, path, Some(name));
-                    schema.properties.push((name.clone(), id));
-                }
-            }
+            "format" => schema.format = format_of(field),
+            "properties" => self.properties(schema, field, path),
             "additionalProperties" => {
                 schema.additional = Some(match field {
                     Value::Bool(true) => Additional::Any,
@@ -194,26 +177,8 @@ impl<'s> Builder<'s> {
             "minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum" | "multipleOf"
             | "minLength" | "maxLength" | "minItems" | "maxItems" | "minProperties"
             | "maxProperties" => bound(&mut schema.bounds, key, field, map),
-            "pattern" => match field.as_str().map(Regex::new) {
-                Some(Ok(regex)) => schema.pattern = Some(regex),
-                Some(Err(e)) => self.fault(path, format!("`pattern` is not a regular expression garrison can use: {}", reason_of(&e.to_string()))),
-                None => self.fault(path, "`pattern` must be a string".into()),
-            },
-            "allOf" | "anyOf" | "oneOf" => {
-                let Some(branches) = field.as_array() else {
-                    return self.fault(path, format!("`{key}` must be a list"));
-                };
-                let ids: Vec<SchemaId> = branches
-                    .iter()
-                    .enumerate()
-                    .map(|(i, b)| self.child(b, path, Some(&i.to_string())))
-                    .collect();
-                match key {
-                    "allOf" => schema.all_of = ids,
-                    "anyOf" => schema.any_of = ids,
-                    _ => schema.one_of = ids,
-                }
-            }
+            "pattern" => self.pattern(schema, field, path),
+            "allOf" | "anyOf" | "oneOf" => self.branches(schema, key, field, path),
             "not" => schema.not = Some(self.child(field, path, None)),
             "$ref" => {
                 // A `$ref` next to other keywords: only the built-in documents
@@ -223,6 +188,63 @@ impl<'s> Builder<'s> {
             _ if DESCRIPTIVE.contains(&key) => {}
             other => self.fault(path, format!("`{other}` is not a schema keyword garrison knows, so it cannot check what it means")),
         }
+    }
+
+    /// `properties`: each property's schema, under its name in the path.
+    fn properties(&mut self, schema: &mut Schema, field: &Value, path: &mut Vec<String>) {
+        let Some(properties) = field.as_object() else {
+            return self.fault(path, "`properties` must be a mapping".into());
+        };
+        for (name, property) in properties {
+            let id = self.child(property, path, Some(name));
+            schema.properties.push((name.clone(), id));
+        }
+    }
+
+    /// `pattern`: compiled once here, so a pattern the regex crate cannot
+    /// use is a fault in the schema rather than in every object checked.
+    fn pattern(&mut self, schema: &mut Schema, field: &Value, path: &[String]) {
+        match field.as_str().map(Regex::new) {
+            Some(Ok(regex)) => schema.pattern = Some(regex),
+            Some(Err(e)) => self.fault(
+                path,
+                format!(
+                    "`pattern` is not a regular expression garrison can use: {}",
+                    reason_of(&e.to_string())
+                ),
+            ),
+            None => self.fault(path, "`pattern` must be a string".into()),
+        }
+    }
+
+    /// `allOf`, `anyOf` or `oneOf` (`key`): each branch's schema, under its
+    /// index in the path.
+    fn branches(&mut self, schema: &mut Schema, key: &str, field: &Value, path: &mut Vec<String>) {
+        let Some(branches) = field.as_array() else {
+            return self.fault(path, format!("`{key}` must be a list"));
+        };
+        let ids: Vec<SchemaId> = branches
+            .iter()
+            .enumerate()
+            .map(|(i, b)| self.child(b, path, Some(&i.to_string())))
+            .collect();
+        match key {
+            "allOf" => schema.all_of = ids,
+            "anyOf" => schema.any_of = ids,
+            _ => schema.one_of = ids,
+        }
+    }
+}
+
+/// The `format`s garrison checks; other formats are not checked (see the
+/// module docs).
+fn format_of(field: &Value) -> Option<Format> {
+    match field.as_str() {
+        Some("int32") => Some(Format::Int32),
+        Some("int64") => Some(Format::Int64),
+        Some("byte") => Some(Format::Byte),
+        Some("date-time") => Some(Format::DateTime),
+        _ => None,
     }
 }
 
