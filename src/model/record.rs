@@ -40,7 +40,8 @@ pub struct BindingRecord {
     pub policy: Option<PolicyRef>,
     pub pinned: bool,
     /// The template has replicas: the desired count and each cluster's
-    /// share are recorded (zero otherwise).
+    /// share are recorded. Without, the desired count is zero and only a
+    /// held cluster may keep replicas (those its frozen file has).
     pub workload: bool,
     /// Clusters in binding order, with their replicas.
     pub clusters: Vec<(String, u64)>,
@@ -154,7 +155,7 @@ fn spec(key: &ObjectKey, record: &BindingRecord) -> Value {
         .map(|(name, replicas)| {
             let mut entry = Map::new();
             entry.insert("name".into(), name.clone().into());
-            if record.workload {
+            if record.workload || *replicas > 0 {
                 entry.insert("replicas".into(), (*replicas).into());
             }
             Value::Object(entry)
@@ -254,7 +255,8 @@ mod tests {
     }
 
     /// Any record a render can write: held clusters are clusters of the
-    /// binding, and replicas are zero unless the template is a workload.
+    /// binding, and the desired count is zero unless the template is a
+    /// workload.
     fn record() -> impl Strategy<Value = BindingRecord> {
         let clusters = prop::collection::btree_map(name(), 0u64..1000, 0..5);
         (
@@ -287,10 +289,7 @@ mod tests {
                     digest,
                     pick,
                 )| {
-                    let clusters: Vec<(String, u64)> = clusters
-                        .into_iter()
-                        .map(|(c, r)| (c, if workload { r } else { 0 }))
-                        .collect();
+                    let clusters: Vec<(String, u64)> = clusters.into_iter().collect();
                     let held = clusters
                         .iter()
                         .enumerate()

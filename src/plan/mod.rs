@@ -34,7 +34,7 @@ use crate::model::previous::PreviousRender;
 use crate::model::record::{BindingRecord, PolicyRef};
 use crate::overrides::{self, OverridePolicyRef};
 use crate::pause;
-use crate::schedule::{policy_match, Binding};
+use crate::schedule::{self, policy_match, Binding};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// How an application came to be propagated.
@@ -89,7 +89,6 @@ impl App {
     /// digest its files were made with ([`crate::reuse`]).
     pub fn record(&self, digest: Option<String>) -> BindingRecord {
         let binding = &self.binding;
-        let count = |replicas: u64| if binding.workload { replicas } else { 0 };
         let withheld = &binding.withheld;
         BindingRecord {
             policy: self.policy().cloned(),
@@ -98,9 +97,14 @@ impl App {
             clusters: binding
                 .clusters
                 .iter()
-                .map(|a| (a.cluster.clone(), count(a.replicas)))
+                .map(|a| {
+                    (
+                        a.cluster.clone(),
+                        schedule::kept_replicas(binding.workload, a),
+                    )
+                })
                 .collect(),
-            replicas: count(binding.desired),
+            replicas: if binding.workload { binding.desired } else { 0 },
             placement: self.placement_json.clone(),
             affinity_name: binding.affinity_name.clone(),
             fort: self.fort.as_ref().map(|f| f.cluster.clone()),

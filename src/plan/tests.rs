@@ -461,3 +461,36 @@ fn lifting_a_hold_divides_again_over_every_cluster() {
         vec![("a", 2, false), ("b", 2, false), ("c", 2, false)]
     );
 }
+
+#[test]
+fn a_held_cluster_keeps_its_replicas_through_a_scale_to_zero_and_back() {
+    let policy = divided("p", "", "");
+    let first = decide(
+        &inputs(&[CLUSTERS, WEB, &policy]),
+        &PreviousRender::default(),
+    );
+    let paused = CLUSTERS.replacen(
+        "metadata: {name: b, labels: {env: test}}",
+        "metadata: {name: b, labels: {env: test}, annotations: {garrison.dev/sync-paused: \"true\"}}",
+        1,
+    );
+    // Scaled to zero while `b` is paused: `b` keeps its 2, frozen, and the
+    // binding remembers them although there is nothing to divide.
+    let zero = WEB.replace("replicas: 6", "replicas: 0");
+    let scaled_down = decide(&inputs(&[&paused, &zero, &policy]), &remembered(&first));
+    assert!(replicas(web(&scaled_down)).contains(&("b", 2, true)));
+    assert!(remembered(&scaled_down)
+        .bindings
+        .values()
+        .all(|b| b.clusters.contains(&("b".to_string(), 2))));
+    // Scaled to one: `b` still runs 2, so the others get none (SPEC §5.3).
+    let one = WEB.replace("replicas: 6", "replicas: 1");
+    let scaled_up = decide(
+        &inputs(&[&paused, &one, &policy]),
+        &remembered(&scaled_down),
+    );
+    assert_eq!(
+        replicas(web(&scaled_up)),
+        vec![("a", 0, false), ("b", 2, true), ("c", 0, false)]
+    );
+}

@@ -176,16 +176,17 @@ impl Request<'_> {
 
 impl Binding {
     /// The binding as the next render reads it back from the rendered one
-    /// (a binding record holds replicas only for workloads).
+    /// (a binding record holds replicas for workloads, and the replicas a
+    /// held cluster keeps).
     fn to_previous(&self, placement_json: &str) -> BindingRecord {
-        let replicas = |r: u64| if self.workload { r } else { 0 };
+        let workload = self.workload;
         BindingRecord {
             clusters: self
                 .clusters
                 .iter()
-                .map(|a| (a.cluster.clone(), replicas(a.replicas)))
+                .map(|a| (a.cluster.clone(), kept_replicas(workload, a)))
                 .collect(),
-            replicas: replicas(self.desired),
+            replicas: if workload { self.desired } else { 0 },
             placement: Some(placement_json.to_string()),
             affinity_name: self.affinity_name.clone(),
             ..BindingRecord::default()
@@ -487,7 +488,7 @@ impl<'r, 'a> Placing<'r, 'a> {
             .previous
             .map(|p| p.clusters.iter().map(|(c, r)| (c.as_str(), *r)).collect())
             .unwrap_or_default();
-        let kept_held = kept_held(request, &previous_clusters, &by_name, workload);
+        let kept_held = kept_held(request, &previous_clusters, &by_name);
         let frozen = kept_held.iter().map(|a| a.replicas).sum();
         Placing {
             request,
@@ -652,10 +653,13 @@ impl<'r, 'a> Placing<'r, 'a> {
                 .clusters
                 .iter()
                 .filter(|(c, _)| self.by_name.contains_key(c.as_str()))
-                .map(|(c, r)| Assignment {
-                    cluster: c.clone(),
-                    replicas: if self.workload { *r } else { 0 },
-                    held: self.request.held.contains(c),
+                .map(|(c, r)| {
+                    let held = self.request.held.contains(c);
+                    Assignment {
+                        cluster: c.clone(),
+                        replicas: if self.workload || held { *r } else { 0 },
+                        held,
+                    }
                 })
                 .collect();
             binding.affinity_name = previous.affinity_name.clone();
@@ -669,23 +673,33 @@ impl<'r, 'a> Placing<'r, 'a> {
 }
 
 /// Held clusters that had the application keep it, frozen (no eviction
-/// while paused). Without a workload the binding records no replicas, so
-/// none are kept: the next render reads the same binding back.
+/// while paused), with the replicas their frozen files hold: also when the
+/// template has no replicas to divide now (scaled to zero), so that scaling
+/// it up again counts them (SPEC §5.3).
 fn kept_held(
     request: &Request<'_>,
     previous_clusters: &BTreeMap<&str, u64>,
     by_name: &BTreeMap<&str, &Cluster>,
-    workload: bool,
 ) -> Vec<Assignment> {
     previous_clusters
         .iter()
         .filter(|(c, _)| request.held.contains(**c) && by_name.contains_key(**c))
         .map(|(c, r)| Assignment {
             cluster: c.to_string(),
-            replicas: if workload { *r } else { 0 },
+            replicas: *r,
             held: true,
         })
         .collect()
+}
+
+/// The replicas a binding records for an assignment: a workload's share,
+/// or what a held cluster keeps.
+pub fn kept_replicas(workload: bool, assignment: &Assignment) -> u64 {
+    if workload || assignment.held {
+        assignment.replicas
+    } else {
+        0
+    }
 }
 
 fn weights_of(
