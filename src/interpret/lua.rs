@@ -395,8 +395,10 @@ fn safe_os(lua: &Lua) -> mlua::Result<Table> {
 }
 
 /// `os.time(t)`: the UTC seconds of a date table (hour defaults to 12, as in
-/// Lua). Without a table it would read the clock, so that is an error.
-fn os_time(_: &Lua, fields: Option<Table>) -> mlua::Result<i64> {
+/// Lua), or `nil` for a date no time value can hold, as Lua 5.1 answers when
+/// `mktime` fails. Without a table it would read the clock, so that is an
+/// error.
+fn os_time(_: &Lua, fields: Option<Table>) -> mlua::Result<Option<i64>> {
     let Some(fields) = fields else {
         return Err(mlua::Error::runtime(
             "os.time() reads the clock, which would make renders differ; pass a date table",
@@ -411,10 +413,11 @@ fn os_time(_: &Lua, fields: Option<Table>) -> mlua::Result<i64> {
         }
     };
     let days = days_from_civil(get("year", None)?, get("month", None)?, get("day", None)?);
-    Ok(days * 86_400
-        + get("hour", Some(12))? * 3600
-        + get("min", Some(0))? * 60
-        + get("sec", Some(0))?)
+    let seconds = days * 86_400
+        + i128::from(get("hour", Some(12))?) * 3600
+        + i128::from(get("min", Some(0))?) * 60
+        + i128::from(get("sec", Some(0))?);
+    Ok(i64::try_from(seconds).ok())
 }
 
 /// `os.date(format, time)` in UTC (a leading `!` changes nothing). Without a
@@ -463,6 +466,12 @@ impl UtcMoment {
         }
     }
 
+    /// 1 for January 1st (always within 1 to 366).
+    fn day_of_year(&self) -> i64 {
+        let day = i128::from(self.days) - days_from_civil(self.year, 1, 1) + 1;
+        i64::try_from(day).unwrap_or_default()
+    }
+
     /// `os.date("*t")`: the fields as Lua's date table (wday 1 is Sunday,
     /// yday 1 is January 1st; never daylight saving time).
     fn table(&self, lua: &Lua) -> mlua::Result<Table> {
@@ -475,7 +484,7 @@ impl UtcMoment {
             ("min", self.min),
             ("sec", self.sec),
             ("wday", (self.days + 4).rem_euclid(7) + 1),
-            ("yday", self.days - days_from_civil(self.year, 1, 1) + 1),
+            ("yday", self.day_of_year()),
         ] {
             t.raw_set(key, value)?;
         }
@@ -526,8 +535,10 @@ impl UtcMoment {
     }
 }
 
-/// Days since 1970-01-01 of a proleptic Gregorian date (months may overflow).
-fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
+/// Days since 1970-01-01 of a proleptic Gregorian date (months may
+/// overflow), in 128 bits: a script may pass any 64-bit year.
+fn days_from_civil(year: i64, month: i64, day: i64) -> i128 {
+    let (year, month, day) = (i128::from(year), i128::from(month), i128::from(day));
     let year = year + (month - 1).div_euclid(12);
     let month = (month - 1).rem_euclid(12) + 1;
     let y = if month <= 2 { year - 1 } else { year };
@@ -932,6 +943,12 @@ mod tests {
     }
 
     #[test]
+    fn a_date_no_time_value_holds_is_nil_as_in_lua() {
+        let script = "function F() return os.time({year=1e17, month=1, day=1}) == nil and os.time({year=-1e18, month=13, day=1e15}) == nil and os.time({year=2024, month=1, day=1}) ~= nil end";
+        assert_eq!(run(script, "F", &[]), Ok(vec![Returned::Bool(true)]));
+    }
+
+    #[test]
     fn syntax_errors_and_missing_functions_are_load_faults() {
         assert!(matches!(
             check("t", "function F(", "F", &Limits::default()),
@@ -1037,7 +1054,7 @@ mod tests {
     fn civil_dates_round_trip() {
         for days in [-800_000, -1, 0, 59, 11_016, 19_783, 2_932_896] {
             let (y, m, d) = civil_from_days(days);
-            assert_eq!(days_from_civil(y, m, d), days);
+            assert_eq!(days_from_civil(y, m, d), i128::from(days));
         }
     }
 }
