@@ -152,10 +152,19 @@ fn passed_over(
             reason: passed_over_reason(p, prio, winner, chosen.1, claimed),
         });
     }
-    for &(index, _) in others {
+    for &(index, prio) in others {
+        if index == chosen.0 {
+            continue;
+        }
+        let p = &policies[index];
+        let reason = if claimed {
+            passed_over_reason(p, prio, winner, chosen.1, claimed)
+        } else {
+            "a PropagationPolicy in the template's namespace always wins over a ClusterPropagationPolicy".into()
+        };
         passed_over.push(PassedOver {
-            policy: policies[index].display(),
-            reason: "a PropagationPolicy in the template's namespace always wins over a ClusterPropagationPolicy".into(),
+            policy: p.display(),
+            reason,
         });
     }
     passed_over
@@ -426,6 +435,33 @@ mod tests {
         assert_eq!(
             chosen(&t, &policies).as_deref(),
             Some("PropagationPolicy/shop/old")
+        );
+    }
+
+    #[test]
+    fn a_template_claimed_by_a_cluster_policy_stays_and_is_not_passed_over_itself() {
+        let t = template(
+            Some("shop"),
+            &[("app", "web")],
+            &[(CPP_NAME_ANNOTATION, "cluster")],
+        );
+        let policies = [
+            policy("cluster", None, By::Name, None),
+            policy("local", Some("shop"), By::All, None),
+        ];
+        let choice = choose_policy(&t, &policies);
+        let passed: Vec<(String, String)> = choice
+            .iter()
+            .flat_map(|c| &c.passed_over)
+            .map(|p| (p.policy.clone(), p.reason.clone()))
+            .collect();
+        assert_eq!(choice.map(|c| c.policy), Some(0));
+        assert_eq!(
+            passed,
+            vec![(
+                "PropagationPolicy/shop/local".to_string(),
+                "the template is already claimed by ClusterPropagationPolicy/cluster".to_string()
+            )]
         );
     }
 
