@@ -57,27 +57,64 @@ enum Role {
     Template,
 }
 
+/// Every kind garrison reads as an input, by API group. A new kind, or a
+/// new dialect's kinds, is a line here; any other kind of these groups is
+/// refused (G0108), so a misspelt policy is never taken for a template.
+const KINDS: &[(&str, &str, Role)] = &[
+    (POLICY_GROUP, "PropagationPolicy", Role::PropagationPolicy { cluster_scoped: false }),
+    (POLICY_GROUP, "ClusterPropagationPolicy", Role::PropagationPolicy { cluster_scoped: true }),
+    (POLICY_GROUP, "OverridePolicy", Role::OverridePolicy { cluster_scoped: false }),
+    (POLICY_GROUP, "ClusterOverridePolicy", Role::OverridePolicy { cluster_scoped: true }),
+    (POLICY_GROUP, "FederatedResourceQuota", Role::Unsupported("quotas are enforced by a live control plane")),
+    (CLUSTER_GROUP, "Cluster", Role::Cluster),
+    (CLUSTERNET_GROUP, "ManagedCluster", Role::ManagedCluster),
+    (WORK_GROUP, "ResourceBinding", Role::Binding { cluster_scoped: false }),
+    (WORK_GROUP, "ClusterResourceBinding", Role::Binding { cluster_scoped: true }),
+    (WORK_GROUP, "Work", Role::Unsupported("Works are what garrison writes with `--format work`, not an input")),
+    (CONFIG_GROUP, "ResourceInterpreterCustomization", Role::Customization),
+    (
+        CONFIG_GROUP,
+        "ResourceInterpreterWebhookConfiguration",
+        Role::Unsupported("interpreter webhooks need a running server; declare a ResourceInterpreterCustomization instead"),
+    ),
+];
+
+/// The role of a document of `kind` in `api_version`'s group; `Err` for an
+/// unknown kind of a group [`KINDS`] lists.
 fn role(api_version: &str, kind: &str) -> Result<Role, ()> {
     let group = group_of(api_version);
-    Ok(match (group, kind) {
-        (POLICY_GROUP, "PropagationPolicy") => Role::PropagationPolicy { cluster_scoped: false },
-        (POLICY_GROUP, "ClusterPropagationPolicy") => Role::PropagationPolicy { cluster_scoped: true },
-        (POLICY_GROUP, "OverridePolicy") => Role::OverridePolicy { cluster_scoped: false },
-        (POLICY_GROUP, "ClusterOverridePolicy") => Role::OverridePolicy { cluster_scoped: true },
-        (POLICY_GROUP, "FederatedResourceQuota") => Role::Unsupported("quotas are enforced by a live control plane"),
-        (CLUSTER_GROUP, "Cluster") => Role::Cluster,
-        (CLUSTERNET_GROUP, "ManagedCluster") => Role::ManagedCluster,
-        (WORK_GROUP, "ResourceBinding") => Role::Binding { cluster_scoped: false },
-        (WORK_GROUP, "ClusterResourceBinding") => Role::Binding { cluster_scoped: true },
-        (WORK_GROUP, "Work") => Role::Unsupported("Works are what garrison writes with `--format work`, not an input"),
-        (CONFIG_GROUP, "ResourceInterpreterCustomization") => Role::Customization,
-        (CONFIG_GROUP, "ResourceInterpreterWebhookConfiguration") => {
-            Role::Unsupported("interpreter webhooks need a running server; declare a ResourceInterpreterCustomization instead")
-        }
-        (POLICY_GROUP | WORK_GROUP | CONFIG_GROUP | CLUSTER_GROUP | CLUSTERNET_GROUP, _) => return Err(()),
-        ("kustomize.config.k8s.io", _) => Role::Kustomize,
-        _ => Role::Template,
+    if let Some((_, _, role)) = KINDS.iter().find(|(g, k, _)| *g == group && *k == kind) {
+        return Ok(*role);
+    }
+    if KINDS.iter().any(|(g, _, _)| *g == group) {
+        return Err(());
+    }
+    Ok(if group == "kustomize.config.k8s.io" {
+        Role::Kustomize
+    } else {
+        Role::Template
     })
+}
+
+/// The help of G0108: the closest kind of the group, or all of them.
+fn unknown_kind_help(api_version: &str, kind: &str) -> String {
+    let group = group_of(api_version);
+    let kinds: Vec<&str> = KINDS
+        .iter()
+        .filter(|(g, _, _)| *g == group)
+        .map(|(_, kind, _)| *kind)
+        .collect();
+    match crate::diag::closest(kind, kinds.iter().copied()) {
+        Some(near) => format!("did you mean `{near}`?"),
+        None => format!(
+            "the kinds of `{group}` are {}",
+            kinds
+                .iter()
+                .map(|k| format!("`{k}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
 }
 
 /// Sort parsed documents into [`Inputs`] (sources are filled in by the caller).
@@ -314,9 +351,12 @@ impl Classifier<'_> {
         };
         let Ok(role) = role(&api_version, &kind) else {
             diagnostics.push(
-                Diagnostic::error(Code::UnknownKind, format!("`{kind}` is not a kind of `{api_version}` that garrison knows"))
-                    .at(doc.at(&["kind"]))
-                    .help("check the spelling; Karmada's policy kinds are PropagationPolicy, ClusterPropagationPolicy, OverridePolicy and ClusterOverridePolicy"),
+                Diagnostic::error(
+                    Code::UnknownKind,
+                    format!("`{kind}` is not a kind of `{api_version}` that garrison knows"),
+                )
+                .at(doc.at(&["kind"]))
+                .help(unknown_kind_help(&api_version, &kind)),
             );
             return None;
         };
@@ -1139,7 +1179,7 @@ mod tests {
                            kind: PropagationPolicyy\n\
                            metadata: {name: p}\n",
                     classified: &[],
-                    diagnostics: &["in.yaml:2:7: error[G0108]: `PropagationPolicyy` is not a kind of `policy.karmada.io/v1alpha1` that garrison knows (help: check the spelling; Karmada's policy kinds are PropagationPolicy, ClusterPropagationPolicy, OverridePolicy and ClusterOverridePolicy)"],
+                    diagnostics: &["in.yaml:2:7: error[G0108]: `PropagationPolicyy` is not a kind of `policy.karmada.io/v1alpha1` that garrison knows (help: did you mean `PropagationPolicy`?)"],
                 },
                 Case {
                     name: "an unknown kind of work.karmada.io",
@@ -1147,7 +1187,7 @@ mod tests {
                            kind: Binding\n\
                            metadata: {name: b}\n",
                     classified: &[],
-                    diagnostics: &["in.yaml:2:7: error[G0108]: `Binding` is not a kind of `work.karmada.io/v1alpha2` that garrison knows (help: check the spelling; Karmada's policy kinds are PropagationPolicy, ClusterPropagationPolicy, OverridePolicy and ClusterOverridePolicy)"],
+                    diagnostics: &["in.yaml:2:7: error[G0108]: `Binding` is not a kind of `work.karmada.io/v1alpha2` that garrison knows (help: the kinds of `work.karmada.io` are `ResourceBinding`, `ClusterResourceBinding`, `Work`)"],
                 },
                 Case {
                     name: "an unknown kind of config.karmada.io",
@@ -1155,7 +1195,7 @@ mod tests {
                            kind: Customization\n\
                            metadata: {name: c}\n",
                     classified: &[],
-                    diagnostics: &["in.yaml:2:7: error[G0108]: `Customization` is not a kind of `config.karmada.io/v1alpha1` that garrison knows (help: check the spelling; Karmada's policy kinds are PropagationPolicy, ClusterPropagationPolicy, OverridePolicy and ClusterOverridePolicy)"],
+                    diagnostics: &["in.yaml:2:7: error[G0108]: `Customization` is not a kind of `config.karmada.io/v1alpha1` that garrison knows (help: the kinds of `config.karmada.io` are `ResourceInterpreterCustomization`, `ResourceInterpreterWebhookConfiguration`)"],
                 },
                 Case {
                     name: "an unknown kind of cluster.karmada.io",
@@ -1163,7 +1203,7 @@ mod tests {
                            kind: Clusters\n\
                            metadata: {name: c}\n",
                     classified: &[],
-                    diagnostics: &["in.yaml:2:7: error[G0108]: `Clusters` is not a kind of `cluster.karmada.io/v1alpha1` that garrison knows (help: check the spelling; Karmada's policy kinds are PropagationPolicy, ClusterPropagationPolicy, OverridePolicy and ClusterOverridePolicy)"],
+                    diagnostics: &["in.yaml:2:7: error[G0108]: `Clusters` is not a kind of `cluster.karmada.io/v1alpha1` that garrison knows (help: did you mean `Cluster`?)"],
                 },
                 Case {
                     name: "an unknown kind of clusters.clusternet.io",
@@ -1171,7 +1211,7 @@ mod tests {
                            kind: Cluster\n\
                            metadata: {name: c}\n",
                     classified: &[],
-                    diagnostics: &["in.yaml:2:7: error[G0108]: `Cluster` is not a kind of `clusters.clusternet.io/v1beta1` that garrison knows (help: check the spelling; Karmada's policy kinds are PropagationPolicy, ClusterPropagationPolicy, OverridePolicy and ClusterOverridePolicy)"],
+                    diagnostics: &["in.yaml:2:7: error[G0108]: `Cluster` is not a kind of `clusters.clusternet.io/v1beta1` that garrison knows (help: the kinds of `clusters.clusternet.io` are `ManagedCluster`)"],
                 },
                 Case {
                     name: "a kustomize file",
