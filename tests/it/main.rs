@@ -9,6 +9,7 @@ mod bench_fleet;
 mod branch;
 mod cache;
 mod cli;
+mod conformance;
 mod corpus;
 mod crash;
 mod docs;

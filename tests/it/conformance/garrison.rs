@@ -1,0 +1,128 @@
+//! garrison's answer to a case, in the oracle's output format: the case
+//! written as a repository, loaded, planned and rendered in `--format work`
+//! in-process, then read back from the rendered Work files.
+
+use super::generate::Case;
+use garrison::emit;
+use garrison::load::{cache::Cache, load_repository, LoadOptions};
+use garrison::model::layout::Format;
+use garrison::model::previous::PreviousRender;
+use garrison::plan::{Plan, Source};
+use serde_json::{json, Value};
+use std::path::Path;
+
+/// What garrison computes for `case`, or the diagnostics that refused it.
+pub fn answer(case: &Case, dir: &Path) -> Result<Value, String> {
+    write_repository(case, dir)?;
+    let (inputs, diagnostics) = load_repository(dir, &LoadOptions::default(), &Cache::disabled());
+    if diagnostics.has_errors() {
+        return Err(format!("{diagnostics:?}"));
+    }
+    let previous = PreviousRender::default();
+    let plan = garrison::plan::plan(&inputs, &previous).map_err(|d| format!("{d:?}"))?;
+    let options = emit::render::Options {
+        format: Format::Work,
+        reuse: false,
+    };
+    let rendered =
+        emit::render::render(&inputs, &plan, &previous, options).map_err(|d| format!("{d:?}"))?;
+    let mut results = Vec::new();
+    for template in &case.templates {
+        results.push(result(template, &plan, &rendered)?);
+    }
+    Ok(json!({"rejected": [], "results": results}))
+}
+
+/// Every object of the case in one file per kind of input.
+fn write_repository(case: &Case, dir: &Path) -> Result<(), String> {
+    let groups = [
+        ("clusters.yaml", &case.clusters),
+        ("policies.yaml", &case.policies),
+        ("overrides.yaml", &case.overrides),
+        ("customizations.yaml", &case.customizations),
+        ("templates.yaml", &case.templates),
+    ];
+    for (name, objects) in groups {
+        if objects.is_empty() {
+            continue;
+        }
+        let text: Vec<String> = objects.iter().map(Value::to_string).collect();
+        std::fs::write(dir.join(name), text.join("\n---\n")).map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}
+
+/// The result of one template, as the oracle shapes it.
+fn result(
+    template: &Value,
+    plan: &Plan,
+    rendered: &emit::render::Rendered,
+) -> Result<Value, String> {
+    let text = |p: &str| {
+        template
+            .pointer(p)
+            .and_then(Value::as_str)
+            .map(str::to_string)
+    };
+    let reference = json!({
+        "apiVersion": text("/apiVersion"),
+        "kind": text("/kind"),
+        "namespace": text("/metadata/namespace"),
+        "name": text("/metadata/name"),
+    });
+    let found = plan.apps.iter().enumerate().find(|(_, app)| {
+        Some(&app.key.api_version) == text("/apiVersion").as_ref()
+            && Some(&app.key.kind) == text("/kind").as_ref()
+            && app.key.namespace == text("/metadata/namespace")
+            && Some(&app.key.name) == text("/metadata/name").as_ref()
+    });
+    let Some((index, app)) = found else {
+        return Ok(
+            json!({"template": reference, "policy": null, "skipped": null, "scheduleError": null, "clusters": [], "works": []}),
+        );
+    };
+    let policy = match &app.source {
+        Source::Policy { policy, .. } => json!({
+            "kind": if policy.namespace.is_some() { "PropagationPolicy" } else { "ClusterPropagationPolicy" },
+            "namespace": policy.namespace,
+            "name": policy.name,
+        }),
+        _ => Value::Null,
+    };
+    let clusters: Vec<Value> = app
+        .binding
+        .clusters
+        .iter()
+        .map(|a| json!({"name": a.cluster, "replicas": a.replicas}))
+        .collect();
+    let mut works = Vec::new();
+    for (cluster, files) in plan.clusters.iter().zip(&rendered.clusters) {
+        if !cluster.objects.iter().any(|d| d.app == index) {
+            continue;
+        }
+        let Some(file) = files.objects.iter().find(|f| f.key == app.key) else {
+            continue;
+        };
+        let bytes = file.bytes.as_deref().unwrap_or_default();
+        let text = std::str::from_utf8(bytes).map_err(|e| e.to_string())?;
+        let work: Value = serde_saphyr::from_str(text).map_err(|e| e.to_string())?;
+        works.push(json!({
+            "cluster": cluster.name,
+            "namespace": work.pointer("/metadata/namespace"),
+            "name": work.pointer("/metadata/name"),
+            "manifest": work.pointer("/spec/workload/manifests/0"),
+        }));
+    }
+    let schedule_error = match &app.binding.decision {
+        garrison::schedule::Decision::Unschedulable(why) => json!(why.to_string()),
+        _ => Value::Null,
+    };
+    Ok(json!({
+        "template": reference,
+        "policy": policy,
+        "skipped": null,
+        "scheduleError": schedule_error,
+        "clusters": clusters,
+        "works": works,
+    }))
+}
