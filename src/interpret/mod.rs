@@ -119,8 +119,8 @@ fn remove(map: &mut Map<String, Value>, key: &str) {
     map.shift_remove(key);
 }
 
-/// Karmada's prune: drop what a cluster assigns or a controller owns before
-/// the object is sent to a member cluster.
+/// Karmada's prune (`RemoveIrrelevantFields`): drop what a cluster assigns
+/// or a controller owns before the object is sent to a member cluster.
 pub fn prune(api_version: &str, kind: &str, object: &mut Value) {
     let Some(root) = object.as_object_mut() else {
         return;
@@ -144,16 +144,13 @@ pub fn prune(api_version: &str, kind: &str, object: &mut Value) {
     }
     let (group, kind) = group_kind(api_version, kind);
     match (group.as_str(), kind.as_str()) {
-        ("apps", "Deployment") => {
-            if let Some(annotations) = root
-                .get_mut("metadata")
-                .and_then(|m| m.get_mut("annotations"))
-                .and_then(Value::as_object_mut)
-            {
-                remove(annotations, "deployment.kubernetes.io/revision");
-                remove(annotations, "deployment.kubernetes.io/revision-history");
-            }
-        }
+        ("apps", "Deployment") => remove_annotations(
+            root,
+            &[
+                "deployment.kubernetes.io/revision",
+                "deployment.kubernetes.io/revision-history",
+            ],
+        ),
         ("", "Service") => {
             if let Some(spec) = root.get_mut("spec").and_then(Value::as_object_mut) {
                 if spec.get("clusterIP").and_then(Value::as_str) != Some("None") {
@@ -163,21 +160,104 @@ pub fn prune(api_version: &str, kind: &str, object: &mut Value) {
             }
         }
         ("", "PersistentVolumeClaim") => {
-            if let Some(annotations) = root
-                .get_mut("metadata")
-                .and_then(|m| m.get_mut("annotations"))
-                .and_then(Value::as_object_mut)
-            {
-                remove(annotations, "volume.kubernetes.io/selected-node");
+            // Only a node name is dropped; an empty value stays, as in Karmada.
+            let selected = "volume.kubernetes.io/selected-node";
+            let node = root
+                .get("metadata")
+                .and_then(|m| m.get("annotations"))
+                .and_then(|a| a.get(selected))
+                .and_then(Value::as_str);
+            if node.is_some_and(|n| !n.is_empty()) {
+                remove_annotations(root, &[selected]);
             }
         }
-        ("batch", "Job") => {
-            if let Some(spec) = root.get_mut("spec").and_then(Value::as_object_mut) {
-                remove(spec, "ttlSecondsAfterFinished");
-            }
-        }
+        ("", "ServiceAccount") => prune_service_account(root),
+        ("", "Secret") => prune_token_secret(root),
+        ("batch", "Job") => prune_job(root),
         _ => {}
     }
+}
+
+fn remove_annotations(root: &mut Map<String, Value>, keys: &[&str]) {
+    if let Some(annotations) = root
+        .get_mut("metadata")
+        .and_then(|m| m.get_mut("annotations"))
+        .and_then(Value::as_object_mut)
+    {
+        for key in keys {
+            remove(annotations, key);
+        }
+    }
+}
+
+/// A Job's selector and pod labels that the Job controller generates, unless
+/// the Job chose its selector by hand (`manualSelector: true`): the member
+/// cluster's controller generates its own.
+fn prune_job(root: &mut Map<String, Value>) {
+    let Some(spec) = root.get_mut("spec").and_then(Value::as_object_mut) else {
+        return;
+    };
+    remove(spec, "ttlSecondsAfterFinished");
+    if spec.get("manualSelector").and_then(Value::as_bool) == Some(true) {
+        return;
+    }
+    const UID: &[&str] = &["controller-uid", "batch.kubernetes.io/controller-uid"];
+    const NAME: &[&str] = &["job-name", "batch.kubernetes.io/job-name"];
+    if let Some(labels) = spec
+        .get_mut("selector")
+        .and_then(|s| s.get_mut("matchLabels"))
+        .and_then(Value::as_object_mut)
+    {
+        for key in UID {
+            remove(labels, key);
+        }
+    }
+    if let Some(labels) = spec
+        .get_mut("template")
+        .and_then(|t| t.get_mut("metadata"))
+        .and_then(|m| m.get_mut("labels"))
+        .and_then(Value::as_object_mut)
+    {
+        for key in UID.iter().chain(NAME) {
+            remove(labels, key);
+        }
+    }
+}
+
+/// A ServiceAccount's references to the token Secrets its cluster made
+/// (`<name>-token-…`). Karmada walks the list removing as it goes, so of two
+/// such references in a row the second stays; garrison keeps that.
+fn prune_service_account(root: &mut Map<String, Value>) {
+    let name = root
+        .get("metadata")
+        .and_then(|m| m.get("name"))
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let prefix = format!("{name}-token-");
+    let Some(secrets) = root.get_mut("secrets").and_then(Value::as_array_mut) else {
+        return;
+    };
+    let mut index = 0;
+    while index < secrets.len() {
+        let generated = secrets[index]
+            .get("name")
+            .and_then(Value::as_str)
+            .is_some_and(|n| n.starts_with(&prefix));
+        if generated {
+            secrets.remove(index);
+        }
+        index += 1;
+    }
+}
+
+/// A service-account token Secret: its data and the account's uid are the
+/// member cluster's to fill in (Karmada writes `data: null`).
+fn prune_token_secret(root: &mut Map<String, Value>) {
+    if root.get("type").and_then(Value::as_str) != Some("kubernetes.io/service-account-token") {
+        return;
+    }
+    remove_annotations(root, &["kubernetes.io/service-account.uid"]);
+    root.insert("data".into(), Value::Null);
 }
 
 /// A dependency of a workload: another template in the same namespace.
@@ -410,6 +490,76 @@ mod tests {
             "spec": {"type": "ClusterIP", "clusterIP": "10.0.0.1", "ports": []}, "status": {}});
         prune("v1", "Service", &mut svc);
         assert_eq!(serde_json::to_string(&svc).ok(), Some(r#"{"apiVersion":"v1","kind":"Service","metadata":{"name":"a"},"spec":{"type":"ClusterIP","ports":[]}}"#.to_string()));
+    }
+
+    /// Karmada's `removeGenerateSelectorOfJob`: generated selector and pod
+    /// labels go, the user's stay; a manual selector is left alone.
+    #[test]
+    fn prune_drops_a_jobs_generated_selector_unless_manual() {
+        let job = |manual: Option<bool>| {
+            let mut spec = json!({
+                "ttlSecondsAfterFinished": 60,
+                "selector": {"matchLabels": {"controller-uid": "u", "batch.kubernetes.io/controller-uid": "u", "app": "x"}},
+                "template": {"metadata": {"labels": {
+                    "controller-uid": "u", "job-name": "j", "batch.kubernetes.io/controller-uid": "u",
+                    "batch.kubernetes.io/job-name": "j", "app": "x",
+                }}},
+            });
+            if let Some(manual) = manual {
+                spec["manualSelector"] = json!(manual);
+            }
+            json!({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j"}, "spec": spec})
+        };
+        for manual in [None, Some(false)] {
+            let mut pruned = job(manual);
+            prune("batch/v1", "Job", &mut pruned);
+            assert_eq!(
+                pruned["spec"]["selector"],
+                json!({"matchLabels": {"app": "x"}})
+            );
+            assert_eq!(
+                pruned["spec"]["template"]["metadata"]["labels"],
+                json!({"app": "x"})
+            );
+            assert_eq!(pruned["spec"].get("ttlSecondsAfterFinished"), None);
+        }
+        let mut manual = job(Some(true));
+        prune("batch/v1", "Job", &mut manual);
+        assert_eq!(
+            manual["spec"]["selector"]["matchLabels"]
+                .as_object()
+                .map(|m| m.len()),
+            Some(3)
+        );
+    }
+
+    /// Karmada's `removeServiceAccountIrrelevantField` and
+    /// `removeSecretIrrelevantField`, including that of two generated token
+    /// references in a row the second stays.
+    #[test]
+    fn prune_drops_service_account_tokens_as_karmada_does() {
+        let mut account = json!({"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "ci"},
+            "secrets": [{"name": "ci-token-a"}, {"name": "ci-token-b"}, {"name": "mine"}, {"name": "ci-token-c"}]});
+        prune("v1", "ServiceAccount", &mut account);
+        assert_eq!(
+            account["secrets"],
+            json!([{"name": "ci-token-b"}, {"name": "mine"}])
+        );
+
+        let mut token = json!({"apiVersion": "v1", "kind": "Secret", "type": "kubernetes.io/service-account-token",
+            "metadata": {"name": "ci-token-a", "annotations": {"kubernetes.io/service-account.name": "ci", "kubernetes.io/service-account.uid": "u"}},
+            "data": {"token": "dA=="}});
+        prune("v1", "Secret", &mut token);
+        assert_eq!(
+            token["metadata"]["annotations"],
+            json!({"kubernetes.io/service-account.name": "ci"})
+        );
+        assert_eq!(token.get("data"), Some(&Value::Null));
+
+        let mut opaque = json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s"}, "data": {"k": "dg=="}});
+        let before = opaque.clone();
+        prune("v1", "Secret", &mut opaque);
+        assert_eq!(opaque, before);
     }
 
     #[test]

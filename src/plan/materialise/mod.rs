@@ -29,14 +29,15 @@ use serde_json::Value;
 /// changes the object in place.
 type Step = fn(&Materialiser<'_>, &Target<'_>, &mut Made) -> Result<(), Diagnostic>;
 
-/// The steps, in Karmada's order: prune what a member cluster assigns,
-/// revise replicas, apply overrides, run the revise-object hook, check
-/// what scripts returned, write the bookkeeping annotations.
+/// The steps, in Karmada's order: revise replicas, apply overrides, run
+/// the revise-object hook, prune what a member cluster assigns (Karmada
+/// prunes when it writes the Work, after the overrides), check what
+/// scripts returned, write the bookkeeping annotations.
 const STEPS: &[Step] = &[
-    prune::step,
     replicas::step,
     overrides::step,
     hook::step,
+    prune::step,
     revised::step,
     annotate::step,
 ];

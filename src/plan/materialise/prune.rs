@@ -1,6 +1,7 @@
 //! Pruning: the fields a member cluster assigns itself (a Service's
-//! cluster IPs, a Job's generated selector, …) are dropped from the
-//! template, as Karmada's default interpreter prunes them.
+//! cluster IPs, a Job's generated selector, …) are dropped, as Karmada
+//! prunes them when it writes the Work: after the overrides, so an
+//! override cannot put them back.
 
 use super::{Made, Materialiser, Target};
 use crate::diag::Diagnostic;

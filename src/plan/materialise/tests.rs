@@ -66,6 +66,15 @@ spec:
   - targetCluster: {labelSelector: {matchLabels: {garrison.dev/fort: 'true'}}}
     overriders:
       imageOverrider: [{component: Tag, operator: replace, value: '2.0'}]
+---
+apiVersion: policy.karmada.io/v1alpha1
+kind: OverridePolicy
+metadata: {name: pinned-ip, namespace: shop}
+spec:
+  resourceSelectors: [{apiVersion: v1, kind: Service, name: web}]
+  overrideRules:
+  - overriders:
+      plaintext: [{path: /spec/clusterIP, operator: replace, value: 10.9.9.9}]
 ";
 
 /// The hook writes what it saw into an annotation: the cluster, whether it
@@ -193,6 +202,22 @@ fn pruning_drops_what_the_member_cluster_assigns() {
         at(&made, "/spec"),
         &json!({"ports": [{"port": 80}], "selector": {"app": "web"}})
     );
+}
+
+#[test]
+fn pruning_comes_after_the_overrides() {
+    let (inputs, plan) = fleet(HOOK);
+    let overridden = made(&inputs, &plan, "Service", "a", &[overrides::step]);
+    assert_eq!(at(&overridden, "/spec/clusterIP"), &json!("10.9.9.9"));
+    let materialiser = Materialiser::new(&inputs);
+    let Some(service) = plan.apps.iter().position(|a| a.key.kind == "Service") else {
+        panic!("no Service application");
+    };
+    let made = match plan.materialise(&materialiser, service, &inputs.clusters[0], 0) {
+        Some(Ok(made)) => made,
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(at(&made, "/spec/clusterIP"), &Value::Null);
 }
 
 #[test]
