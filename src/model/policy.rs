@@ -259,6 +259,17 @@ pub struct OverflowAffinity {
     pub exclude: Vec<String>,
 }
 
+impl OverflowAffinity {
+    pub fn affinity(&self) -> ClusterAffinity {
+        ClusterAffinity {
+            label_selector: self.label_selector.clone(),
+            field_selector: self.field_selector.clone(),
+            cluster_names: self.cluster_names.clone(),
+            exclude: self.exclude.clone(),
+        }
+    }
+}
+
 impl ClusterAffinityTerm {
     pub fn affinity(&self) -> ClusterAffinity {
         ClusterAffinity {
@@ -375,16 +386,38 @@ impl Placement {
 
     /// The affinity groups tried in order: `clusterAffinities`, or the single
     /// `clusterAffinity` (an absent one matches every cluster).
-    pub fn affinity_terms(&self) -> Vec<(Option<String>, ClusterAffinity)> {
+    pub fn affinity_terms(&self) -> Vec<AffinityTerm> {
         if self.cluster_affinities.is_empty() {
-            vec![(None, self.cluster_affinity.clone().unwrap_or_default())]
+            vec![AffinityTerm {
+                name: None,
+                affinity: self.cluster_affinity.clone().unwrap_or_default(),
+                overflow: None,
+            }]
         } else {
             self.cluster_affinities
                 .iter()
-                .map(|term| (Some(term.affinity_name.clone()), term.affinity()))
+                .map(|term| AffinityTerm {
+                    name: Some(term.affinity_name.clone()),
+                    affinity: term.affinity(),
+                    overflow: term
+                        .overflow_affinities
+                        .as_ref()
+                        .map(|groups| groups.iter().map(OverflowAffinity::affinity).collect()),
+                })
                 .collect()
         }
     }
+}
+
+/// One affinity group as the scheduler tries it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AffinityTerm {
+    /// `affinityName`; `None` for the single `clusterAffinity`.
+    pub name: Option<String>,
+    pub affinity: ClusterAffinity,
+    /// The overflow groups, in order, when `overflowAffinities` is set (even
+    /// empty: Karmada tiers the division whenever the list is present).
+    pub overflow: Option<Vec<ClusterAffinity>>,
 }
 
 #[cfg(test)]

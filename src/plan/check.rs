@@ -131,7 +131,8 @@ fn placement(policy: &PropagationPolicy, diagnostics: &mut Diagnostics) {
 }
 
 /// `overflowAffinities`: refused where Karmada's webhook refuses them
-/// (`ValidatePlacement`, `ValidateOverflowAffinities`), else not acted on.
+/// (`ValidatePlacement`, `ValidateOverflowAffinities`); the scheduler acts
+/// on the others.
 fn overflow_affinities(policy: &PropagationPolicy, diagnostics: &mut Diagnostics) {
     let placement = &policy.spec.placement;
     let allowed = matches!(
@@ -150,21 +151,18 @@ fn overflow_affinities(policy: &PropagationPolicy, diagnostics: &mut Diagnostics
             &index,
             "overflowAffinities",
         ]);
-        let refusal = if !allowed {
-            Some("`overflowAffinities` can only be used with dynamic weight or aggregated scheduling")
+        let message = if !allowed {
+            "`overflowAffinities` can only be used with dynamic weight or aggregated scheduling"
         } else if term.affinity() == ClusterAffinity::default() {
-            Some("`overflowAffinities` can only be used together with the affinity group's own cluster affinity")
+            "`overflowAffinities` can only be used together with the affinity group's own cluster affinity"
         } else {
-            None
+            continue;
         };
-        diagnostics.push(match refusal {
-            Some(message) => Diagnostic::error(Code::InvalidPlacement, message)
+        diagnostics.push(
+            Diagnostic::error(Code::InvalidPlacement, message)
                 .at(at)
                 .help("as Karmada's webhook requires: divide by `dynamicWeight` or `Aggregated`, and select clusters in the group itself"),
-            None => Diagnostic::warning(Code::IgnoredField, "garrison does not act on `overflowAffinities` yet: it schedules onto the affinity group's own clusters only, where Karmada also fills the overflow groups, in order, when those lack capacity")
-                .at(at)
-                .help("check the render's replicas per cluster; remove `overflowAffinities` to silence this"),
-        });
+        );
     }
 }
 
@@ -230,7 +228,7 @@ fn spread_constraints(policy: &PropagationPolicy, diagnostics: &mut Diagnostics)
             );
         if unenforced {
             diagnostics.push(
-                Diagnostic::warning(Code::IgnoredField, "Karmada v1.19 spreads only by `cluster` and `region`; this constraint is not enforced (and alone it selects no cluster, as in Karmada)")
+                Diagnostic::warning(Code::IgnoredField, "Karmada v1.19 spreads only by `cluster` and `region`: this constraint does not spread (alone it selects no cluster, as in Karmada); clusters without the field it names are still left out")
                     .at(at(i)),
             );
         }

@@ -494,3 +494,133 @@ fn a_held_cluster_keeps_its_replicas_through_a_scale_to_zero_and_back() {
         vec![("a", 0, false), ("b", 2, true), ("c", 0, false)]
     );
 }
+
+// Karmada's SpreadConstraint filter and overflow affinities.
+
+#[test]
+fn a_cluster_without_the_field_a_spread_constraint_names_is_never_chosen() {
+    let clusters = "
+apiVersion: cluster.karmada.io/v1alpha1
+kind: Cluster
+metadata: {name: a}
+spec: {zones: [eu-1a], provider: aws}
+---
+apiVersion: cluster.karmada.io/v1alpha1
+kind: Cluster
+metadata: {name: b}
+spec: {provider: aws}
+---
+apiVersion: cluster.karmada.io/v1alpha1
+kind: Cluster
+metadata: {name: c}
+spec: {zones: [eu-1b]}
+";
+    // Static weights ignore the constraints for selection, but not for the
+    // filter: b has no zones, c no provider.
+    let by_zone = divided(
+        "spread",
+        "",
+        "    spreadConstraints:\n    - {spreadByField: cluster, maxGroups: 3}\n    - {spreadByField: zone, maxGroups: 1}",
+    );
+    let plan = decide(
+        &inputs(&[clusters, WEB, &by_zone]),
+        &PreviousRender::default(),
+    );
+    let chosen: Vec<&str> = replicas(web(&plan)).iter().map(|(c, ..)| *c).collect();
+    assert_eq!(chosen, ["a", "c"]);
+    let by_provider = by_zone.replace("spreadByField: zone", "spreadByField: provider");
+    let plan = decide(
+        &inputs(&[clusters, WEB, &by_provider]),
+        &PreviousRender::default(),
+    );
+    let chosen: Vec<&str> = replicas(web(&plan)).iter().map(|(c, ..)| *c).collect();
+    assert_eq!(chosen, ["a", "b"]);
+}
+
+/// Two clusters of one CPU each in pool `own`, one of ten in `extra`.
+const POOLS: &str = "
+apiVersion: cluster.karmada.io/v1alpha1
+kind: Cluster
+metadata: {name: a, labels: {pool: own}}
+status: {resourceSummary: {allocatable: {cpu: '1', memory: 8Gi, pods: '110'}}}
+---
+apiVersion: cluster.karmada.io/v1alpha1
+kind: Cluster
+metadata: {name: b, labels: {pool: own}}
+status: {resourceSummary: {allocatable: {cpu: '1', memory: 8Gi, pods: '110'}}}
+---
+apiVersion: cluster.karmada.io/v1alpha1
+kind: Cluster
+metadata: {name: x, labels: {pool: extra}}
+status: {resourceSummary: {allocatable: {cpu: '10', memory: 8Gi, pods: '110'}}}
+";
+
+fn overflowing(replicas: u64) -> Vec<String> {
+    let web = WEB
+        .replace("replicas: 6", &format!("replicas: {replicas}"))
+        .replace(
+            "image: nginx}",
+            "image: nginx, resources: {requests: {cpu: '1'}}}",
+        );
+    let policy = "
+apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: web, namespace: shop}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]
+  placement:
+    clusterAffinities:
+    - affinityName: own
+      labelSelector: {matchLabels: {pool: own}}
+      overflowAffinities:
+      - affinityName: extra
+        labelSelector: {matchLabels: {pool: extra}}
+    replicaScheduling:
+      replicaSchedulingType: Divided
+      replicaDivisionPreference: Aggregated
+";
+    vec![POOLS.to_string(), web, policy.to_string()]
+}
+
+#[test]
+fn overflow_fills_the_own_group_first_then_the_overflow_group() {
+    let docs = overflowing(5);
+    let refs: Vec<&str> = docs.iter().map(String::as_str).collect();
+    let plan = decide(&inputs(&refs), &PreviousRender::default());
+    assert_eq!(
+        replicas(web(&plan)),
+        [("a", 1, false), ("b", 1, false), ("x", 3, false)]
+    );
+}
+
+/// A tier's room is its clusters' available replicas plus the replicas they
+/// already run, as Karmada counts it (its scheduler test of an overflow
+/// whose available replicas exceed the allocatable ones because of earlier
+/// assignments): on scaling 5 to 8, a and b (room 1 + 1 each) take 4, and x
+/// (room 10 + 3) the other 4.
+#[test]
+fn overflow_counts_the_replicas_a_tier_already_runs() {
+    let first = overflowing(5);
+    let refs: Vec<&str> = first.iter().map(String::as_str).collect();
+    let plan = decide(&inputs(&refs), &PreviousRender::default());
+    let previous = remembered(&plan);
+    let more = overflowing(8);
+    let refs: Vec<&str> = more.iter().map(String::as_str).collect();
+    let plan = decide(&inputs(&refs), &previous);
+    assert_eq!(
+        replicas(web(&plan)),
+        [("a", 2, false), ("b", 2, false), ("x", 4, false)]
+    );
+}
+
+#[test]
+fn overflow_beyond_every_tier_is_unschedulable() {
+    let docs = overflowing(13);
+    let refs: Vec<&str> = docs.iter().map(String::as_str).collect();
+    let plan = decide(&inputs(&refs), &PreviousRender::default());
+    assert!(
+        matches!(web(&plan).binding.decision, Decision::Unschedulable(_)),
+        "{:?}",
+        web(&plan).binding
+    );
+}

@@ -20,9 +20,9 @@ mod spread;
 
 pub use spread::SpreadError;
 
-use crate::model::affinity::ClusterAffinity;
+use crate::model::affinity::ClusterView;
 use crate::model::cluster::Cluster;
-use crate::model::policy::{Division, Placement};
+use crate::model::policy::{AffinityTerm, Division, Placement, SpreadField};
 use crate::model::record::BindingRecord;
 use crate::model::selector::Labels;
 use std::collections::{BTreeMap, BTreeSet};
@@ -414,10 +414,10 @@ fn unrecorded_candidates<'a>(
     previous: &BindingRecord,
 ) -> Vec<&'a str> {
     let terms = request.placement.affinity_terms();
-    let Some((_, affinity)) = previous
+    let Some(term) = previous
         .affinity_name
         .as_ref()
-        .and_then(|name| terms.iter().find(|(n, _)| n.as_ref() == Some(name)))
+        .and_then(|name| terms.iter().find(|t| t.name.as_ref() == Some(name)))
         .or_else(|| terms.first())
     else {
         return Vec::new();
@@ -427,7 +427,7 @@ fn unrecorded_candidates<'a>(
         .iter()
         .map(|(c, r)| (c.as_str(), *r))
         .collect();
-    filter(request, affinity, fleet, &scheduled, None)
+    filter(request, term, fleet, &scheduled)
         .0
         .into_iter()
         .map(|c| c.cluster.name.as_str())
@@ -564,15 +564,15 @@ impl<'r, 'a> Placing<'r, 'a> {
             .request
             .previous
             .and_then(|p| p.affinity_name.as_ref())
-            .and_then(|name| terms.iter().position(|(n, _)| n.as_ref() == Some(name)))
+            .and_then(|name| terms.iter().position(|t| t.name.as_ref() == Some(name)))
             .unwrap_or(0);
         let mut binding = self.binding(decision);
         let mut failure = Error::NoClusterMatches;
-        for (name, affinity) in terms.iter().skip(start) {
-            match self.try_group(name.as_deref(), affinity, fresh, &mut binding.notes) {
+        for term in terms.iter().skip(start) {
+            match self.try_group(term, fresh, &mut binding.notes) {
                 Ok(clusters) => {
                     binding.clusters = clusters;
-                    binding.affinity_name = name.clone();
+                    binding.affinity_name = term.name.clone();
                     return self.weighed(binding);
                 }
                 Err(e) => failure = e,
@@ -585,21 +585,15 @@ impl<'r, 'a> Placing<'r, 'a> {
     /// assign replicas, and put the held clusters' frozen share back.
     fn try_group(
         &self,
-        group: Option<&str>,
-        affinity: &ClusterAffinity,
+        term: &AffinityTerm,
         fresh: bool,
         notes: &mut Vec<ClusterNote>,
     ) -> Result<Vec<Assignment>, Error> {
-        let (candidates, group_notes) = filter(
-            self.request,
-            affinity,
-            self.fleet,
-            &self.previous_clusters,
-            group,
-        );
+        let (candidates, group_notes) =
+            filter(self.request, term, self.fleet, &self.previous_clusters);
         notes.extend(group_notes);
         if candidates.is_empty() {
-            return Err(match group {
+            return Err(match &term.name {
                 Some(n) => Error::NoClusterMatchesGroup {
                     group: n.to_string(),
                 },
@@ -613,15 +607,28 @@ impl<'r, 'a> Placing<'r, 'a> {
             candidates,
             &self.previous_clusters,
         )?;
-        let assigned = assign(
-            self.request,
-            &self.division,
-            self.workload,
-            self.desired
-                .saturating_sub(if self.divided { self.frozen } else { 0 }),
-            &candidates,
-            &self.before(fresh),
-        )?;
+        let to_divide = self
+            .desired
+            .saturating_sub(if self.divided { self.frozen } else { 0 });
+        let before = self.before(fresh);
+        let assigned = if term.overflow.is_some() && self.workload {
+            assign_by_tier(
+                self.request,
+                &self.division,
+                to_divide,
+                &candidates,
+                &before,
+            )?
+        } else {
+            assign(
+                self.request,
+                &self.division,
+                self.workload,
+                to_divide,
+                &candidates,
+                &before,
+            )?
+        };
         let mut clusters: Vec<Assignment> = assigned
             .into_iter()
             .filter(|a| !self.kept_held.iter().any(|h| h.cluster == a.cluster))
@@ -740,26 +747,71 @@ pub struct Candidate<'a> {
     /// Karmada's ClusterLocality score: 100 when already in the binding.
     pub score: u32,
     pub available: u64,
+    /// 0 in the affinity group itself, n in its n-th overflow group.
+    pub overflow: u32,
+}
+
+/// Karmada's SpreadConstraint filter: a cluster without the provider,
+/// region or zones that a spread constraint groups by is never chosen, even
+/// where the constraint itself selects nothing (zone, provider) or is
+/// ignored (static weights).
+fn unspread_field(placement: &Placement, cluster: &Cluster) -> Option<&'static str> {
+    placement
+        .spread_constraints
+        .iter()
+        .find_map(|c| match c.spread_by_field? {
+            SpreadField::Provider if cluster.provider.as_deref().is_none_or(str::is_empty) => {
+                Some("provider")
+            }
+            SpreadField::Region if cluster.region.as_deref().is_none_or(str::is_empty) => {
+                Some("region")
+            }
+            SpreadField::Zone if cluster.zones.is_empty() => Some("zones"),
+            _ => None,
+        })
+}
+
+/// Where `view` stands in `term`: 0 when the group's own affinity matches
+/// it, n when its n-th overflow group is the first that does, `None` when
+/// none does. Overflow groups take part only for workloads: a ConfigMap
+/// consumes no capacity, so Karmada's ClusterAffinity filter keeps it to
+/// the group's own clusters.
+fn overflow_order(term: &AffinityTerm, workload: bool, view: &ClusterView<'_>) -> Option<u32> {
+    if term.affinity.matches(view) {
+        return Some(0);
+    }
+    if !workload {
+        return None;
+    }
+    term.overflow
+        .iter()
+        .flatten()
+        .position(|affinity| affinity.matches(view))
+        .and_then(|i| u32::try_from(i + 1).ok())
 }
 
 fn filter<'a>(
     request: &Request<'_>,
-    affinity: &ClusterAffinity,
+    term: &AffinityTerm,
     fleet: &'a [Cluster],
     previous: &BTreeMap<&str, u64>,
-    group: Option<&str>,
 ) -> (Vec<Candidate<'a>>, Vec<ClusterNote>) {
     let mut candidates = Vec::new();
     let mut notes = Vec::new();
-    let group_note = group
+    let group_note = term
+        .name
+        .as_ref()
         .map(|g| format!(" (affinity group `{g}`)"))
         .unwrap_or_default();
     for cluster in fleet {
         let scheduled = previous.contains_key(cluster.name.as_str());
+        let order = overflow_order(term, request.has_workload(), &cluster.view(&cluster.labels));
         let verdict = if request.held.contains(&cluster.name) {
             Some("held (paused or suspended): nothing new is scheduled onto it".to_string())
-        } else if !affinity.matches(&cluster.view(&cluster.labels)) {
+        } else if order.is_none() {
             Some(format!("does not match the cluster affinity{group_note}"))
+        } else if let Some(field) = unspread_field(request.placement, cluster) {
+            Some(format!("has no `{field}`, which the placement spreads by"))
         } else if !scheduled
             && cluster.scheduling_taints().any(|taint| {
                 !request
@@ -801,22 +853,31 @@ fn filter<'a>(
                     cluster.resource_summary.as_ref(),
                     request.requirements,
                 );
+                let overflow = order.unwrap_or(0);
                 candidates.push(Candidate {
                     cluster,
                     score: if scheduled { 100 } else { 0 },
                     available,
+                    overflow,
                 });
+                let tier = if overflow > 0 {
+                    format!(", overflow group {overflow}")
+                } else {
+                    String::new()
+                };
                 notes.push(ClusterNote {
                     cluster: cluster.name.clone(),
-                    note: format!("selected{group_note}"),
+                    note: format!("selected{group_note}{tier}"),
                 });
             }
         }
     }
-    // Karmada's candidate order: score, then available replicas, then name.
+    // Karmada's candidate order: overflow tier, score, then available
+    // replicas, then name.
     candidates.sort_by(|a, b| {
-        b.score
-            .cmp(&a.score)
+        a.overflow
+            .cmp(&b.overflow)
+            .then(b.score.cmp(&a.score))
             .then(b.available.cmp(&a.available))
             .then(a.cluster.name.cmp(&b.cluster.name))
     });
@@ -892,4 +953,61 @@ fn assign(
                 .collect())
         }
     }
+}
+
+/// Karmada's overflow division (`assignWorkloadReplicas`): the tiers (the
+/// group's own clusters, then each overflow group) are filled in order, each
+/// with as many replicas as it can take (its clusters' available replicas
+/// plus those they already run) or as remain, divided within the tier as the
+/// policy divides. Replicas left when every tier is full make the group
+/// unschedulable, so the next affinity group is tried. With nothing to
+/// divide, the group's own clusters get the empty workload (SPEC §2).
+fn assign_by_tier(
+    request: &Request<'_>,
+    division: &Division,
+    to_divide: u64,
+    candidates: &[Candidate<'_>],
+    before: &[(String, u64)],
+) -> Result<Vec<Assignment>, divide::Unschedulable> {
+    let last = candidates.iter().map(|c| c.overflow).max().unwrap_or(0);
+    let previous = |name: &str| {
+        before
+            .iter()
+            .filter(|(c, _)| c == name)
+            .map(|(_, r)| *r)
+            .sum::<u64>()
+    };
+    let mut remaining = to_divide;
+    let mut assigned = Vec::new();
+    for order in 0..=last {
+        let tier: Vec<Candidate<'_>> = candidates
+            .iter()
+            .filter(|c| c.overflow == order)
+            .cloned()
+            .collect();
+        if tier.is_empty() {
+            continue;
+        }
+        let room = tier.iter().fold(0u64, |sum, c| {
+            sum.saturating_add(c.available.saturating_add(previous(&c.cluster.name)))
+        });
+        let share = remaining.min(room);
+        if share > 0 || order == 0 {
+            assigned.extend(assign(request, division, true, share, &tier, before)?);
+        }
+        remaining -= share;
+        if remaining == 0 {
+            break;
+        }
+    }
+    if remaining > 0 {
+        let available = candidates
+            .iter()
+            .fold(0u64, |sum, c| sum.saturating_add(c.available));
+        return Err(divide::Unschedulable {
+            desired: to_divide,
+            available,
+        });
+    }
+    Ok(assigned)
 }

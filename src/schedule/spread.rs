@@ -186,10 +186,13 @@ impl Detail<'_> {
     }
 }
 
-/// Karmada's `sortClusters` with the available-replicas comparison.
+/// Karmada's `sortClusters` with the available-replicas comparison: the
+/// affinity group's own clusters before its overflow groups, in order.
 fn cluster_order(a: &Detail<'_>, b: &Detail<'_>) -> Ordering {
-    b.score
-        .cmp(&a.score)
+    a.candidate
+        .overflow
+        .cmp(&b.candidate.overflow)
+        .then(b.score.cmp(&a.score))
         .then(b.available.cmp(&a.available))
         .then_with(|| a.name().cmp(b.name()))
 }
@@ -566,6 +569,7 @@ mod tests {
             cluster,
             score,
             available,
+            overflow: 0,
         }
     }
 
