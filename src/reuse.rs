@@ -224,6 +224,8 @@ mod tests {
             region: region.map(str::to_string),
             zones: Vec::new(),
             taints: Vec::new(),
+            tainted_by: Vec::new(),
+            conditions: Vec::new(),
             paused: false,
             api_enablements: None,
             resource_summary: None,

@@ -24,6 +24,7 @@ KINDS = {
     "policy/policy.karmada.io_clusterpropagationpolicies.yaml": "clusterpropagationpolicy.yaml",
     "policy/policy.karmada.io_overridepolicies.yaml": "overridepolicy.yaml",
     "policy/policy.karmada.io_clusteroverridepolicies.yaml": "clusteroverridepolicy.yaml",
+    "policy/policy.karmada.io_clustertaintpolicies.yaml": "clustertaintpolicy.yaml",
     "work/work.karmada.io_resourcebindings.yaml": "resourcebinding.yaml",
     "work/work.karmada.io_clusterresourcebindings.yaml": "clusterresourcebinding.yaml",
     "config/config.karmada.io_resourceinterpretercustomizations.yaml": "resourceinterpretercustomization.yaml",
@@ -61,6 +62,9 @@ def sample(schema, name, path=()):
     if kind == "string":
         if schema.get("format") == "date-time":
             return "2026-01-01T00:00:00Z"
+        if name == "operator" and any(p.endswith("Conditions") for p in path):
+            # A free string in the CRD; Karmada's controller acts on these two only.
+            return "In"
         if name == "key" and "fieldSelector" in path:
             # Karmada's webhook accepts only these keys in a field selector.
             return "provider"

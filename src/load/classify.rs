@@ -22,6 +22,7 @@ use crate::model::meta::{
 use crate::model::override_policy::OverrideSpec;
 use crate::model::policy::PropagationPolicyDoc;
 use crate::model::selector::Labels;
+use crate::model::taint_policy::{self, ClusterTaintPolicy, ClusterTaintPolicyDoc};
 use crate::node::{Node, NodeKind};
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
@@ -50,6 +51,8 @@ enum Role {
     },
     /// A ResourceInterpreterCustomization (Lua interpreters, karmada-semantics §f).
     Customization,
+    /// A ClusterTaintPolicy: taints for clusters by their conditions.
+    TaintPolicy,
     /// Known to Karmada but meaningless offline: warned about, not propagated.
     Unsupported(&'static str),
     /// kustomize's own files are not Kubernetes objects.
@@ -65,6 +68,7 @@ const KINDS: &[(&str, &str, Role)] = &[
     (POLICY_GROUP, "ClusterPropagationPolicy", Role::PropagationPolicy { cluster_scoped: true }),
     (POLICY_GROUP, "OverridePolicy", Role::OverridePolicy { cluster_scoped: false }),
     (POLICY_GROUP, "ClusterOverridePolicy", Role::OverridePolicy { cluster_scoped: true }),
+    (POLICY_GROUP, "ClusterTaintPolicy", Role::TaintPolicy),
     (POLICY_GROUP, "FederatedResourceQuota", Role::Unsupported("quotas are enforced by a live control plane")),
     (CLUSTER_GROUP, "Cluster", Role::Cluster),
     (CLUSTERNET_GROUP, "ManagedCluster", Role::ManagedCluster),
@@ -144,6 +148,7 @@ pub fn classify_documents(
         seen: HashMap::new(),
         sources,
         default_namespace,
+        taint_policies: Vec::new(),
     };
     for (file, node) in documents {
         for document in expand_lists(file, node, diagnostics) {
@@ -153,6 +158,7 @@ pub fn classify_documents(
     let Classifier {
         mut inputs,
         template_documents,
+        mut taint_policies,
         ..
     } = classifier;
     let mut paired: Vec<(Template, Document)> = std::mem::take(&mut inputs.templates)
@@ -173,6 +179,10 @@ pub fn classify_documents(
             .cmp(&(&b.binding.metadata.namespace, &b.binding.metadata.name))
     });
     inputs.clusters.sort_by(|a, b| a.name.cmp(&b.name));
+    taint_policies.sort_by(|a, b| a.name.cmp(&b.name));
+    for cluster in &mut inputs.clusters {
+        taint_policy::apply(&taint_policies, cluster);
+    }
     inputs.customizations.sort_by(|a, b| a.name.cmp(&b.name));
     let mut clusters_seen: BTreeMap<String, Origin> = BTreeMap::new();
     for cluster in &inputs.clusters {
@@ -270,6 +280,7 @@ struct Classifier<'a> {
     seen: HashMap<ObjectKey, Origin>,
     sources: &'a Sources,
     default_namespace: Option<&'a str>,
+    taint_policies: Vec<ClusterTaintPolicy>,
 }
 
 /// What every document says it is: apiVersion, kind, role, name and
@@ -317,6 +328,7 @@ impl Classifier<'_> {
             Role::Cluster | Role::ManagedCluster => self.cluster(doc, identity, diagnostics),
             Role::Binding { .. } => self.binding(doc, identity, diagnostics),
             Role::Customization => self.customization(doc, identity, diagnostics),
+            Role::TaintPolicy => self.taint_policy(doc, identity, diagnostics),
         }
     }
 
@@ -556,6 +568,57 @@ impl Classifier<'_> {
         self.inputs.clusters.push(cluster);
     }
 
+    /// A cluster-scoped Karmada object read as `T`: its name checked, its
+    /// fields read strictly, and its identity unique; `None` after an error.
+    fn cluster_scoped<T: DeserializeOwned>(
+        &mut self,
+        doc: &Document,
+        identity: Identity,
+        diagnostics: &mut Diagnostics,
+    ) -> Option<(String, T)> {
+        let Identity {
+            api_version,
+            kind,
+            name,
+            ..
+        } = identity;
+        if !check_policy_name(doc, &kind, &name, None, true, diagnostics) {
+            return None;
+        }
+        let parsed = parse_typed::<T>(doc, &kind, diagnostics)?;
+        let key = ObjectKey {
+            api_version,
+            kind,
+            namespace: None,
+            name: name.clone(),
+        };
+        self.note_unique(&key, doc.at(&["metadata", "name"]), diagnostics)
+            .then_some((name, parsed))
+    }
+
+    /// A ClusterTaintPolicy, refused where Karmada's webhook refuses it.
+    fn taint_policy(&mut self, doc: Document, identity: Identity, diagnostics: &mut Diagnostics) {
+        let Some((name, parsed)) =
+            self.cluster_scoped::<ClusterTaintPolicyDoc>(&doc, identity, diagnostics)
+        else {
+            return;
+        };
+        let refusals = taint_policy::refusals(&parsed.spec);
+        for (i, why) in &refusals {
+            diagnostics.push(
+                Diagnostic::error(Code::InvalidField, format!("invalid ClusterTaintPolicy `{name}`: {why}"))
+                    .at(doc.at(&["spec", "taints", &i.to_string()]))
+                    .help("as Karmada's webhook requires: one taint per key and effect, with effect `NoSchedule` or `PreferNoSchedule`"),
+            );
+        }
+        if refusals.is_empty() {
+            self.taint_policies.push(ClusterTaintPolicy {
+                name,
+                spec: parsed.spec,
+            });
+        }
+    }
+
     /// A (Cluster)ResourceBinding that pins a template's clusters.
     fn binding(&mut self, doc: Document, identity: Identity, diagnostics: &mut Diagnostics) {
         let Identity {
@@ -580,6 +643,7 @@ impl Classifier<'_> {
         if !self.note_unique(&key, doc.at(&["metadata", "name"]), diagnostics) {
             return;
         }
+        warn_components(&doc, &binding, diagnostics);
         self.inputs.bindings.push(PinnedBinding { binding, doc });
     }
 
@@ -587,34 +651,23 @@ impl Classifier<'_> {
     /// text (`interpret` compiles them), rules that only matter to a live
     /// control plane warned about.
     fn customization(&mut self, doc: Document, identity: Identity, diagnostics: &mut Diagnostics) {
-        let Identity {
-            api_version,
-            kind,
-            name,
-            ..
-        } = identity;
-        if !check_policy_name(&doc, &kind, &name, None, true, diagnostics) {
-            return;
-        }
-        let Some(parsed) = parse_typed::<CustomizationManifest>(&doc, &kind, diagnostics) else {
+        let Some((name, parsed)) =
+            self.cluster_scoped::<CustomizationManifest>(&doc, identity, diagnostics)
+        else {
             return;
         };
-        let key = ObjectKey {
-            api_version,
-            kind,
-            namespace: None,
-            name: name.clone(),
-        };
-        if !self.note_unique(&key, doc.at(&["metadata", "name"]), diagnostics) {
-            return;
-        }
         for field in parsed.spec.customizations.runtime_only() {
+            let message = if field == "componentResource" {
+                "`spec.customizations.componentResource` is run by Karmada only with its MultiplePodTemplatesScheduling feature gate (alpha, off by default); garrison interprets replicas with `replicaResource`, as Karmada does by default".to_string()
+            } else {
+                format!("`spec.customizations.{field}` is only run by a live Karmada control plane; it has no effect in a render")
+            };
             diagnostics.push(
-                Diagnostic::warning(
-                    Code::IgnoredField,
-                    format!("`spec.customizations.{field}` is only run by a live Karmada control plane; it has no effect in a render"),
-                )
-                .at(doc.at(&["spec", "customizations", field])),
+                Diagnostic::warning(Code::IgnoredField, message).at(doc.at(&[
+                    "spec",
+                    "customizations",
+                    field,
+                ])),
             );
         }
         let annotation = parsed
@@ -692,6 +745,40 @@ fn warn_inactive_fields(
             Diagnostic::warning(Code::IgnoredField, "`spec.placement.workloadAffinity` is acted on by Karmada only with its WorkloadAffinity feature gate (alpha, off by default); garrison schedules as Karmada does by default, as if it were not set")
                 .at(doc.at(&["spec", "placement", "workloadAffinity"]))
                 .help("remove it, or keep it for a Karmada that enables the gate; garrison does not co-locate or separate workloads"),
+        );
+    }
+}
+
+/// Per-component replicas of a pinned binding: Karmada schedules by
+/// component only behind its MultiplePodTemplatesScheduling gate (alpha, off
+/// by default), and delivers by `replicas` otherwise, as garrison does.
+fn warn_components(doc: &Document, binding: &BindingDoc, diagnostics: &mut Diagnostics) {
+    let mut paths: Vec<Vec<String>> = Vec::new();
+    if binding.spec.components.is_some() {
+        paths.push(vec!["spec".into(), "components".into()]);
+    }
+    for (i, target) in binding.spec.clusters.iter().enumerate() {
+        if target.components.is_some() {
+            paths.push(vec![
+                "spec".into(),
+                "clusters".into(),
+                i.to_string(),
+                "components".into(),
+            ]);
+        }
+    }
+    for path in paths {
+        let refs: Vec<&str> = path.iter().map(String::as_str).collect();
+        diagnostics.push(
+            Diagnostic::warning(
+                Code::IgnoredField,
+                format!(
+                    "`{}` is acted on by Karmada only with its MultiplePodTemplatesScheduling feature gate (alpha, off by default); garrison delivers by `replicas`, as Karmada does by default",
+                    crate::node::display_path(&path)
+                ),
+            )
+            .at(doc.at(&refs))
+            .help("remove it, or keep it for a Karmada that enables the gate"),
         );
     }
 }

@@ -169,7 +169,8 @@ pub struct ClusterStatus {
     pub remedy_actions: Option<Vec<String>>,
 }
 
-/// `metav1.Condition`, as a cluster's status reports it: carried without effect.
+/// `metav1.Condition`, as a cluster's status reports it: ClusterTaintPolicies
+/// match them.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Condition {
@@ -245,7 +246,12 @@ pub struct Cluster {
     pub provider: Option<String>,
     pub region: Option<String>,
     pub zones: Vec<String>,
+    /// The declared taints, then those ClusterTaintPolicies add.
     pub taints: Vec<Taint>,
+    /// Taints (key, effect) a ClusterTaintPolicy added, and its name.
+    pub tainted_by: Vec<(String, TaintEffect, String)>,
+    /// `status.conditions`, which ClusterTaintPolicies match.
+    pub conditions: Vec<Condition>,
     /// Delivery is frozen (SPEC §5): annotation or `spec.syncPaused`.
     pub paused: bool,
     /// `None` when the document has no `status.apiEnablements`: every kind is accepted.
@@ -276,6 +282,8 @@ impl Cluster {
             region: doc.spec.region.filter(|s| !s.is_empty()),
             zones,
             taints: doc.spec.taints,
+            tainted_by: Vec::new(),
+            conditions: status.conditions.unwrap_or_default(),
             paused,
             api_enablements: status.api_enablements,
             resource_summary: status.resource_summary,
@@ -291,6 +299,8 @@ impl Cluster {
             region: None,
             zones: Vec::new(),
             taints: doc.spec.taints,
+            tainted_by: Vec::new(),
+            conditions: Vec::new(),
             paused: doc.spec.sync_paused,
             api_enablements: None,
             resource_summary: None,

@@ -19,3 +19,4 @@ pub mod quantity;
 pub mod record;
 pub mod resource_selector;
 pub mod selector;
+pub mod taint_policy;

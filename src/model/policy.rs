@@ -150,9 +150,6 @@ impl PropagationSpec {
         if self.activation_preference.is_some() {
             fields.push("activationPreference");
         }
-        if self.schedule_priority.is_some() {
-            fields.push("schedulePriority");
-        }
         if self
             .scheduler_name
             .as_deref()

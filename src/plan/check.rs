@@ -28,6 +28,7 @@ pub(super) fn references(inputs: &Inputs, diagnostics: &mut Diagnostics) {
         }
         suspension(&fleet, policy, diagnostics);
         dependent_overrides(inputs, policy, diagnostics);
+        priority_class(inputs, policy, diagnostics);
     }
     for pinned in &inputs.bindings {
         for (i, target) in pinned.binding.spec.clusters.iter().enumerate() {
@@ -162,6 +163,33 @@ fn overflow_affinities(policy: &PropagationPolicy, diagnostics: &mut Diagnostics
             Diagnostic::error(Code::InvalidPlacement, message)
                 .at(at)
                 .help("as Karmada's webhook requires: divide by `dynamicWeight` or `Aggregated`, and select clusters in the group itself"),
+        );
+    }
+}
+
+/// `schedulePriority` names a Kubernetes PriorityClass that Karmada reads
+/// from its own API server when it builds each binding; without it Karmada
+/// builds none (`BuildResourceBinding` fails and retries), so nothing the
+/// policy claims would be delivered. In a render the repository is that API
+/// server: the class must be one of its templates.
+fn priority_class(inputs: &Inputs, policy: &PropagationPolicy, diagnostics: &mut Diagnostics) {
+    let Some(priority) = &policy.spec.schedule_priority else {
+        return;
+    };
+    let name = &priority.priority_class_name;
+    let found = inputs.templates.iter().any(|t| {
+        t.key.kind == "PriorityClass"
+            && t.key.api_version.starts_with("scheduling.k8s.io/")
+            && &t.key.name == name
+    });
+    if !found {
+        diagnostics.push(
+            Diagnostic::error(
+                Code::InvalidPlacement,
+                format!("PriorityClass `{name}` is not in the repository: Karmada builds no binding for what {} claims until it exists, so nothing would be delivered", policy.display()),
+            )
+            .at(policy.doc.at(&["spec", "schedulePriority", "priorityClassName"]))
+            .help("add the PriorityClass (scheduling.k8s.io/v1) to the repository, fix the name, or remove `schedulePriority`"),
         );
     }
 }

@@ -821,19 +821,27 @@ fn filter<'a>(
                     .any(|t| t.tolerates(taint))
             })
         {
-            let taint = cluster
-                .scheduling_taints()
-                .find(|taint| {
-                    !request
-                        .placement
-                        .cluster_tolerations
-                        .iter()
-                        .any(|t| t.tolerates(taint))
-                })
+            let taint = cluster.scheduling_taints().find(|taint| {
+                !request
+                    .placement
+                    .cluster_tolerations
+                    .iter()
+                    .any(|t| t.tolerates(taint))
+            });
+            let shown = taint
                 .map(|t| format!("{}:{:?}", t.key, t.effect))
                 .unwrap_or_default();
+            let by = taint
+                .and_then(|t| {
+                    cluster
+                        .tainted_by
+                        .iter()
+                        .find(|(k, e, _)| *k == t.key && *e == t.effect)
+                })
+                .map(|(_, _, policy)| format!(" (added by ClusterTaintPolicy `{policy}`)"))
+                .unwrap_or_default();
             Some(format!(
-                "has taint `{taint}` that the placement does not tolerate"
+                "has taint `{shown}`{by} that the placement does not tolerate"
             ))
         } else if !scheduled && !cluster.serves(request.api_version, request.kind) {
             Some(format!(

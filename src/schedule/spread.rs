@@ -554,6 +554,8 @@ mod tests {
             region: (!region.is_empty()).then(|| region.into()),
             zones: vec!["Z1".into()],
             taints: Vec::new(),
+            tainted_by: Vec::new(),
+            conditions: Vec::new(),
             paused: false,
             api_enablements: None,
             resource_summary: None,
