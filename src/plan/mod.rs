@@ -288,8 +288,12 @@ fn settle(inputs: &Inputs, templates: &BTreeMap<&ObjectKey, &Template>, apps: &m
         .iter()
         .map(OverridePolicyRef::from)
         .collect();
-    for app in apps {
-        app.work = work_options(inputs, app);
+    let work: Vec<WorkOptions> = apps
+        .iter()
+        .map(|app| work_options(inputs, app, apps))
+        .collect();
+    for (app, work) in apps.iter_mut().zip(work) {
+        app.work = work;
         let Some(template) = templates.get(&app.key) else {
             continue;
         };
@@ -302,13 +306,29 @@ fn settle(inputs: &Inputs, templates: &BTreeMap<&ObjectKey, &Template>, apps: &m
 }
 
 /// A policy's `conflictResolution` and `preserveResourcesOnDeletion`, which
-/// Karmada copies onto each Work.
-fn work_options(inputs: &Inputs, app: &App) -> WorkOptions {
-    policy_of(inputs, app).map_or_else(WorkOptions::default, |p| WorkOptions {
-        overwrite: p.spec.conflict_resolution
-            == Some(crate::model::policy::ConflictResolution::Overwrite),
-        preserve_on_deletion: p.spec.preserve_resources_on_deletion.unwrap_or(false),
-    })
+/// Karmada copies onto each Work. A dependency that only follows its
+/// workloads takes them from all of them, as Karmada's dependencies
+/// distributor resolves a conflict between them: `Overwrite` when any
+/// workload's policy overwrites, and preserved on deletion when any
+/// preserves (`detectAndResolveConflictResolution`, `…PreserveOnDeletion`).
+fn work_options(inputs: &Inputs, app: &App, apps: &[App]) -> WorkOptions {
+    let own = |app: &App| {
+        policy_of(inputs, app).map_or_else(WorkOptions::default, |p| WorkOptions {
+            overwrite: p.spec.conflict_resolution
+                == Some(crate::model::policy::ConflictResolution::Overwrite),
+            preserve_on_deletion: p.spec.preserve_resources_on_deletion.unwrap_or(false),
+        })
+    };
+    let Source::Dependency { of } = &app.source else {
+        return own(app);
+    };
+    of.iter()
+        .filter_map(|key| apps.iter().find(|a| &a.key == key))
+        .map(own)
+        .fold(WorkOptions::default(), |all, one| WorkOptions {
+            overwrite: all.overwrite || one.overwrite,
+            preserve_on_deletion: all.preserve_on_deletion || one.preserve_on_deletion,
+        })
 }
 
 impl Plan {

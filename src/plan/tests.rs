@@ -624,3 +624,70 @@ fn overflow_beyond_every_tier_is_unschedulable() {
         web(&plan).binding
     );
 }
+
+// Karmada's dependencies distributor: a shared dependency's Work options.
+
+#[test]
+fn a_shared_dependency_overwrites_and_is_preserved_when_any_workload_says_so() {
+    let workload = |name: &str| {
+        format!(
+            "
+apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: {name}, namespace: shop}}
+spec:
+  replicas: 1
+  selector: {{matchLabels: {{app: {name}}}}}
+  template:
+    metadata: {{labels: {{app: {name}}}}}
+    spec:
+      containers: [{{name: c, image: nginx, envFrom: [{{configMapRef: {{name: shared}}}}]}}]
+"
+        )
+    };
+    let policy = |name: &str, extra: &str| {
+        format!(
+            "
+apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {{name: {name}, namespace: shop}}
+spec:
+  propagateDeps: true
+  resourceSelectors: [{{apiVersion: apps/v1, kind: Deployment, name: {name}}}]
+  placement: {{clusterAffinity: {{clusterNames: [a]}}}}
+{extra}"
+        )
+    };
+    let shared = "
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: shared, namespace: shop}
+data: {k: v}
+";
+    let (api, web) = (workload("api"), workload("web"));
+    let plain = policy("api", "");
+    let bold = policy(
+        "web",
+        "  conflictResolution: Overwrite\n  preserveResourcesOnDeletion: true\n",
+    );
+    let plan = decide(
+        &inputs(&[CLUSTERS, &api, &web, shared, &plain, &bold]),
+        &PreviousRender::default(),
+    );
+    let work = |name: &str| match plan.apps.iter().find(|a| a.key.name == name) {
+        Some(app) => (app.work.overwrite, app.work.preserve_on_deletion),
+        None => panic!("no application `{name}`"),
+    };
+    assert_eq!(work("api"), (false, false));
+    assert_eq!(work("web"), (true, true));
+    assert_eq!(work("shared"), (true, true));
+    let only_plain = decide(
+        &inputs(&[CLUSTERS, &api, shared, &plain]),
+        &PreviousRender::default(),
+    );
+    let shared_app = only_plain.apps.iter().find(|a| a.key.name == "shared");
+    assert_eq!(
+        shared_app.map(|a| (a.work.overwrite, a.work.preserve_on_deletion)),
+        Some((false, false))
+    );
+}
