@@ -2,7 +2,7 @@
 //! would refuse, and policies that match nothing (almost always a typo).
 
 use crate::diag::{Code, Diagnostic, Diagnostics, Origin};
-use crate::model::affinity::ClusterAffinity;
+use crate::model::affinity::{ClusterAffinity, FieldOperator};
 use crate::model::inputs::{Inputs, OverridePolicy, PropagationPolicy};
 use crate::model::policy::{Division, SpreadField};
 use crate::overrides::{self, OverridePolicyRef};
@@ -25,6 +25,10 @@ pub(super) fn references(inputs: &Inputs, diagnostics: &mut Diagnostics) {
                 &policy.display(),
                 diagnostics,
             );
+        }
+        for (path, affinity) in validated_affinities(policy) {
+            let path: Vec<&str> = path.iter().map(String::as_str).collect();
+            field_operators(&affinity, &path, &policy.doc, diagnostics);
         }
         suspension(&fleet, policy, diagnostics);
         dependent_overrides(inputs, policy, diagnostics);
@@ -388,6 +392,77 @@ fn override_targets(fleet: &Fleet<'_>, policy: &OverridePolicy, diagnostics: &mu
         at.pop();
         at.push("targetCluster");
         fleet.check_affinity(target, &at, &policy.doc, &policy.display(), diagnostics);
+        field_operators(target, &at, &policy.doc, diagnostics);
+    }
+}
+
+/// The affinities of a placement that Karmada's webhook validates
+/// (`ValidateClusterAffinity`): `clusterAffinity`, each of
+/// `clusterAffinities` and their overflow groups. Static weight targets are
+/// not validated by it.
+fn validated_affinities(policy: &PropagationPolicy) -> Vec<(Vec<String>, ClusterAffinity)> {
+    let placement = &policy.spec.placement;
+    let path = |tail: &[&str]| -> Vec<String> {
+        ["spec", "placement"]
+            .iter()
+            .chain(tail)
+            .map(|s| s.to_string())
+            .collect()
+    };
+    let mut affinities = Vec::new();
+    if let Some(affinity) = &placement.cluster_affinity {
+        affinities.push((path(&["clusterAffinity"]), affinity.clone()));
+    }
+    for (i, term) in placement.cluster_affinities.iter().enumerate() {
+        let index = i.to_string();
+        affinities.push((path(&["clusterAffinities", &index]), term.affinity()));
+        for (j, overflow) in term.overflow_affinities.iter().flatten().enumerate() {
+            affinities.push((
+                path(&[
+                    "clusterAffinities",
+                    &index,
+                    "overflowAffinities",
+                    &j.to_string(),
+                ]),
+                overflow.affinity(),
+            ));
+        }
+    }
+    affinities
+}
+
+/// Karmada's webhook takes only `In` and `NotIn` in a cluster field
+/// selector (`ValidatePolicyFieldSelector`).
+fn field_operators(
+    affinity: &ClusterAffinity,
+    path: &[&str],
+    doc: &crate::model::inputs::Document,
+    diagnostics: &mut Diagnostics,
+) {
+    let Some(selector) = &affinity.field_selector else {
+        return;
+    };
+    for (i, requirement) in selector.match_expressions.iter().enumerate() {
+        if matches!(
+            requirement.operator,
+            FieldOperator::In | FieldOperator::NotIn
+        ) {
+            continue;
+        }
+        let index = i.to_string();
+        let mut at = path.to_vec();
+        at.extend(["fieldSelector", "matchExpressions", &index, "operator"]);
+        diagnostics.push(
+            Diagnostic::error(
+                Code::InvalidPlacement,
+                format!(
+                    "unsupported operator `{:?}` in a cluster field selector, must be In or NotIn",
+                    requirement.operator
+                ),
+            )
+            .at(doc.at(&at))
+            .help("use `In` or `NotIn` with the values to match, as Karmada's webhook requires"),
+        );
     }
 }
 

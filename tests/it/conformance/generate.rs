@@ -78,37 +78,57 @@ pub fn case(seed: u64) -> Case {
     if rng.chance(60) {
         policies.push(catch_all(&mut rng, &names));
     }
-    let overrides = (0..rng.below(3))
+    let overrides = (0..rng.below(4))
         .map(|i| override_policy(&mut rng, i, &names, &templates))
         .collect();
+    let customizations = if rng.chance(25) {
+        vec![customization(&mut rng)]
+    } else {
+        Vec::new()
+    };
     Case {
         clusters,
         policies,
         overrides,
-        customizations: Vec::new(),
+        customizations,
         templates,
     }
 }
 
-/// Two to six clusters with labels, a provider, a region and zones, the
-/// kinds they serve, and capacity.
+/// Two to six clusters with labels, a provider, a region and zones (each
+/// now and then missing), taints, the kinds they serve, and capacity.
 fn clusters(rng: &mut Rng) -> Vec<Value> {
     (0..2 + rng.below(5))
         .map(|i| {
             let region = *rng.pick(REGIONS);
-            let zones: Vec<String> = (0..1 + rng.below(2))
+            let zones: Vec<String> = (0..rng.below(3))
                 .map(|z| format!("{region}-{}", ["a", "b", "c"][z as usize]))
                 .collect();
-            let mut spec = json!({
-                "syncMode": "Push",
-                "provider": rng.pick(PROVIDERS),
-                "region": region,
-                "zones": zones,
-            });
-            if rng.chance(15) {
-                spec["taints"] = json!([{"key": "dedicated", "value": "batch", "effect": "NoSchedule"}]);
+            let mut spec = json!({"syncMode": "Push"});
+            if rng.chance(90) {
+                spec["provider"] = json!(rng.pick(PROVIDERS));
+            }
+            if rng.chance(90) {
+                spec["region"] = json!(region);
+            }
+            if !zones.is_empty() {
+                spec["zones"] = json!(zones);
+            }
+            if rng.chance(20) {
+                let effect = *rng.pick(&["NoSchedule", "PreferNoSchedule", "NoExecute"]);
+                spec["taints"] = json!([{"key": "dedicated", "value": rng.pick(&["batch", "gpu"]), "effect": effect}]);
             }
             let cpu = 4 + 4 * rng.below(4);
+            let mut enabled = vec![
+                json!({"groupVersion": "v1", "resources": [
+                    {"name": "configmaps", "kind": "ConfigMap"},
+                    {"name": "services", "kind": "Service"},
+                ]}),
+                json!({"groupVersion": "apps/v1", "resources": [{"name": "deployments", "kind": "Deployment"}]}),
+            ];
+            if rng.chance(85) {
+                enabled.push(json!({"groupVersion": "batch/v1", "resources": [{"name": "jobs", "kind": "Job"}]}));
+            }
             json!({
                 "apiVersion": "cluster.karmada.io/v1alpha1",
                 "kind": "Cluster",
@@ -121,14 +141,7 @@ fn clusters(rng: &mut Rng) -> Vec<Value> {
                 },
                 "spec": spec,
                 "status": {
-                    "apiEnablements": [
-                        {"groupVersion": "v1", "resources": [
-                            {"name": "configmaps", "kind": "ConfigMap"},
-                            {"name": "services", "kind": "Service"},
-                        ]},
-                        {"groupVersion": "apps/v1", "resources": [{"name": "deployments", "kind": "Deployment"}]},
-                        {"groupVersion": "batch/v1", "resources": [{"name": "jobs", "kind": "Job"}]},
-                    ],
+                    "apiEnablements": enabled,
                     "resourceSummary": {
                         "allocatable": {"cpu": cpu.to_string(), "memory": format!("{}Gi", cpu * 4), "pods": "110"},
                         "allocated": {"cpu": rng.below(cpu).to_string(), "memory": "2Gi", "pods": (rng.below(40)).to_string()},
@@ -140,7 +153,7 @@ fn clusters(rng: &mut Rng) -> Vec<Value> {
         .collect()
 }
 
-/// A few Deployments, ConfigMaps and Jobs in two namespaces.
+/// A few Deployments, ConfigMaps, Services and Jobs in two namespaces.
 fn templates(rng: &mut Rng) -> Vec<Value> {
     let mut templates = Vec::new();
     for namespace in NAMESPACES {
@@ -148,13 +161,18 @@ fn templates(rng: &mut Rng) -> Vec<Value> {
             if !rng.chance(60) {
                 continue;
             }
-            match rng.below(4) {
+            match rng.below(5) {
                 0 | 1 => templates.push(deployment(rng, namespace, app)),
-                2 => templates.push(json!({
+                2 => templates.push(config_map(rng, namespace, app)),
+                3 => templates.push(json!({
                     "apiVersion": "v1",
-                    "kind": "ConfigMap",
-                    "metadata": {"name": format!("{app}-config"), "namespace": namespace, "labels": {"app": app}},
-                    "data": {"mode": "on"},
+                    "kind": "Service",
+                    "metadata": {"name": app, "namespace": namespace, "labels": {"app": app}},
+                    "spec": {
+                        "clusterIP": "10.0.0.10",
+                        "selector": {"app": app},
+                        "ports": [{"port": 80, "targetPort": 8080}],
+                    },
                 })),
                 _ => templates.push(job(rng, namespace, app)),
             }
@@ -166,15 +184,40 @@ fn templates(rng: &mut Rng) -> Vec<Value> {
     templates
 }
 
+fn config_map(rng: &mut Rng, namespace: &str, app: &str) -> Value {
+    let mut data = json!({"mode": "on"});
+    if rng.chance(50) {
+        data["settings.json"] = json!("{\"level\":\"info\",\"replicas\":2}");
+    }
+    json!({
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": format!("{app}-config"), "namespace": namespace, "labels": {"app": app}},
+        "data": data,
+    })
+}
+
 fn deployment(rng: &mut Rng, namespace: &str, app: &str) -> Value {
-    let mut container = json!({"name": app, "image": format!("registry.example/{app}:1.0")});
+    let mut container = json!({
+        "name": app,
+        "image": format!("registry.example/{app}:1.0"),
+        "command": ["/bin/server"],
+        "args": ["--port=8080"],
+    });
     if rng.chance(50) {
         container["resources"] = json!({"requests": {"cpu": format!("{}m", 100 * (1 + rng.below(10))), "memory": "256Mi"}});
+    }
+    if rng.chance(40) {
+        container["envFrom"] = json!([{"configMapRef": {"name": format!("{app}-config")}}]);
+    }
+    let mut metadata = json!({"name": app, "namespace": namespace, "labels": {"app": app, "team": rng.pick(&["a", "b"])}});
+    if rng.chance(20) {
+        metadata["annotations"] = json!({"work.karmada.io/conflict-resolution": "overwrite"});
     }
     json!({
         "apiVersion": "apps/v1",
         "kind": "Deployment",
-        "metadata": {"name": app, "namespace": namespace, "labels": {"app": app, "team": rng.pick(&["a", "b"])}},
+        "metadata": metadata,
         "spec": {
             "replicas": rng.below(12),
             "selector": {"matchLabels": {"app": app}},
@@ -203,6 +246,17 @@ fn job(rng: &mut Rng, namespace: &str, app: &str) -> Value {
     })
 }
 
+/// A label selector on `app`: by label, or by expression.
+fn app_selector(rng: &mut Rng) -> Value {
+    match rng.below(3) {
+        0 => {
+            json!({"matchExpressions": [{"key": "app", "operator": "In", "values": rng.some(APPS)}]})
+        }
+        1 => json!({"matchExpressions": [{"key": "team", "operator": "Exists"}]}),
+        _ => json!({"matchLabels": {"app": rng.pick(APPS)}}),
+    }
+}
+
 /// A resource selector for one of the templates (or, now and then, one
 /// that matches none): every object of its kind, it by name, or by label.
 fn selector(rng: &mut Rng, namespace: Option<&str>, templates: &[Value]) -> Value {
@@ -211,7 +265,7 @@ fn selector(rng: &mut Rng, namespace: Option<&str>, templates: &[Value]) -> Valu
     let mut selector = json!({"apiVersion": field("/apiVersion"), "kind": field("/kind")});
     match rng.below(3) {
         0 => selector["name"] = field("/metadata/name"),
-        1 => selector["labelSelector"] = json!({"matchLabels": {"app": rng.pick(APPS)}}),
+        1 => selector["labelSelector"] = app_selector(rng),
         _ => {}
     }
     if rng.chance(10) {
@@ -223,28 +277,37 @@ fn selector(rng: &mut Rng, namespace: Option<&str>, templates: &[Value]) -> Valu
     selector
 }
 
-/// Where a policy sends its templates.
-fn placement(rng: &mut Rng, clusters: &[String]) -> Value {
-    let mut placement = json!({});
-    match rng.below(3) {
-        0 => placement["clusterAffinity"] = json!({"clusterNames": rng.some(clusters)}),
-        1 => {
-            placement["clusterAffinity"] =
-                json!({"labelSelector": {"matchLabels": {"env": rng.pick(&["prod", "test"])}}})
+/// A cluster affinity: by name, label, field, or none of them, now and
+/// then excluding one cluster.
+fn affinity(rng: &mut Rng, clusters: &[String]) -> Value {
+    let mut affinity = match rng.below(4) {
+        0 => json!({"clusterNames": rng.some(clusters)}),
+        1 => json!({"labelSelector": {"matchLabels": {"env": rng.pick(&["prod", "test"])}}}),
+        2 => {
+            let (key, values): (&str, Vec<&str>) = match rng.below(3) {
+                0 => ("provider", rng.some(PROVIDERS)),
+                1 => ("region", rng.some(REGIONS)),
+                _ => ("zone", vec!["eu-a", "us-a", "ap-b"]),
+            };
+            // Karmada's webhook takes In and NotIn only.
+            let operator = *rng.pick(&["In", "NotIn"]);
+            json!({"fieldSelector": {"matchExpressions": [{"key": key, "operator": operator, "values": values}]}})
         }
-        _ => {}
+        _ => {
+            json!({"labelSelector": {"matchExpressions": [{"key": "tier", "operator": "In", "values": ["gold"]}]}})
+        }
+    };
+    if rng.chance(15) {
+        affinity["exclude"] = json!([rng.pick(clusters)]);
     }
-    if rng.chance(30) {
-        placement["clusterTolerations"] =
-            json!([{"key": "dedicated", "operator": "Exists", "effect": "NoSchedule"}]);
-    }
-    if rng.chance(20) {
-        let max = 1 + rng.below(clusters.len() as u64);
-        placement["spreadConstraints"] =
-            json!([{"spreadByField": "cluster", "maxGroups": max, "minGroups": 1}]);
-    }
-    placement["replicaScheduling"] = match rng.below(4) {
-        0 => json!({"replicaSchedulingType": "Duplicated"}),
+    affinity
+}
+
+/// How a policy divides replicas, and whether it is dynamic (which
+/// overflow affinities and every spread constraint need).
+fn replica_scheduling(rng: &mut Rng, clusters: &[String]) -> (Value, bool) {
+    match rng.below(6) {
+        0 => (json!({"replicaSchedulingType": "Duplicated"}), false),
         1 => {
             let weights: Vec<Value> = rng
                 .some(clusters)
@@ -253,19 +316,75 @@ fn placement(rng: &mut Rng, clusters: &[String]) -> Value {
                     |c| json!({"targetCluster": {"clusterNames": [c]}, "weight": 1 + rng.below(4)}),
                 )
                 .collect();
-            json!({
+            let strategy = json!({
                 "replicaSchedulingType": "Divided",
                 "replicaDivisionPreference": "Weighted",
                 "weightPreference": {"staticWeightList": weights},
-            })
+            });
+            (strategy, false)
         }
-        2 => json!({
-            "replicaSchedulingType": "Divided",
-            "replicaDivisionPreference": "Weighted",
-            "weightPreference": {"dynamicWeight": "AvailableReplicas"},
-        }),
-        _ => json!({"replicaSchedulingType": "Divided", "replicaDivisionPreference": "Aggregated"}),
-    };
+        2 => (
+            json!({
+                "replicaSchedulingType": "Divided",
+                "replicaDivisionPreference": "Weighted",
+                "weightPreference": {"dynamicWeight": "AvailableReplicas"},
+            }),
+            true,
+        ),
+        3 => (json!({"replicaSchedulingType": "Divided"}), false),
+        _ => (
+            json!({"replicaSchedulingType": "Divided", "replicaDivisionPreference": "Aggregated"}),
+            true,
+        ),
+    }
+}
+
+/// Where a policy sends its templates.
+fn placement(rng: &mut Rng, clusters: &[String]) -> Value {
+    let mut placement = json!({});
+    let (strategy, dynamic) = replica_scheduling(rng, clusters);
+    match rng.below(4) {
+        0 | 1 => placement["clusterAffinity"] = affinity(rng, clusters),
+        2 => {
+            let terms: Vec<Value> = (0..1 + rng.below(3))
+                .map(|i| {
+                    let mut term = affinity(rng, clusters);
+                    term["affinityName"] = json!(format!("group{i}"));
+                    let own = term.as_object().is_some_and(|t| t.len() > 1);
+                    if dynamic && own && rng.chance(50) {
+                        let mut overflow = affinity(rng, clusters);
+                        overflow["affinityName"] = json!(format!("spill{i}"));
+                        term["overflowAffinities"] = json!([overflow]);
+                    }
+                    term
+                })
+                .collect();
+            placement["clusterAffinities"] = json!(terms);
+        }
+        _ => {}
+    }
+    if rng.chance(30) {
+        placement["clusterTolerations"] = match rng.below(2) {
+            0 => json!([{"key": "dedicated", "operator": "Exists"}]),
+            _ => {
+                json!([{"key": "dedicated", "operator": "Equal", "value": "batch", "effect": "NoSchedule"}])
+            }
+        };
+    }
+    if rng.chance(25) {
+        let max = 1 + rng.below(clusters.len() as u64);
+        let mut spreads =
+            vec![json!({"spreadByField": "cluster", "maxGroups": max, "minGroups": 1})];
+        match rng.below(4) {
+            0 => spreads.push(json!({"spreadByField": "region", "maxGroups": 1 + rng.below(2), "minGroups": 1})),
+            1 => spreads.push(json!({"spreadByField": rng.pick(&["zone", "provider"]), "maxGroups": 2, "minGroups": 1})),
+            _ => {}
+        }
+        placement["spreadConstraints"] = json!(spreads);
+    }
+    if !(rng.chance(10) && !dynamic) {
+        placement["replicaScheduling"] = strategy;
+    }
     placement
 }
 
@@ -280,6 +399,15 @@ fn policy(rng: &mut Rng, index: u64, clusters: &[String], templates: &[Value]) -
     });
     if rng.chance(40) {
         spec["priority"] = json!(rng.below(4));
+    }
+    if rng.chance(30) {
+        spec["propagateDeps"] = json!(true);
+    }
+    if rng.chance(20) {
+        spec["conflictResolution"] = json!(rng.pick(&["Abort", "Overwrite"]));
+    }
+    if rng.chance(10) {
+        spec["preserveResourcesOnDeletion"] = json!(true);
     }
     let mut metadata = json!({"name": format!("p{index}")});
     let kind = match namespace {
@@ -298,6 +426,7 @@ fn catch_all(rng: &mut Rng, clusters: &[String]) -> Value {
     let selectors: Vec<Value> = [
         ("apps/v1", "Deployment"),
         ("v1", "ConfigMap"),
+        ("v1", "Service"),
         ("batch/v1", "Job"),
     ]
     .iter()
@@ -311,31 +440,67 @@ fn catch_all(rng: &mut Rng, clusters: &[String]) -> Value {
     })
 }
 
-fn override_policy(rng: &mut Rng, index: u64, clusters: &[String], templates: &[Value]) -> Value {
-    let namespace = rng.chance(60).then(|| *rng.pick(NAMESPACES));
-    let target = match rng.below(3) {
-        0 => json!({"clusterNames": rng.some(clusters)}),
-        1 => json!({"labelSelector": {"matchLabels": {"tier": rng.pick(&["gold", "silver"])}}}),
-        _ => Value::Null,
-    };
-    let overriders = match rng.below(4) {
+/// One overrider of each kind Karmada has, each valid for the templates it
+/// may meet (a plaintext path every generated template has).
+fn overriders(rng: &mut Rng) -> Value {
+    let operator = |rng: &mut Rng| *rng.pick(&["add", "remove", "replace"]);
+    match rng.below(9) {
         0 => {
-            json!({"imageOverrider": [{"component": "Registry", "operator": "replace", "value": "mirror.example"}]})
+            let component = *rng.pick(&["Registry", "Repository", "Tag"]);
+            let op = operator(rng);
+            let mut image = json!({"component": component, "operator": op});
+            if op != "remove" {
+                image["value"] = json!(match component {
+                    "Registry" => "mirror.example",
+                    "Repository" => "team/app",
+                    _ => "2.0",
+                });
+            }
+            json!({"imageOverrider": [image]})
         }
         1 => {
-            json!({"labelsOverrider": [{"operator": "add", "value": {"overridden": "yes-please"}}]})
+            let op = *rng.pick(&["add", "replace"]);
+            json!({"labelsOverrider": [{"operator": op, "value": {"app": "overridden", "extra": "yes-please"}}]})
         }
-        2 => {
+        2 => json!({"labelsOverrider": [{"operator": "remove", "value": {"team": ""}}]}),
+        3 => {
             json!({"annotationsOverrider": [{"operator": "add", "value": {"note": "from-override"}}]})
         }
-        _ => {
+        4 => {
             json!({"plaintext": [{"path": "/metadata/labels/plain", "operator": "add", "value": "x"}]})
         }
-    };
-    let mut rule = json!({"overriders": overriders});
-    if !target.is_null() {
-        rule["targetCluster"] = target;
+        5 => {
+            json!({"plaintext": [{"path": "/metadata/labels/app", "operator": "replace", "value": "renamed"}]})
+        }
+        6 => {
+            json!({"commandOverrider": [{"containerName": rng.pick(APPS), "operator": rng.pick(&["add", "remove"]), "value": ["/bin/server"]}]})
+        }
+        7 => {
+            json!({"argsOverrider": [{"containerName": rng.pick(APPS), "operator": rng.pick(&["add", "remove"]), "value": ["--verbose", "--port=8080"]}]})
+        }
+        _ => {
+            json!({"annotationsOverrider": [{"operator": "replace", "value": {"work.karmada.io/conflict-resolution": "overwrite"}}]})
+        }
     }
+}
+
+fn override_policy(rng: &mut Rng, index: u64, clusters: &[String], templates: &[Value]) -> Value {
+    let namespace = rng.chance(60).then(|| *rng.pick(NAMESPACES));
+    let rules: Vec<Value> = (0..1 + rng.below(2))
+        .map(|_| {
+            let target = match rng.below(4) {
+                0 => json!({"clusterNames": rng.some(clusters)}),
+                1 => json!({"labelSelector": {"matchLabels": {"tier": rng.pick(&["gold", "silver"])}}}),
+                2 => json!({"fieldSelector": {"matchExpressions": [{"key": "provider", "operator": "In", "values": [rng.pick(PROVIDERS)]}]}}),
+                _ => Value::Null,
+            };
+            let mut rule = json!({"overriders": overriders(rng)});
+            if !target.is_null() {
+                rule["targetCluster"] = target;
+            }
+            rule
+        })
+        .collect();
     let mut metadata = json!({"name": format!("o{index}")});
     let kind = match namespace {
         Some(ns) => {
@@ -344,13 +509,36 @@ fn override_policy(rng: &mut Rng, index: u64, clusters: &[String], templates: &[
         }
         None => "ClusterOverridePolicy",
     };
+    let mut spec = json!({"overrideRules": rules});
+    if rng.chance(85) {
+        spec["resourceSelectors"] = json!([selector(rng, namespace, templates)]);
+    }
     json!({
         "apiVersion": "policy.karmada.io/v1alpha1",
         "kind": kind,
         "metadata": metadata,
+        "spec": spec,
+    })
+}
+
+/// A Lua customization of Deployments: replicas read and revised by
+/// script (Karmada runs it instead of its built-in interpreter), and now
+/// and then a script-declared dependency.
+fn customization(rng: &mut Rng) -> Value {
+    let mut customizations = json!({
+        "replicaResource": {"luaScript": "function GetReplicas(obj)\n  local replicas = obj.spec.replicas\n  if replicas == nil then replicas = 1 end\n  return replicas, nil\nend\n"},
+        "replicaRevision": {"luaScript": "function ReviseReplica(obj, desiredReplica)\n  obj.spec.replicas = desiredReplica\n  if obj.metadata.annotations == nil then obj.metadata.annotations = {} end\n  obj.metadata.annotations[\"revised-by\"] = \"lua\"\n  return obj\nend\n"},
+    });
+    if rng.chance(50) {
+        customizations["dependencyInterpretation"] = json!({"luaScript": "function GetDependencies(desiredObj)\n  local refs = {}\n  refs[1] = {apiVersion = \"v1\", kind = \"ConfigMap\", namespace = desiredObj.metadata.namespace, name = desiredObj.metadata.name .. \"-config\"}\n  return refs\nend\n"});
+    }
+    json!({
+        "apiVersion": "config.karmada.io/v1alpha1",
+        "kind": "ResourceInterpreterCustomization",
+        "metadata": {"name": "deployments"},
         "spec": {
-            "resourceSelectors": [selector(rng, namespace, templates)],
-            "overrideRules": [rule],
+            "target": {"apiVersion": "apps/v1", "kind": "Deployment"},
+            "customizations": customizations,
         },
     })
 }
