@@ -382,7 +382,9 @@ fn placement(rng: &mut Rng, clusters: &[String]) -> Value {
         }
         placement["spreadConstraints"] = json!(spreads);
     }
-    if !(rng.chance(10) && !dynamic) {
+    // Now and then no replicaScheduling at all (Duplicated), unless the
+    // overflow groups drawn above need a dynamic division.
+    if dynamic || !rng.chance(10) {
         placement["replicaScheduling"] = strategy;
     }
     placement
