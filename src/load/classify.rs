@@ -499,9 +499,14 @@ impl Classifier<'_> {
         }
         let namespace = if cluster_scoped { None } else { namespace };
         if matches!(role, Role::PropagationPolicy { .. }) {
-            let Some(parsed) = parse_typed::<PropagationPolicyDoc>(&doc, &kind, diagnostics) else {
+            let Some(mut parsed) = parse_typed::<PropagationPolicyDoc>(&doc, &kind, diagnostics)
+            else {
                 return;
             };
+            if !within_crd_bounds(&doc, &kind, &parsed.spec, diagnostics) {
+                return;
+            }
+            parsed.spec.placement.default_spread_constraints();
             warn_inactive_fields(&doc, &parsed.spec, diagnostics);
             self.inputs.propagation_policies.push(PropagationPolicy {
                 name,
@@ -719,6 +724,57 @@ impl Classifier<'_> {
         self.seen.insert(key.clone(), origin);
         true
     }
+}
+
+/// The bounds Karmada's CRD sets on a propagation policy, which its API
+/// server enforces: at least one resource selector, static weights of 1 or
+/// more.
+fn within_crd_bounds(
+    doc: &Document,
+    kind: &str,
+    spec: &crate::model::policy::PropagationSpec,
+    diagnostics: &mut Diagnostics,
+) -> bool {
+    let mut faults: Vec<(Vec<String>, String)> = Vec::new();
+    if spec.resource_selectors.is_empty() {
+        faults.push((
+            vec!["spec".into(), "resourceSelectors".into()],
+            "`spec.resourceSelectors` needs at least one selector".into(),
+        ));
+    }
+    let weights = spec
+        .placement
+        .replica_scheduling
+        .as_ref()
+        .and_then(|r| r.weight_preference.as_ref())
+        .map(|w| w.static_weight_list.as_slice())
+        .unwrap_or_default();
+    for (i, rule) in weights.iter().enumerate().filter(|(_, r)| r.weight < 1) {
+        faults.push((
+            [
+                "spec",
+                "placement",
+                "replicaScheduling",
+                "weightPreference",
+                "staticWeightList",
+                &i.to_string(),
+                "weight",
+            ]
+            .iter()
+            .map(|s| s.to_string())
+            .collect(),
+            format!("a static weight is at least 1, not {}", rule.weight),
+        ));
+    }
+    for (path, message) in &faults {
+        let at: Vec<&str> = path.iter().map(String::as_str).collect();
+        diagnostics.push(
+            Diagnostic::error(Code::InvalidField, format!("invalid {kind}: {message}"))
+                .at(doc.at(&at))
+                .help("Karmada's API server refuses it as it is; leave a cluster out of the weight list rather than giving it weight 0"),
+        );
+    }
+    faults.is_empty()
 }
 
 /// Fields of a propagation policy that Karmada acts on and garrison does

@@ -110,6 +110,42 @@ pub fn dns_subdomain_fault(name: &str) -> Option<String> {
     None
 }
 
+/// Kubernetes' label key rule (`IsQualifiedName`): an optional DNS
+/// subdomain prefix and `/`, then a name of at most 63 characters of
+/// `[A-Za-z0-9_.-]`, starting and ending alphanumeric.
+pub fn label_key_fault(key: &str) -> Option<String> {
+    let (prefix, name) = match key.split_once('/') {
+        Some((prefix, name)) => (Some(prefix), name),
+        None => (None, key),
+    };
+    if let Some(fault) = prefix.and_then(dns_subdomain_fault) {
+        return Some(format!("has a prefix that {fault}"));
+    }
+    if name.is_empty() {
+        return Some("must not be empty".into());
+    }
+    if name.len() > 63 {
+        return Some(format!(
+            "is {} characters long; at most 63 are allowed",
+            name.len()
+        ));
+    }
+    if let Some(c) = name
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')))
+    {
+        return Some(format!(
+            "contains {}; only letters, digits, `-`, `_` and `.` are allowed",
+            describe_char(c)
+        ));
+    }
+    let alphanumeric = |c: Option<char>| c.is_some_and(|c| c.is_ascii_alphanumeric());
+    if !alphanumeric(name.chars().next()) || !alphanumeric(name.chars().last()) {
+        return Some("must start and end with a letter or digit".into());
+    }
+    None
+}
+
 /// Kubernetes' DNS-1123 label rule (namespaces, cluster names): at most 63
 /// characters of `[a-z0-9-]`, starting and ending alphanumeric.
 pub fn dns_label_fault(name: &str) -> Option<String> {
@@ -180,6 +216,16 @@ fn describe_char(c: char) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn label_keys() {
+        for good in ["group0", "Spill_1.a", "example.com/group"] {
+            assert_eq!(label_key_fault(good), None, "{good}");
+        }
+        for bad in ["", "-a", "a b", "a/b/c", "Example.com/x", "x/"] {
+            assert!(label_key_fault(bad).is_some(), "{bad}");
+        }
+    }
 
     #[test]
     fn subdomain_names() {

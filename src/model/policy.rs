@@ -381,6 +381,19 @@ impl Placement {
         }
     }
 
+    /// Karmada's mutating webhook (`SetDefaultSpreadConstraints`): a spread
+    /// constraint that names neither a field nor a label spreads by cluster.
+    pub fn default_spread_constraints(&mut self) {
+        for constraint in &mut self.spread_constraints {
+            if constraint.spread_by_label.as_deref() == Some("") {
+                constraint.spread_by_label = None;
+            }
+            if constraint.spread_by_field.is_none() && constraint.spread_by_label.is_none() {
+                constraint.spread_by_field = Some(SpreadField::Cluster);
+            }
+        }
+    }
+
     /// The affinity groups tried in order: `clusterAffinities`, or the single
     /// `clusterAffinity` (an absent one matches every cluster).
     pub fn affinity_terms(&self) -> Vec<AffinityTerm> {

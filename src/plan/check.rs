@@ -198,31 +198,63 @@ fn priority_class(inputs: &Inputs, policy: &PropagationPolicy, diagnostics: &mut
     }
 }
 
-/// Affinity group names are unique and 1 to 32 characters.
+/// Affinity group names, as Karmada's CRD and webhook take them: 1 to 32
+/// characters, each a label key (`IsQualifiedName`), unique among the
+/// groups, and each overflow group's unique within its group and apart from
+/// the group's own name.
 fn affinity_names(policy: &PropagationPolicy, diagnostics: &mut Diagnostics) {
+    let mut push = |path: Vec<String>, name: &str, fault: String| {
+        let at: Vec<&str> = path.iter().map(String::as_str).collect();
+        diagnostics.push(
+            Diagnostic::error(Code::InvalidPlacement, format!("affinity name `{name}` {fault}"))
+                .at(policy.doc.at(&at))
+                .help("name each affinity group with a label key of 1 to 32 characters, unique in the policy"),
+        );
+    };
+    let fault = |name: &str| {
+        if name.is_empty() || name.len() > 32 {
+            Some("must be 1 to 32 characters".to_string())
+        } else {
+            crate::model::meta::label_key_fault(name)
+        }
+    };
     let mut seen = BTreeSet::new();
     for (i, term) in policy.spec.placement.cluster_affinities.iter().enumerate() {
+        let index = i.to_string();
+        let path = |tail: &[&str]| -> Vec<String> {
+            ["spec", "placement", "clusterAffinities", &index]
+                .iter()
+                .chain(tail)
+                .map(|s| s.to_string())
+                .collect()
+        };
         let name = term.affinity_name.as_str();
-        if !seen.insert(name) || name.is_empty() || name.len() > 32 {
-            diagnostics.push(
-                Diagnostic::error(
-                    Code::InvalidPlacement,
-                    format!("affinity name `{name}` must be unique and 1 to 32 characters"),
-                )
-                .at(policy.doc.at(&[
-                    "spec",
-                    "placement",
-                    "clusterAffinities",
-                    &i.to_string(),
-                    "affinityName",
-                ])),
+        if let Some(why) = fault(name) {
+            push(path(&["affinityName"]), name, why);
+        } else if !seen.insert(name) {
+            push(
+                path(&["affinityName"]),
+                name,
+                "is used twice: each affinity group needs its own".into(),
             );
+        }
+        let mut overflow_seen = BTreeSet::from([name]);
+        for (j, overflow) in term.overflow_affinities.iter().flatten().enumerate() {
+            let at = path(&["overflowAffinities", &j.to_string(), "affinityName"]);
+            let name = overflow.affinity_name.as_str();
+            if let Some(why) = fault(name) {
+                push(at, name, why);
+            } else if !overflow_seen.insert(name) {
+                push(at, name, "is used twice in this group: an overflow group's name must differ from the group's and from the other overflow groups'".into());
+            }
         }
     }
 }
 
-/// Karmada's webhook rules for spread constraints, and the ones Karmada
-/// v1.19 accepts but does not enforce.
+/// Karmada's webhook rules for spread constraints (`ValidateSpreadConstraint`,
+/// after `SetDefaultSpreadConstraints` made a constraint naming neither a
+/// field nor a label spread by cluster), and the ones Karmada v1.19 accepts
+/// but does not spread by.
 fn spread_constraints(policy: &PropagationPolicy, diagnostics: &mut Diagnostics) {
     let spreads = &policy.spec.placement.spread_constraints;
     let at = |i: usize| {
@@ -230,22 +262,38 @@ fn spread_constraints(policy: &PropagationPolicy, diagnostics: &mut Diagnostics)
             .doc
             .at(&["spec", "placement", "spreadConstraints", &i.to_string()])
     };
+    let mut fields = BTreeSet::new();
     for (i, spread) in spreads.iter().enumerate() {
-        if spread.spread_by_field.is_some() == spread.spread_by_label.is_some() {
+        let fault = if spread.spread_by_field.is_some() && spread.spread_by_label.is_some() {
+            Some(
+                "a spread constraint takes `spreadByField` or `spreadByLabel`, not both"
+                    .to_string(),
+            )
+        } else if spread
+            .max_groups
+            .is_some_and(|max| max > 0 && max < spread.min_groups.unwrap_or(0))
+        {
+            Some("`maxGroups` is lower than `minGroups`".to_string())
+        } else {
+            spread
+                .spread_by_field
+                .filter(|f| !fields.insert(*f))
+                .map(|field| {
+                    format!(
+                        "there is already a spread constraint by `{}`; one per field is allowed",
+                        field_name(field)
+                    )
+                })
+        };
+        if let Some(message) = fault {
             diagnostics.push(
-                Diagnostic::error(
-                    Code::InvalidPlacement,
-                    "a spread constraint needs exactly one of `spreadByField` and `spreadByLabel`",
-                )
-                .at(at(i)),
+                Diagnostic::error(Code::InvalidPlacement, message)
+                    .at(at(i))
+                    .help("as Karmada's webhook requires: one field or label per constraint, one constraint per field, and maxGroups (when set) at least minGroups"),
             );
         }
     }
-    if spreads.iter().any(|s| s.spread_by_field.is_some())
-        && !spreads
-            .iter()
-            .any(|s| s.spread_by_field == Some(SpreadField::Cluster))
-    {
+    if !fields.is_empty() && !fields.contains(&SpreadField::Cluster) {
         diagnostics.push(
             Diagnostic::error(Code::InvalidPlacement, "spread constraints by field must include one with `spreadByField: cluster`")
                 .at(policy.doc.at(&["spec", "placement", "spreadConstraints"]))
@@ -264,6 +312,15 @@ fn spread_constraints(policy: &PropagationPolicy, diagnostics: &mut Diagnostics)
                     .at(at(i)),
             );
         }
+    }
+}
+
+fn field_name(field: SpreadField) -> &'static str {
+    match field {
+        SpreadField::Cluster => "cluster",
+        SpreadField::Region => "region",
+        SpreadField::Zone => "zone",
+        SpreadField::Provider => "provider",
     }
 }
 
@@ -288,7 +345,8 @@ fn selector_namespaces(policy: &PropagationPolicy, diagnostics: &mut Diagnostics
 }
 
 /// Every cluster affinity of a policy, with the path it is written at:
-/// `clusterAffinity`, each of `clusterAffinities`, each static weight rule.
+/// `clusterAffinity`, each of `clusterAffinities` and their overflow groups,
+/// each static weight rule.
 fn affinities(policy: &PropagationPolicy) -> Vec<(Vec<String>, ClusterAffinity)> {
     let placement = &policy.spec.placement;
     let path = |tail: &[&str]| -> Vec<String> {
@@ -298,16 +356,7 @@ fn affinities(policy: &PropagationPolicy) -> Vec<(Vec<String>, ClusterAffinity)>
             .map(|s| s.to_string())
             .collect()
     };
-    let mut affinities = Vec::new();
-    if let Some(affinity) = &placement.cluster_affinity {
-        affinities.push((path(&["clusterAffinity"]), affinity.clone()));
-    }
-    for (i, term) in placement.cluster_affinities.iter().enumerate() {
-        affinities.push((
-            path(&["clusterAffinities", &i.to_string()]),
-            term.affinity(),
-        ));
-    }
+    let mut affinities = validated_affinities(policy);
     let weights = placement
         .replica_scheduling
         .as_ref()
