@@ -185,9 +185,12 @@ fn templates(rng: &mut Rng) -> Vec<Value> {
 }
 
 fn config_map(rng: &mut Rng, namespace: &str, app: &str) -> Value {
-    let mut data = json!({"mode": "on"});
+    let mut data = json!({
+        "mode": "on",
+        "settings.json": "{\"level\":\"info\",\"replicas\":2}",
+    });
     if rng.chance(50) {
-        data["settings.json"] = json!("{\"level\":\"info\",\"replicas\":2}");
+        data["settings.yaml"] = json!("level: info\nlimits:\n  cpu: 2\n");
     }
     json!({
         "apiVersion": "v1",
@@ -443,9 +446,18 @@ fn catch_all(rng: &mut Rng, clusters: &[String]) -> Value {
 }
 
 /// One overrider of each kind Karmada has, each valid for the templates it
-/// may meet (a plaintext path every generated template has).
-fn overriders(rng: &mut Rng) -> Value {
+/// may meet (a plaintext path every generated template has; a field
+/// overrider only when the policy selects ConfigMaps alone, which all hold
+/// `settings.json`).
+fn overriders(rng: &mut Rng, config_maps: bool) -> Value {
     let operator = |rng: &mut Rng| *rng.pick(&["add", "remove", "replace"]);
+    if config_maps && rng.chance(50) {
+        // Operations that hold whatever ran before (a second `remove` of a
+        // key would fail the render, in Karmada as in garrison).
+        let (sub_path, op) = *rng.pick(&[("/level", "replace"), ("/owner", "add")]);
+        let patch = json!({"subPath": sub_path, "operator": op, "value": "debug"});
+        return json!({"fieldOverrider": [{"fieldPath": "/data/settings.json", "json": [patch]}]});
+    }
     match rng.below(9) {
         0 => {
             let component = *rng.pick(&["Registry", "Repository", "Tag"]);
@@ -488,6 +500,8 @@ fn overriders(rng: &mut Rng) -> Value {
 
 fn override_policy(rng: &mut Rng, index: u64, clusters: &[String], templates: &[Value]) -> Value {
     let namespace = rng.chance(60).then(|| *rng.pick(NAMESPACES));
+    let selector = rng.chance(85).then(|| selector(rng, namespace, templates));
+    let config_maps = selector.as_ref().is_some_and(|s| s["kind"] == "ConfigMap");
     let rules: Vec<Value> = (0..1 + rng.below(2))
         .map(|_| {
             let target = match rng.below(4) {
@@ -496,7 +510,7 @@ fn override_policy(rng: &mut Rng, index: u64, clusters: &[String], templates: &[
                 2 => json!({"fieldSelector": {"matchExpressions": [{"key": "provider", "operator": "In", "values": [rng.pick(PROVIDERS)]}]}}),
                 _ => Value::Null,
             };
-            let mut rule = json!({"overriders": overriders(rng)});
+            let mut rule = json!({"overriders": overriders(rng, config_maps)});
             if !target.is_null() {
                 rule["targetCluster"] = target;
             }
@@ -512,8 +526,8 @@ fn override_policy(rng: &mut Rng, index: u64, clusters: &[String], templates: &[
         None => "ClusterOverridePolicy",
     };
     let mut spec = json!({"overrideRules": rules});
-    if rng.chance(85) {
-        spec["resourceSelectors"] = json!([selector(rng, namespace, templates)]);
+    if let Some(selector) = selector {
+        spec["resourceSelectors"] = json!([selector]);
     }
     json!({
         "apiVersion": "policy.karmada.io/v1alpha1",
