@@ -138,6 +138,7 @@ mod tests {
             desired: clusters.iter().map(|c| c.1).sum(),
             workload: true,
             revise: true,
+            divide_completions: true,
             affinity_name: None,
             decision: Decision::Pinned,
             static_weights: weights.map(|w| {

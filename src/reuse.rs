@@ -27,7 +27,7 @@ use std::collections::BTreeMap;
 
 /// Bumped whenever rendering changes in a way the version number does not
 /// capture, so no digest of an older renderer is ever trusted.
-const RENDER_SCHEMA: &str = "garrison-render-1";
+const RENDER_SCHEMA: &str = "garrison-render-2";
 
 type Hash = [u8; 32];
 
@@ -142,7 +142,11 @@ impl Digests {
             h.bytes(self.overrides.get(&key).map_or(&[][..], |d| &d[..]));
         }
         h.text("binding");
-        h.bytes(&[u8::from(app.binding.revise), u8::from(app.binding.workload)]);
+        h.bytes(&[
+            u8::from(app.binding.revise),
+            u8::from(app.binding.divide_completions),
+            u8::from(app.binding.workload),
+        ]);
         h.bytes(&app.binding.desired.to_le_bytes());
         for a in &app.binding.clusters {
             h.text(&a.cluster);

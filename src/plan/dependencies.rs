@@ -151,6 +151,7 @@ fn follower(context: &Context<'_>, key: ObjectKey, required: Required) -> App {
             desired: 0,
             workload: false,
             revise: false,
+            divide_completions: false,
             affinity_name: None,
             decision: Decision::Scheduled(
                 "follows the workloads that reference it (propagateDeps)".into(),

@@ -79,8 +79,11 @@ pub struct Binding {
     pub desired: u64,
     /// The template has replicas to divide or duplicate.
     pub workload: bool,
-    /// Per-cluster replicas are written into the objects (Divided, desired > 0).
+    /// Each cluster's replicas are written into its object (Karmada's
+    /// ReviseReplica, which runs for every workload, Divided or Duplicated).
     pub revise: bool,
+    /// A Job's completions are divided with the replicas (Divided only).
+    pub divide_completions: bool,
     pub affinity_name: Option<String>,
     pub decision: Decision,
     /// Static weights of the binding's clusters, when the policy divides by them.
@@ -510,7 +513,8 @@ impl<'r, 'a> Placing<'r, 'a> {
             clusters: Vec::new(),
             desired: self.desired,
             workload: self.workload,
-            revise: self.divided && self.workload && self.desired > 0,
+            revise: self.workload,
+            divide_completions: self.divided && self.workload && self.desired > 0,
             affinity_name: None,
             decision,
             static_weights: None,

@@ -1,5 +1,7 @@
-//! Karmada's ReviseReplica for a Divided application: the cluster's share
-//! of the replicas, and a Job's completions divided with the same weights.
+//! Karmada's ReviseReplica for every workload, Divided or Duplicated (the
+//! binding controller writes each cluster's scheduled replicas whatever the
+//! template says), and a Divided Job's completions divided with the same
+//! weights.
 
 use super::{Made, Materialiser, Target};
 use crate::diag::Diagnostic;
@@ -19,6 +21,9 @@ pub(super) fn step(
         .interpreter
         .revise_replicas(key, &mut made.value, target.replicas)
         .map_err(|e| Materialiser::fault(target, e))?;
+    if !app.binding.divide_completions {
+        return Ok(());
+    }
     let template = &target.template.value;
     if let Some(total) = interpret::completions(&key.api_version, &key.kind, template) {
         let shares: Vec<(String, u64)> = app
