@@ -7,7 +7,9 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	clienttesting "k8s.io/client-go/testing"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
@@ -94,6 +96,12 @@ func newAPIServer(scheme *runtime.Scheme, mapper meta.RESTMapper, hooks *webhook
 	}
 	c := fake.NewClientBuilder().
 		WithScheme(scheme).
+		// A plain object tracker: the default one keeps managedFields
+		// through a RESTMapper built from the scheme alone, which
+		// mistakes the kind of a template whose group the scheme does not
+		// hold (a Service stored as a ConfigMap), and the API server's
+		// managedFields are pruned from every manifest anyway.
+		WithObjectTracker(clienttesting.NewObjectTracker(scheme, serializer.NewCodecFactory(scheme).UniversalDecoder())).
 		WithRESTMapper(mapper).
 		WithIndex(&workv1alpha1.Work{}, indexregistry.WorkIndexByLabelResourceBindingID,
 			indexregistry.GenLabelIndexerFunc(workv1alpha2.ResourceBindingPermanentIDLabel)).
