@@ -5,24 +5,17 @@ import (
 	"encoding/json"
 	"fmt"
 	"runtime/debug"
-	"sort"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
-	controllerruntime "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1alpha1 "github.com/karmada-io/karmada/pkg/apis/cluster/v1alpha1"
 	policyv1alpha1 "github.com/karmada-io/karmada/pkg/apis/policy/v1alpha1"
-	workv1alpha1 "github.com/karmada-io/karmada/pkg/apis/work/v1alpha1"
-	workv1alpha2 "github.com/karmada-io/karmada/pkg/apis/work/v1alpha2"
 	"github.com/karmada-io/karmada/pkg/controllers/binding"
+	"github.com/karmada-io/karmada/pkg/dependenciesdistributor"
 	"github.com/karmada-io/karmada/pkg/detector"
-	"github.com/karmada-io/karmada/pkg/util"
-	"github.com/karmada-io/karmada/pkg/util/fedinformer/keys"
-	"github.com/karmada-io/karmada/pkg/util/names"
 	"github.com/karmada-io/karmada/pkg/util/overridemanager"
 )
 
@@ -45,9 +38,13 @@ func (o *oracle) run(ctx context.Context, raw []byte) (ans *answer) {
 type caseState struct {
 	srv       *apiServer
 	templates []*unstructured.Unstructured
-	detector  *detector.ResourceDetector
-	rbc       *binding.ResourceBindingController
-	crbc      *binding.ClusterResourceBindingController
+	// refused holds, by index, the templates the API server would not
+	// create, with its reason.
+	refused     map[int]string
+	detector    *detector.ResourceDetector
+	distributor *dependenciesdistributor.DependenciesDistributor
+	rbc         *binding.ResourceBindingController
+	crbc        *binding.ClusterResourceBindingController
 }
 
 func (o *oracle) answer(ctx context.Context, raw []byte) (*answer, error) {
@@ -60,12 +57,12 @@ func (o *oracle) answer(ctx context.Context, raw []byte) (*answer, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, t := range st.templates {
-		r, err := o.propagate(ctx, st, t)
-		if err != nil {
-			return nil, fmt.Errorf("%s %s/%s: %w", t.GetKind(), t.GetNamespace(), t.GetName(), err)
-		}
-		ans.Results = append(ans.Results, r)
+	runs, err := o.propagate(ctx, st)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range runs {
+		ans.Results = append(ans.Results, r.res)
 	}
 	return ans, nil
 }
@@ -129,7 +126,16 @@ func (o *oracle) load(ctx context.Context, in *caseInput, ans *answer) (*caseSta
 		}
 	}
 
-	for _, t := range templates {
+	refused := map[int]string{}
+	for i, t := range templates {
+		// The storage layer refuses a create that carries a resourceVersion
+		// (k8s.io/apiserver storage.ErrResourceVersionSetOnCreate); uid
+		// and creationTimestamp are overwritten (rest.FillObjectMetaSystemFields).
+		if t.GetResourceVersion() != "" {
+			refused[i] = "resourceVersion should not be set on objects to be created"
+			ans.Rejected = append(ans.Rejected, rejection{Object: objectName(t.GetKind(), t.GetNamespace(), t.GetName()), Reason: refused[i]})
+			continue
+		}
 		t.SetUID(types.UID(templateUID(t.GetAPIVersion(), t.GetKind(), t.GetNamespace(), t.GetName())))
 		if tracksGeneration(t.GroupVersionKind()) {
 			t.SetGeneration(1)
@@ -150,6 +156,7 @@ func (o *oracle) load(ctx context.Context, in *caseInput, ans *answer) (*caseSta
 	st := &caseState{
 		srv:       srv,
 		templates: templates,
+		refused:   refused,
 		// The fields karmada-controller-manager sets that the reconcile path
 		// reads (cmd/controller-manager/app/controllermanager.go).
 		detector: &detector.ResourceDetector{
@@ -161,6 +168,14 @@ func (o *oracle) load(ctx context.Context, in *caseInput, ans *answer) (*caseSta
 			SkippedPropagatingNamespaces: o.skippedNamespaces,
 			ResourceInterpreter:          o.interpreter,
 			EventRecorder:                o.recorder,
+		},
+		distributor: &dependenciesdistributor.DependenciesDistributor{
+			Client:              c,
+			DynamicClient:       o.dynamic,
+			InformerManager:     o.informers,
+			EventRecorder:       o.recorder,
+			RESTMapper:          srv.mapper,
+			ResourceInterpreter: o.interpreter,
 		},
 		rbc: &binding.ResourceBindingController{
 			Client:              c,
@@ -225,190 +240,6 @@ func objectName(kind, namespace, name string) string {
 	return kind + "/" + namespace + "/" + name
 }
 
-// propagate is what the control plane does with one template: the resource
-// detector claims it for a policy and writes its binding, the scheduler
-// places the binding, the binding controller writes the Works.
-func (o *oracle) propagate(ctx context.Context, st *caseState, t *unstructured.Unstructured) (result, error) {
-	r := result{
-		Template: templateRef{APIVersion: t.GetAPIVersion(), Kind: t.GetKind(), Namespace: optional(t.GetNamespace()), Name: t.GetName()},
-		Clusters: []targetCluster{},
-		Works:    []workOut{},
-	}
-	d := st.detector
-
-	// What never reaches the detector's queue: the informer event filter
-	// (fedinformer.NewFilteringHandlerOnAllEvents(d.EventFilter, ...)), and
-	// kinds whose informer is never started (discoverResources skips
-	// d.gvrDisabled; the check is unexported, its three calls are the same
-	// exported SkippedResourceConfig methods).
-	if !d.EventFilter(t) {
-		r.Skipped = strPtr(fmt.Sprintf("namespace %q is never propagated (Karmada's reserved namespaces and --skipped-propagating-namespaces ^kube-.*$)", t.GetNamespace()))
-		return r, nil
-	}
-	gvk := t.GroupVersionKind()
-	if o.skippedResources.GroupVersionDisabled(gvk.GroupVersion()) || o.skippedResources.GroupDisabled(gvk.Group) ||
-		o.skippedResources.GroupVersionKindDisabled(gvk) {
-		r.Skipped = strPtr(fmt.Sprintf("%s is never propagated (util.NewSkippedResourceConfig)", gvk))
-		return r, nil
-	}
-
-	// The detector's worker: the queue key as ResourceItemKeyFunc builds it,
-	// then ResourceDetector.Reconcile, which skips a template claimed by
-	// another controller (ResourceTemplateClaimedByLabel) and runs the
-	// unexported propagateResource: an existing claim, else the best
-	// PropagationPolicy of the template's namespace, else the best
-	// ClusterPropagationPolicy, then ApplyPolicy / ApplyClusterPolicy (claim
-	// the template, BuildResourceBinding with the resource interpreter,
-	// create the binding).
-	//
-	// One guard: with no matching policy at all propagateResource adds the
-	// template to the detector's waiting list, a map that only
-	// ResourceDetector.Start allocates. The same two exported look-ups it
-	// would make tell that case apart first.
-	key, err := detector.ResourceItemKeyFunc(detector.ResourceItem{Obj: t})
-	if err != nil {
-		return r, err
-	}
-	cwk := key.(keys.ClusterWideKeyWithConfig).ClusterWideKey
-	if util.GetLabelValue(t.GetLabels(), util.ResourceTemplateClaimedByLabel) == "" {
-		pp, err := d.LookForMatchedPolicy(t, cwk)
-		if err != nil {
-			return r, err
-		}
-		cpp, err := d.LookForMatchedClusterPolicy(t, cwk)
-		if err != nil {
-			return r, err
-		}
-		if pp == nil && cpp == nil {
-			return r, nil
-		}
-	}
-	reconcileErr := d.Reconcile(key)
-
-	stored := &unstructured.Unstructured{}
-	stored.SetGroupVersionKind(gvk)
-	if err := st.srv.client.Get(ctx, client.ObjectKey{Namespace: t.GetNamespace(), Name: t.GetName()}, stored); err != nil {
-		return r, err
-	}
-	if util.GetLabelValue(stored.GetLabels(), util.ResourceTemplateClaimedByLabel) != "" {
-		r.Skipped = strPtr(fmt.Sprintf("claimed by %s (label %s): no policy may propagate it",
-			stored.GetLabels()[util.ResourceTemplateClaimedByLabel], util.ResourceTemplateClaimedByLabel))
-		return r, nil
-	}
-	r.Policy = claimedPolicy(stored)
-	if reconcileErr != nil {
-		// E.g. "waiting for dependent overrides": Karmada retries until the
-		// override policies the policy depends on exist, which in a static
-		// case is never.
-		r.Skipped = strPtr("the resource detector does not bind it: " + reconcileErr.Error())
-		return r, nil
-	}
-	if r.Policy == nil {
-		return r, fmt.Errorf("the detector reconciled without error but claimed no policy")
-	}
-
-	bindingName := names.GenerateBindingName(t.GetKind(), t.GetName())
-	var (
-		spec      workv1alpha2.ResourceBindingSpec
-		status    workv1alpha2.ResourceBindingStatus
-		bindingID string
-		idLabel   string
-	)
-	rb := &workv1alpha2.ResourceBinding{}
-	crb := &workv1alpha2.ClusterResourceBinding{}
-	namespaced := t.GetNamespace() != ""
-	if namespaced {
-		if err := st.srv.client.Get(ctx, client.ObjectKey{Namespace: t.GetNamespace(), Name: bindingName}, rb); err != nil {
-			return r, fmt.Errorf("binding: %w", err)
-		}
-		spec, status = rb.Spec, rb.Status
-		idLabel = workv1alpha2.ResourceBindingPermanentIDLabel
-		bindingID = rb.Labels[idLabel]
-	} else {
-		if err := st.srv.client.Get(ctx, client.ObjectKey{Name: bindingName}, crb); err != nil {
-			return r, fmt.Errorf("binding: %w", err)
-		}
-		spec, status = crb.Spec, crb.Status
-		idLabel = workv1alpha2.ClusterResourceBindingPermanentIDLabel
-		bindingID = crb.Labels[idLabel]
-	}
-
-	outcome := o.schedule(ctx, spec, status)
-	if outcome.skipped != "" {
-		r.Skipped = strPtr("karmada-scheduler never schedules it: " + outcome.skipped)
-		return r, nil
-	}
-	if outcome.err != nil {
-		r.ScheduleError = strPtr(outcome.err.Error())
-	}
-	if outcome.patch {
-		// patchScheduleResultFor{,Cluster}ResourceBinding: the result and the
-		// applied-placement annotation, nothing else.
-		var obj client.Object = rb
-		if !namespaced {
-			obj = crb
-		}
-		annotations := obj.GetAnnotations()
-		if annotations == nil {
-			annotations = map[string]string{}
-		}
-		annotations[util.PolicyPlacementAnnotation] = outcome.placement
-		obj.SetAnnotations(annotations)
-		if namespaced {
-			rb.Spec.Clusters = outcome.clusters
-		} else {
-			crb.Spec.Clusters = outcome.clusters
-		}
-		if err := st.srv.client.Update(ctx, obj); err != nil {
-			return r, fmt.Errorf("recording the schedule: %w", err)
-		}
-	}
-
-	// The binding controller, once, on the scheduled binding.
-	req := controllerruntime.Request{NamespacedName: types.NamespacedName{Namespace: t.GetNamespace(), Name: bindingName}}
-	if namespaced {
-		_, err = st.rbc.Reconcile(ctx, req)
-	} else {
-		_, err = st.crbc.Reconcile(ctx, req)
-	}
-	if err != nil {
-		return r, fmt.Errorf("binding controller: %w", err)
-	}
-
-	// What the binding ends up with, and its Works.
-	if namespaced {
-		err = st.srv.client.Get(ctx, req.NamespacedName, rb)
-		spec = rb.Spec
-	} else {
-		err = st.srv.client.Get(ctx, req.NamespacedName, crb)
-		spec = crb.Spec
-	}
-	if err != nil {
-		return r, err
-	}
-	r.Workload = spec.IsWorkload()
-	for _, tc := range spec.Clusters {
-		r.Clusters = append(r.Clusters, targetCluster{Name: tc.Name, Replicas: tc.Replicas})
-	}
-	works := &workv1alpha1.WorkList{}
-	selector := labels.SelectorFromSet(labels.Set{idLabel: bindingID})
-	if err := st.srv.client.List(ctx, works, client.MatchingLabelsSelector{Selector: selector}); err != nil {
-		return r, err
-	}
-	for _, w := range works.Items {
-		cluster, err := names.GetClusterName(w.Namespace)
-		if err != nil {
-			return r, err
-		}
-		if len(w.Spec.Workload.Manifests) == 0 {
-			return r, fmt.Errorf("work %s/%s has no manifest", w.Namespace, w.Name)
-		}
-		r.Works = append(r.Works, workOut{Cluster: cluster, Namespace: w.Namespace, Name: w.Name, Manifest: json.RawMessage(w.Spec.Workload.Manifests[0].Raw)})
-	}
-	sort.Slice(r.Works, func(i, j int) bool { return r.Works[i].Cluster < r.Works[j].Cluster })
-	return r, nil
-}
-
 // claimedPolicy reads the claim the detector wrote on the template
 // (detector.AddPPClaimMetadata / AddCPPClaimMetadata).
 func claimedPolicy(t *unstructured.Unstructured) *policyRef {
@@ -420,4 +251,8 @@ func claimedPolicy(t *unstructured.Unstructured) *policyRef {
 		return &policyRef{Kind: "ClusterPropagationPolicy", Name: name}
 	}
 	return nil
+}
+
+func refOf(t *unstructured.Unstructured) templateRef {
+	return templateRef{APIVersion: t.GetAPIVersion(), Kind: t.GetKind(), Namespace: optional(t.GetNamespace()), Name: t.GetName()}
 }

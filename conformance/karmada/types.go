@@ -50,16 +50,30 @@ type workOut struct {
 	Namespace string          `json:"namespace"`
 	Name      string          `json:"name"`
 	Manifest  json.RawMessage `json:"manifest"`
+	// SuspendDispatching: the Work exists but the execution controller
+	// does not apply it to the cluster (policy spec.suspension.dispatching,
+	// dispatchingOnClusters).
+	SuspendDispatching bool `json:"suspendDispatching"`
 }
 
 // result is one template's outcome, in the template's input order.
 type result struct {
-	Template      templateRef     `json:"template"`
-	Policy        *policyRef      `json:"policy"`
-	Skipped       *string         `json:"skipped"`
-	ScheduleError *string         `json:"scheduleError"`
-	Clusters      []targetCluster `json:"clusters"`
-	Works         []workOut       `json:"works"`
+	Template      templateRef `json:"template"`
+	Policy        *policyRef  `json:"policy"`
+	Skipped       *string     `json:"skipped"`
+	ScheduleError *string     `json:"scheduleError"`
+	// SyncError is the binding controller's error writing the Works (an
+	// override that does not apply, a failing customization): Karmada
+	// retries forever, and the clusters it failed on get no Work.
+	SyncError *string         `json:"syncError"`
+	Clusters  []targetCluster `json:"clusters"`
+	// RequiredBy are the clusters the binding controller also writes the
+	// template to because workloads placed there depend on it
+	// (propagateDeps: the binding's spec.requiredBy, merged as the
+	// binding controller's mergeTargetClusters does, without those already
+	// in clusters), with the replicas it would pass to ReviseReplica.
+	RequiredBy []targetCluster `json:"requiredBy"`
+	Works      []workOut       `json:"works"`
 	// Workload tells whether Karmada divides replicas for it (the binding's
 	// spec.IsWorkload(): replicas or per-replica requirements were
 	// interpreted); not part of the comparison contract, a hint for it.
