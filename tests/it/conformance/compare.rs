@@ -63,6 +63,9 @@ pub fn divergences(garrison: &Value, karmada: &Value) -> Vec<String> {
             }
             continue;
         }
+        if let Some(error) = t["syncError"].as_str() {
+            found.push(format!("{name}: Karmada cannot write its Works: {error}"));
+        }
         if o["policy"] != t["policy"] {
             found.push(format!(
                 "{name}: policy {} against Karmada's {}",
@@ -143,7 +146,22 @@ fn delivered(ours: &Value, theirs: &Value) -> (Delivered, Delivered) {
     };
     let ours = sorted(ours);
     let (mut clusters, mut works) = sorted(theirs);
-    if theirs["workload"].as_bool() == Some(true) {
+    // A template other workloads depend on (propagateDeps) is written to
+    // their clusters too: garrison lists them with the others, the oracle
+    // apart (`requiredBy`, as Karmada keeps them in the binding). Karmada
+    // gives them the depending workload's replicas, which only count for a
+    // workload (ReviseReplica); for anything else they are 0, as garrison
+    // has them.
+    let workload = theirs["workload"].as_bool() == Some(true);
+    for required in theirs["requiredBy"].as_array().into_iter().flatten() {
+        let mut cluster = required.clone();
+        if !workload {
+            cluster["replicas"] = Value::from(0);
+        }
+        clusters.push(cluster);
+    }
+    clusters.sort_by(|a, b| a["name"].as_str().cmp(&b["name"].as_str()));
+    if workload {
         let listed = |name: &str| ours.0.iter().any(|c| c["name"].as_str() == Some(name));
         clusters.retain(|c| {
             c["replicas"].as_u64().unwrap_or(0) > 0
