@@ -3,8 +3,9 @@ package main
 import (
 	"context"
 	"regexp"
+	"sort"
 
-	"k8s.io/apimachinery/pkg/runtime"
+	kruntime "k8s.io/apimachinery/pkg/runtime"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	corev1listers "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
@@ -14,7 +15,9 @@ import (
 	"github.com/karmada-io/karmada/pkg/resourceinterpreter"
 	schedulercache "github.com/karmada-io/karmada/pkg/scheduler/cache"
 	"github.com/karmada-io/karmada/pkg/scheduler/core"
+	"github.com/karmada-io/karmada/pkg/scheduler/framework"
 	frameworkplugins "github.com/karmada-io/karmada/pkg/scheduler/framework/plugins"
+	"github.com/karmada-io/karmada/pkg/scheduler/framework/runtime"
 	"github.com/karmada-io/karmada/pkg/util"
 )
 
@@ -25,7 +28,7 @@ import (
 // case's apiServer, which the informer manager and the cluster indexer are
 // pointed at for the duration of the case.
 type oracle struct {
-	scheme      *runtime.Scheme
+	scheme      *kruntime.Scheme
 	hooks       *webhooks
 	informers   *informerManager
 	interpreter resourceinterpreter.ResourceInterpreter
@@ -33,6 +36,9 @@ type oracle struct {
 	// case replaces its content.
 	clusters  cache.Indexer
 	algorithm core.ScheduleAlgorithm
+	// filters are the same registry's filter plugins, in name order (see
+	// stableFitError).
+	filters []framework.FilterPlugin
 	// emptyWorkloads is karmada-scheduler's
 	// --enable-empty-workload-propagation (default false): keep the selected
 	// clusters whose share of a workload is zero replicas, with 0.
@@ -57,7 +63,7 @@ func newOracle(emptyWorkloads bool) (*oracle, error) {
 		clusters:       cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{}),
 		// A FakeRecorder without a channel drops events instead of blocking.
 		recorder: &record.FakeRecorder{},
-		dynamic:  dynamicfake.NewSimpleDynamicClient(runtime.NewScheme()),
+		dynamic:  dynamicfake.NewSimpleDynamicClient(kruntime.NewScheme()),
 		// karmada-controller-manager's defaults: --skipped-propagating-namespaces
 		// is "kube-.*", compiled as "^kube-.*$" (options.SkippedNamespacesRegexps),
 		// and --skipped-propagating-apis is empty on top of
@@ -82,6 +88,11 @@ func newOracle(emptyWorkloads bool) (*oracle, error) {
 	// cache of the cluster lister. The ResourceBinding indexer only serves
 	// the WorkloadAffinity plugins, off by default.
 	registry := frameworkplugins.NewInTreeRegistry().Filter([]string{"*"})
+	filters, err := filterPlugins(registry)
+	if err != nil {
+		return nil, err
+	}
+	o.filters = filters
 	schedCache := schedulercache.NewCache(clusterlister.NewClusterLister(o.clusters),
 		cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{}), 0)
 	algorithm, err := core.NewGenericScheduler(schedCache, registry)
@@ -90,4 +101,24 @@ func newOracle(emptyWorkloads bool) (*oracle, error) {
 	}
 	o.algorithm = algorithm
 	return o, nil
+}
+
+// filterPlugins instantiates a registry's filter plugins, in name order.
+func filterPlugins(registry runtime.Registry) ([]framework.FilterPlugin, error) {
+	names := make([]string, 0, len(registry))
+	for name := range registry {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	var filters []framework.FilterPlugin
+	for _, name := range names {
+		p, err := registry[name]()
+		if err != nil {
+			return nil, err
+		}
+		if f, ok := p.(framework.FilterPlugin); ok {
+			filters = append(filters, f)
+		}
+	}
+	return filters, nil
 }

@@ -68,3 +68,29 @@ func TestSmokeCase(t *testing.T) {
 		}
 	}
 }
+
+// Each process orders the scheduler's filter plugins at random (the
+// registry is a map): the answer, FitError message included, must not
+// depend on it. Every newOracle builds its own framework.
+func TestAnswerDoesNotDependOnPluginOrder(t *testing.T) {
+	raw, err := os.ReadFile("testdata/fit-error.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var first string
+	for i := 0; i < 8; i++ {
+		o, err := newOracle(false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := o.run(context.Background(), raw)
+		if a.Error != "" || len(a.Results) != 1 || a.Results[0].ScheduleError == nil {
+			t.Fatalf("expected a schedule error, got %+v", a)
+		}
+		if msg := *a.Results[0].ScheduleError; first == "" {
+			first = msg
+		} else if msg != first {
+			t.Fatalf("%q, then %q", first, msg)
+		}
+	}
+}

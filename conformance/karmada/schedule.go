@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	clusterv1alpha1 "github.com/karmada-io/karmada/pkg/apis/cluster/v1alpha1"
 	workv1alpha2 "github.com/karmada-io/karmada/pkg/apis/work/v1alpha2"
 	"github.com/karmada-io/karmada/pkg/scheduler/core"
 	"github.com/karmada-io/karmada/pkg/scheduler/framework"
@@ -77,24 +78,67 @@ func (o *oracle) schedule(ctx context.Context, spec workv1alpha2.ResourceBinding
 		if err != nil && !errors.As(err, &fitErr) {
 			return scheduleOutcome{err: err}
 		}
+		if fitErr != nil {
+			err = o.stableFitError(ctx, &spec, &status, fitErr)
+		}
 		return scheduleOutcome{patch: true, clusters: result.SuggestedClusters, placement: string(placement), err: err}
 	}
 
 	var firstErr error
-	observed := status.DeepCopy()
+	var firstStatus *workv1alpha2.ResourceBindingStatus
 	for index := range spec.Placement.ClusterAffinities {
+		observed := status.DeepCopy()
 		observed.SchedulerObservedAffinityName = spec.Placement.ClusterAffinities[index].AffinityName
 		result, err := o.algorithm.Schedule(ctx, &spec, observed, option)
 		if err == nil {
 			return scheduleOutcome{patch: true, clusters: result.SuggestedClusters, placement: string(placement)}
 		}
 		if firstErr == nil {
-			firstErr = err
+			firstErr, firstStatus = err, observed
 		}
 	}
 	var fitErr *framework.FitError
 	if !errors.As(firstErr, &fitErr) {
 		return scheduleOutcome{err: firstErr}
 	}
-	return scheduleOutcome{patch: true, placement: string(placement), err: firstErr}
+	return scheduleOutcome{patch: true, placement: string(placement), err: o.stableFitError(ctx, &spec, firstStatus, fitErr)}
+}
+
+// stableFitError gives a FitError a message that does not change from one
+// run to the next. Karmada's message (FitError.Error) counts, for each
+// cluster that did not fit, the reason of the first filter plugin that
+// refused it, and runtime.NewFramework orders the plugins as it ranges over
+// the registry map: a cluster that two plugins refuse is counted under
+// either, differently in each process. The clusters are asked again here,
+// the plugins in name order, and Karmada's FitError formats the result.
+// Only the message changes: which clusters fit does not depend on the order.
+func (o *oracle) stableFitError(ctx context.Context, spec *workv1alpha2.ResourceBindingSpec,
+	status *workv1alpha2.ResourceBindingStatus, fitErr *framework.FitError) error {
+	stable := &framework.FitError{
+		NumAllClusters: fitErr.NumAllClusters,
+		Diagnosis:      framework.Diagnosis{ClusterToResultMap: framework.ClusterToResultMap{}},
+	}
+	for name := range fitErr.Diagnosis.ClusterToResultMap {
+		item, exists, err := o.clusters.GetByKey(name)
+		if err != nil || !exists {
+			return fitErr
+		}
+		filterCtx := &framework.FilterContext{Context: ctx, BindingSpec: spec, BindingStatus: status, Cluster: item.(*clusterv1alpha1.Cluster)}
+		for _, p := range o.filters {
+			var result *framework.Result
+			if withContext, ok := p.(framework.FilterPluginWithContext); ok {
+				result = withContext.FilterWithContext(filterCtx)
+			} else {
+				result = p.Filter(ctx, spec, status, filterCtx.Cluster)
+			}
+			if !result.IsSuccess() {
+				stable.Diagnosis.ClusterToResultMap[name] = result
+				break
+			}
+		}
+		if _, found := stable.Diagnosis.ClusterToResultMap[name]; !found {
+			return fitErr
+		}
+	}
+	return stable
 }
