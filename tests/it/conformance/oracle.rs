@@ -15,6 +15,14 @@ pub struct Oracle {
     output: BufReader<ChildStdout>,
 }
 
+/// The oracle, built once per test process: the tests that use it run in
+/// parallel, and a second `go build` writing the binary another test is
+/// running could fail with "text file busy".
+fn built() -> PathBuf {
+    static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    BUILT.get_or_init(build).clone()
+}
+
 /// Build the oracle into `target/`; a missing Go is a failure that says
 /// what to install, never a skipped test.
 fn build() -> PathBuf {
@@ -39,7 +47,7 @@ fn build() -> PathBuf {
 
 impl Oracle {
     pub fn start() -> Oracle {
-        let binary = build();
+        let binary = built();
         // garrison delivers a workload to a selected cluster whose share is
         // zero replicas, with 0 (SPEC §2: in GitOps, dropping it would delete
         // the application there). That is what karmada-scheduler does with
