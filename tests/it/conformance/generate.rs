@@ -4,11 +4,12 @@
 //! refuse is never generated), so any difference in what they compute is
 //! a divergence to explain or fix.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 /// One case, in the oracle's input format (`conformance/karmada/README.md`).
-#[derive(Clone, Debug, Default, Serialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Case {
     pub clusters: Vec<Value>,
     pub policies: Vec<Value>,

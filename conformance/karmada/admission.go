@@ -1,0 +1,253 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	jsonpatch "github.com/evanphx/json-patch/v5"
+	admissionv1 "k8s.io/api/admission/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	workv1alpha1 "github.com/karmada-io/karmada/pkg/apis/work/v1alpha1"
+	workv1alpha2 "github.com/karmada-io/karmada/pkg/apis/work/v1alpha2"
+	"github.com/karmada-io/karmada/pkg/util"
+	"github.com/karmada-io/karmada/pkg/webhook/clusteroverridepolicy"
+	"github.com/karmada-io/karmada/pkg/webhook/clusterpropagationpolicy"
+	"github.com/karmada-io/karmada/pkg/webhook/clusterresourcebinding"
+	"github.com/karmada-io/karmada/pkg/webhook/overridepolicy"
+	"github.com/karmada-io/karmada/pkg/webhook/propagationpolicy"
+	"github.com/karmada-io/karmada/pkg/webhook/resourcebinding"
+	"github.com/karmada-io/karmada/pkg/webhook/resourceinterpretercustomization"
+	"github.com/karmada-io/karmada/pkg/webhook/work"
+)
+
+// webhooks are karmada-webhook's admission handlers for the kinds a case
+// creates, called in-process with the AdmissionRequest the API server would
+// send (artifacts/deploy/webhook-configuration.yaml lists which kind has
+// which). The RIC validator lists the RICs already admitted, so it needs the
+// case's client; it is bound per case in admit.
+type webhooks struct {
+	decoder admission.Decoder
+}
+
+func newWebhooks(scheme *runtime.Scheme) *webhooks {
+	return &webhooks{decoder: admission.NewDecoder(scheme)}
+}
+
+func (w *webhooks) mutating(kind string) admission.Handler {
+	switch kind {
+	case "PropagationPolicy":
+		return &propagationpolicy.MutatingAdmission{Decoder: w.decoder}
+	case "ClusterPropagationPolicy":
+		return &clusterpropagationpolicy.MutatingAdmission{Decoder: w.decoder}
+	case "OverridePolicy":
+		return &overridepolicy.MutatingAdmission{Decoder: w.decoder}
+	case "ResourceBinding":
+		return &resourcebinding.MutatingAdmission{Decoder: w.decoder}
+	case "ClusterResourceBinding":
+		return &clusterresourcebinding.MutatingAdmission{Decoder: w.decoder}
+	case "Work":
+		return &work.MutatingAdmission{Decoder: w.decoder}
+	}
+	return nil
+}
+
+func (w *webhooks) validating(kind string, c client.Client) admission.Handler {
+	switch kind {
+	case "PropagationPolicy":
+		return &propagationpolicy.ValidatingAdmission{Decoder: w.decoder}
+	case "ClusterPropagationPolicy":
+		return &clusterpropagationpolicy.ValidatingAdmission{Decoder: w.decoder}
+	case "OverridePolicy":
+		return &overridepolicy.ValidatingAdmission{Decoder: w.decoder}
+	case "ClusterOverridePolicy":
+		return &clusteroverridepolicy.ValidatingAdmission{Decoder: w.decoder}
+	case "ResourceInterpreterCustomization":
+		return &resourceinterpretercustomization.ValidatingAdmission{Client: c, Decoder: w.decoder}
+	}
+	// The ResourceBinding validator (resourcebinding.ValidatingAdmission)
+	// is not called: it checks FederatedResourceQuota and components, both
+	// behind feature gates that are off by default, and that the
+	// dependencies annotation is JSON, which only Karmada itself writes.
+	return nil
+}
+
+// admit runs what the API server does with a create request for one of
+// Karmada's own kinds: CRD defaults, the mutating webhook, the permanent-id
+// label made deterministic, CRD defaults again (the API server decodes the
+// webhook's result with defaulting), then the validating webhook. It returns
+// the admitted object, or the validating webhook's reason for refusing it.
+func (w *webhooks) admit(ctx context.Context, c client.Client, gvk schema.GroupVersionKind, obj map[string]any) (map[string]any, string, error) {
+	kind := gvk.Kind
+	applyCRDDefaults(kind, obj)
+	raw, err := json.Marshal(obj)
+	if err != nil {
+		return nil, "", err
+	}
+	meta := obj["metadata"].(map[string]any)
+	name, _ := meta["name"].(string)
+	namespace, _ := meta["namespace"].(string)
+	req := admission.Request{AdmissionRequest: admissionv1.AdmissionRequest{
+		UID:       types.UID(stableID("admission", kind, namespace, name)),
+		Kind:      metav1.GroupVersionKind{Group: gvk.Group, Version: gvk.Version, Kind: gvk.Kind},
+		Name:      name,
+		Namespace: namespace,
+		Operation: admissionv1.Create,
+		Object:    runtime.RawExtension{Raw: raw},
+	}}
+	if h := w.mutating(kind); h != nil {
+		resp := h.Handle(ctx, req)
+		if !resp.Allowed {
+			return nil, responseReason(resp), nil
+		}
+		if raw, err = applyPatches(raw, resp); err != nil {
+			return nil, "", fmt.Errorf("%s webhook patch: %w", kind, err)
+		}
+		obj = map[string]any{}
+		if err := json.Unmarshal(raw, &obj); err != nil {
+			return nil, "", err
+		}
+	}
+	setPermanentID(kind, obj)
+	applyCRDDefaults(kind, obj)
+	if raw, err = json.Marshal(obj); err != nil {
+		return nil, "", err
+	}
+	req.Object = runtime.RawExtension{Raw: raw}
+	if h := w.validating(kind, c); h != nil {
+		resp := h.Handle(ctx, req)
+		if !resp.Allowed {
+			return nil, responseReason(resp), nil
+		}
+	}
+	return obj, "", nil
+}
+
+// permanentIDLabels are the labels Karmada's mutating webhooks fill with a
+// random UUID (uuid.New()) on create; the oracle replaces that value with
+// permanentID(kind, namespace, name).
+var permanentIDLabels = map[string]string{
+	"PropagationPolicy":        "propagationpolicy.karmada.io/permanent-id",
+	"ClusterPropagationPolicy": "clusterpropagationpolicy.karmada.io/permanent-id",
+	"ResourceBinding":          workv1alpha2.ResourceBindingPermanentIDLabel,
+	"ClusterResourceBinding":   workv1alpha2.ClusterResourceBindingPermanentIDLabel,
+	"Work":                     workv1alpha2.WorkPermanentIDLabel,
+}
+
+func setPermanentID(kind string, obj map[string]any) {
+	key, ok := permanentIDLabels[kind]
+	if !ok {
+		return
+	}
+	meta := obj["metadata"].(map[string]any)
+	labels, _ := meta["labels"].(map[string]any)
+	if labels == nil || labels[key] == nil {
+		return // the webhook did not set one (it is not this kind's create path)
+	}
+	name, _ := meta["name"].(string)
+	namespace, _ := meta["namespace"].(string)
+	labels[key] = permanentID(kind, namespace, name)
+}
+
+func applyPatches(raw []byte, resp admission.Response) ([]byte, error) {
+	if len(resp.Patches) == 0 {
+		return raw, nil
+	}
+	ops, err := json.Marshal(resp.Patches)
+	if err != nil {
+		return nil, err
+	}
+	patch, err := jsonpatch.DecodePatch(ops)
+	if err != nil {
+		return nil, err
+	}
+	return patch.Apply(raw)
+}
+
+func responseReason(resp admission.Response) string {
+	if resp.Result != nil && resp.Result.Message != "" {
+		return resp.Result.Message
+	}
+	if resp.Result != nil {
+		return string(resp.Result.Reason)
+	}
+	return "denied"
+}
+
+// mutateOnWrite runs, inside the case's fake client, the webhooks that
+// karmada-webhook registers for objects Karmada's controllers write:
+// ResourceBinding and ClusterResourceBinding on create (a permanent-id
+// label), Work on create and update (a permanent-id label, pruning, and the
+// managed-labels/annotations bookkeeping of the manifest). CRD defaults are
+// applied around them as the API server would. The permanent id is set
+// beforehand so that the webhook keeps it instead of minting a random one.
+func (w *webhooks) mutateOnWrite(ctx context.Context, obj client.Object, gvk schema.GroupVersionKind, create bool) error {
+	kind := gvk.Kind
+	switch kind {
+	case "ResourceBinding", "ClusterResourceBinding":
+		if !create {
+			return nil
+		}
+	case "Work":
+	default:
+		return nil
+	}
+	if key := permanentIDLabels[kind]; util.GetLabelValue(obj.GetLabels(), key) == "" {
+		util.MergeLabel(obj, key, permanentID(kind, obj.GetNamespace(), obj.GetName()))
+	}
+	content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if err != nil {
+		return err
+	}
+	content["apiVersion"] = gvk.GroupVersion().String()
+	content["kind"] = kind
+	applyCRDDefaults(kind, content)
+	raw, err := json.Marshal(content)
+	if err != nil {
+		return err
+	}
+	op := admissionv1.Update
+	if create {
+		op = admissionv1.Create
+	}
+	req := admission.Request{AdmissionRequest: admissionv1.AdmissionRequest{
+		UID:       types.UID(stableID("admission", kind, obj.GetNamespace(), obj.GetName())),
+		Kind:      metav1.GroupVersionKind{Group: gvk.Group, Version: gvk.Version, Kind: kind},
+		Name:      obj.GetName(),
+		Namespace: obj.GetNamespace(),
+		Operation: op,
+		Object:    runtime.RawExtension{Raw: raw},
+	}}
+	resp := w.mutating(kind).Handle(ctx, req)
+	if !resp.Allowed {
+		return fmt.Errorf("%s webhook denied %s/%s: %s", kind, obj.GetNamespace(), obj.GetName(), responseReason(resp))
+	}
+	if raw, err = applyPatches(raw, resp); err != nil {
+		return err
+	}
+	content = map[string]any{}
+	if err := json.Unmarshal(raw, &content); err != nil {
+		return err
+	}
+	applyCRDDefaults(kind, content)
+	raw, err = json.Marshal(content)
+	if err != nil {
+		return err
+	}
+	// Decode back into the caller's typed object, as the API server's answer would.
+	switch o := obj.(type) {
+	case *workv1alpha2.ResourceBinding:
+		*o = workv1alpha2.ResourceBinding{}
+	case *workv1alpha2.ClusterResourceBinding:
+		*o = workv1alpha2.ClusterResourceBinding{}
+	case *workv1alpha1.Work:
+		*o = workv1alpha1.Work{}
+	}
+	return json.Unmarshal(raw, obj)
+}

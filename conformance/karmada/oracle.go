@@ -1,0 +1,124 @@
+package main
+
+import (
+	"context"
+	"regexp"
+	"sort"
+
+	kruntime "k8s.io/apimachinery/pkg/runtime"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
+	corev1listers "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/record"
+
+	clusterlister "github.com/karmada-io/karmada/pkg/generated/listers/cluster/v1alpha1"
+	"github.com/karmada-io/karmada/pkg/resourceinterpreter"
+	schedulercache "github.com/karmada-io/karmada/pkg/scheduler/cache"
+	"github.com/karmada-io/karmada/pkg/scheduler/core"
+	"github.com/karmada-io/karmada/pkg/scheduler/framework"
+	frameworkplugins "github.com/karmada-io/karmada/pkg/scheduler/framework/plugins"
+	"github.com/karmada-io/karmada/pkg/scheduler/framework/runtime"
+	"github.com/karmada-io/karmada/pkg/util"
+)
+
+// oracle is what lives for the whole process: the pieces of Karmada that are
+// costly to build or that keep global state (the scheduler framework starts
+// a metrics goroutine per instance; the resource interpreter compiles the
+// thirdparty customizations once). Everything a case adds lives in that
+// case's apiServer, which the informer manager and the cluster indexer are
+// pointed at for the duration of the case.
+type oracle struct {
+	scheme      *kruntime.Scheme
+	hooks       *webhooks
+	informers   *informerManager
+	interpreter resourceinterpreter.ResourceInterpreter
+	// clusters is the store behind the scheduler's cluster lister; each
+	// case replaces its content.
+	clusters  cache.Indexer
+	algorithm core.ScheduleAlgorithm
+	// filters are the same registry's filter plugins, in name order (see
+	// stableFitError).
+	filters []framework.FilterPlugin
+	// emptyWorkloads is karmada-scheduler's
+	// --enable-empty-workload-propagation (default false): keep the selected
+	// clusters whose share of a workload is zero replicas, with 0.
+	emptyWorkloads bool
+	recorder       record.EventRecorder
+	// dynamic is the detector's and binding controller's fallback when an
+	// informer misses an object; every template is in the informers, so it
+	// stays empty.
+	dynamic *dynamicfake.FakeDynamicClient
+
+	skippedNamespaces []*regexp.Regexp
+	skippedResources  *util.SkippedResourceConfig
+}
+
+func newOracle(emptyWorkloads bool) (*oracle, error) {
+	scheme := newKarmadaScheme()
+	o := &oracle{
+		scheme:         scheme,
+		emptyWorkloads: emptyWorkloads,
+		hooks:          newWebhooks(scheme),
+		informers:      newInformerManager(),
+		clusters:       cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{}),
+		// A FakeRecorder without a channel drops events instead of blocking.
+		recorder: &record.FakeRecorder{},
+		dynamic:  dynamicfake.NewSimpleDynamicClient(kruntime.NewScheme()),
+		// karmada-controller-manager's defaults: --skipped-propagating-namespaces
+		// is "kube-.*", compiled as "^kube-.*$" (options.SkippedNamespacesRegexps),
+		// and --skipped-propagating-apis is empty on top of
+		// util.NewSkippedResourceConfig().
+		skippedNamespaces: []*regexp.Regexp{regexp.MustCompile("^kube-.*$")},
+		skippedResources:  util.NewSkippedResourceConfig(),
+	}
+
+	// The controller-manager's interpreter (cmd/controller-manager/app:
+	// resourceinterpreter.NewResourceInterpreter over the control plane's
+	// informer manager). Start builds the declarative (Lua), webhook,
+	// thirdparty and native interpreters; the declarative one reloads its
+	// customizations whenever the informer manager switches case.
+	serviceLister := corev1listers.NewServiceLister(cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{}))
+	o.interpreter = resourceinterpreter.NewResourceInterpreter(o.informers, serviceLister)
+	if err := o.interpreter.Start(context.Background()); err != nil {
+		return nil, err
+	}
+
+	// The scheduler as karmada-scheduler builds it (scheduler.NewScheduler):
+	// the in-tree registry filtered by the --plugins default "*", over a
+	// cache of the cluster lister. The ResourceBinding indexer only serves
+	// the WorkloadAffinity plugins, off by default.
+	registry := frameworkplugins.NewInTreeRegistry().Filter([]string{"*"})
+	filters, err := filterPlugins(registry)
+	if err != nil {
+		return nil, err
+	}
+	o.filters = filters
+	schedCache := schedulercache.NewCache(clusterlister.NewClusterLister(o.clusters),
+		cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{}), 0)
+	algorithm, err := core.NewGenericScheduler(schedCache, registry)
+	if err != nil {
+		return nil, err
+	}
+	o.algorithm = algorithm
+	return o, nil
+}
+
+// filterPlugins instantiates a registry's filter plugins, in name order.
+func filterPlugins(registry runtime.Registry) ([]framework.FilterPlugin, error) {
+	names := make([]string, 0, len(registry))
+	for name := range registry {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	var filters []framework.FilterPlugin
+	for _, name := range names {
+		p, err := registry[name]()
+		if err != nil {
+			return nil, err
+		}
+		if f, ok := p.(framework.FilterPlugin); ok {
+			filters = append(filters, f)
+		}
+	}
+	return filters, nil
+}

@@ -1,0 +1,316 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
+	controllerruntime "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	workv1alpha1 "github.com/karmada-io/karmada/pkg/apis/work/v1alpha1"
+	workv1alpha2 "github.com/karmada-io/karmada/pkg/apis/work/v1alpha2"
+	"github.com/karmada-io/karmada/pkg/detector"
+	"github.com/karmada-io/karmada/pkg/util"
+	"github.com/karmada-io/karmada/pkg/util/fedinformer/keys"
+	"github.com/karmada-io/karmada/pkg/util/names"
+)
+
+// templateRun is one template on its way through the control plane.
+type templateRun struct {
+	t   *unstructured.Unstructured
+	res result
+	// final: res is complete, nothing further happens to the template.
+	final bool
+	// binding is the key of the template's (Cluster)ResourceBinding, which
+	// the detector or the dependencies distributor may create.
+	binding types.NamespacedName
+}
+
+func (r *templateRun) namespaced() bool { return r.t.GetNamespace() != "" }
+
+// propagate runs the controllers over every template, in the order a
+// control plane that sees all the objects at once settles on: the resource
+// detector claims templates and writes bindings, the scheduler places them,
+// the dependencies distributor attaches what placed workloads depend on
+// (propagateDeps), then the binding controller writes the Works. Each step
+// is Karmada's own reconcile function; templates are independent of each
+// other except through dependencies, hence the phases.
+func (o *oracle) propagate(ctx context.Context, st *caseState) ([]*templateRun, error) {
+	runs := make([]*templateRun, 0, len(st.templates))
+	for i, t := range st.templates {
+		r := &templateRun{
+			t:       t,
+			res:     result{Template: refOf(t), Clusters: []targetCluster{}, RequiredBy: []targetCluster{}, Works: []workOut{}},
+			binding: types.NamespacedName{Namespace: t.GetNamespace(), Name: names.GenerateBindingName(t.GetKind(), t.GetName())},
+		}
+		if reason, refused := st.refused[i]; refused {
+			r.res.Skipped = strPtr("the API server refuses it: " + reason)
+			r.final = true
+		}
+		runs = append(runs, r)
+	}
+	steps := []struct {
+		name string
+		do   func(context.Context, *caseState, *templateRun) error
+	}{
+		{"resource detector", o.detect},
+		{"scheduler", o.scheduleBinding},
+		{"dependencies distributor", o.distributeDependencies},
+		{"binding controller", o.writeWorks},
+		{"reading the outcome", o.collect},
+	}
+	for _, step := range steps {
+		for _, r := range runs {
+			if r.final {
+				continue
+			}
+			if err := step.do(ctx, st, r); err != nil {
+				return nil, fmt.Errorf("%s %s/%s, %s: %w", r.t.GetKind(), r.t.GetNamespace(), r.t.GetName(), step.name, err)
+			}
+		}
+	}
+	return runs, nil
+}
+
+// detect is the resource detector's handling of the template.
+func (o *oracle) detect(ctx context.Context, st *caseState, r *templateRun) error {
+	d, t := st.detector, r.t
+
+	// What never reaches the detector's queue: the informer event filter
+	// (fedinformer.NewFilteringHandlerOnAllEvents(d.EventFilter, ...)), and
+	// kinds whose informer is never started (discoverResources skips
+	// d.gvrDisabled; the check is unexported, its three calls are the same
+	// exported SkippedResourceConfig methods).
+	if !d.EventFilter(t) {
+		r.res.Skipped = strPtr(fmt.Sprintf("namespace %q is never propagated (Karmada's reserved namespaces and --skipped-propagating-namespaces ^kube-.*$)", t.GetNamespace()))
+		r.final = true
+		return nil
+	}
+	gvk := t.GroupVersionKind()
+	if o.skippedResources.GroupVersionDisabled(gvk.GroupVersion()) || o.skippedResources.GroupDisabled(gvk.Group) ||
+		o.skippedResources.GroupVersionKindDisabled(gvk) {
+		r.res.Skipped = strPtr(fmt.Sprintf("%s is never propagated (util.NewSkippedResourceConfig)", gvk))
+		r.final = true
+		return nil
+	}
+
+	// The detector's worker: the queue key as ResourceItemKeyFunc builds it,
+	// then ResourceDetector.Reconcile, which skips a template claimed by
+	// another controller (ResourceTemplateClaimedByLabel) and runs the
+	// unexported propagateResource: an existing claim, else the best
+	// PropagationPolicy of the template's namespace, else the best
+	// ClusterPropagationPolicy, then ApplyPolicy / ApplyClusterPolicy (claim
+	// the template, BuildResourceBinding with the resource interpreter,
+	// create the binding).
+	//
+	// One guard: with no matching policy at all, propagateResource adds the
+	// template to the detector's waiting list, a map only
+	// ResourceDetector.Start allocates. The same two exported look-ups it
+	// would make tell that case apart first; such a template may still be
+	// propagated as another's dependency.
+	key, err := detector.ResourceItemKeyFunc(detector.ResourceItem{Obj: t})
+	if err != nil {
+		return err
+	}
+	if util.GetLabelValue(t.GetLabels(), util.ResourceTemplateClaimedByLabel) == "" {
+		cwk := key.(keys.ClusterWideKeyWithConfig).ClusterWideKey
+		pp, err := d.LookForMatchedPolicy(t, cwk)
+		if err != nil {
+			return err
+		}
+		cpp, err := d.LookForMatchedClusterPolicy(t, cwk)
+		if err != nil {
+			return err
+		}
+		if pp == nil && cpp == nil {
+			return nil
+		}
+	}
+	reconcileErr := d.Reconcile(key)
+
+	stored := &unstructured.Unstructured{}
+	stored.SetGroupVersionKind(gvk)
+	if err := st.srv.client.Get(ctx, client.ObjectKey{Namespace: t.GetNamespace(), Name: t.GetName()}, stored); err != nil {
+		return err
+	}
+	if by := util.GetLabelValue(stored.GetLabels(), util.ResourceTemplateClaimedByLabel); by != "" {
+		r.res.Skipped = strPtr(fmt.Sprintf("claimed by %s (label %s): no policy may propagate it", by, util.ResourceTemplateClaimedByLabel))
+		r.final = true
+		return nil
+	}
+	r.res.Policy = claimedPolicy(stored)
+	if reconcileErr != nil {
+		// E.g. "waiting for dependent overrides": Karmada retries until the
+		// override policies the policy depends on exist, which in a static
+		// case is never.
+		r.res.Skipped = strPtr("the resource detector does not bind it: " + reconcileErr.Error())
+		r.final = true
+		return nil
+	}
+	if r.res.Policy == nil {
+		return fmt.Errorf("the detector reconciled without error but claimed no policy")
+	}
+	return nil
+}
+
+// binding reads the template's binding, as a ResourceBinding or a
+// ClusterResourceBinding; nil when there is none.
+func (r *templateRun) getBinding(ctx context.Context, c client.Client) (client.Object, *workv1alpha2.ResourceBindingSpec, error) {
+	var obj client.Object
+	var spec *workv1alpha2.ResourceBindingSpec
+	if r.namespaced() {
+		rb := &workv1alpha2.ResourceBinding{}
+		obj, spec = rb, &rb.Spec
+	} else {
+		crb := &workv1alpha2.ClusterResourceBinding{}
+		obj, spec = crb, &crb.Spec
+	}
+	if err := c.Get(ctx, r.binding, obj); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, nil, nil
+		}
+		return nil, nil, err
+	}
+	return obj, spec, nil
+}
+
+// scheduleBinding is karmada-scheduler's pass over the binding the
+// detector created (see schedule), and the patch it writes.
+func (o *oracle) scheduleBinding(ctx context.Context, st *caseState, r *templateRun) error {
+	if r.res.Policy == nil {
+		return nil
+	}
+	obj, spec, err := r.getBinding(ctx, st.srv.client)
+	if err != nil {
+		return err
+	}
+	if obj == nil {
+		return fmt.Errorf("the detector claimed it but wrote no binding %s", r.binding)
+	}
+	var status workv1alpha2.ResourceBindingStatus
+	switch b := obj.(type) {
+	case *workv1alpha2.ResourceBinding:
+		status = b.Status
+	case *workv1alpha2.ClusterResourceBinding:
+		status = b.Status
+	}
+	outcome := o.schedule(ctx, *spec, status)
+	if outcome.skipped != "" {
+		r.res.Skipped = strPtr("karmada-scheduler never schedules it: " + outcome.skipped)
+		r.final = true
+		return nil
+	}
+	if outcome.err != nil {
+		r.res.ScheduleError = strPtr(outcome.err.Error())
+	}
+	if !outcome.patch {
+		return nil
+	}
+	// patchScheduleResultFor{,Cluster}ResourceBinding: the result and the
+	// applied-placement annotation, nothing else.
+	annotations := obj.GetAnnotations()
+	if annotations == nil {
+		annotations = map[string]string{}
+	}
+	annotations[util.PolicyPlacementAnnotation] = outcome.placement
+	obj.SetAnnotations(annotations)
+	spec.Clusters = outcome.clusters
+	if err := st.srv.client.Update(ctx, obj); err != nil {
+		return fmt.Errorf("recording the schedule: %w", err)
+	}
+	return nil
+}
+
+// distributeDependencies runs the dependencies distributor (a controller
+// karmada-controller-manager starts with PropagateDeps, on by default) on a
+// scheduled ResourceBinding whose policy has propagateDeps: it writes or
+// updates the bindings of what the workload depends on (per the resource
+// interpreter's InterpretDependency), with this binding's clusters in their
+// spec.requiredBy.
+func (o *oracle) distributeDependencies(ctx context.Context, st *caseState, r *templateRun) error {
+	if r.res.Policy == nil || !r.namespaced() {
+		return nil
+	}
+	obj, spec, err := r.getBinding(ctx, st.srv.client)
+	if err != nil || obj == nil || !spec.PropagateDeps {
+		return err
+	}
+	_, err = st.distributor.Reconcile(ctx, controllerruntime.Request{NamespacedName: r.binding})
+	return err
+}
+
+// writeWorks runs the binding controller once on the template's binding,
+// if it has one (its own, or one the distributor attached).
+func (o *oracle) writeWorks(ctx context.Context, st *caseState, r *templateRun) error {
+	obj, _, err := r.getBinding(ctx, st.srv.client)
+	if err != nil || obj == nil {
+		return err
+	}
+	req := controllerruntime.Request{NamespacedName: r.binding}
+	if r.namespaced() {
+		_, err = st.rbc.Reconcile(ctx, req)
+	} else {
+		_, err = st.crbc.Reconcile(ctx, req)
+	}
+	if err != nil {
+		// ensureWork goes on with the other clusters when one fails, so
+		// some Works may exist; the error is the template's outcome, not
+		// the oracle's failure.
+		r.res.SyncError = strPtr(err.Error())
+	}
+	return nil
+}
+
+// collect reads what the binding ends up with, and its Works.
+func (o *oracle) collect(ctx context.Context, st *caseState, r *templateRun) error {
+	obj, spec, err := r.getBinding(ctx, st.srv.client)
+	if err != nil || obj == nil {
+		return err
+	}
+	r.res.Workload = spec.IsWorkload()
+	scheduled := map[string]bool{}
+	for _, tc := range spec.Clusters {
+		r.res.Clusters = append(r.res.Clusters, targetCluster{Name: tc.Name, Replicas: tc.Replicas})
+		scheduled[tc.Name] = true
+	}
+	for _, snapshot := range spec.RequiredBy {
+		for _, tc := range snapshot.Clusters {
+			if !scheduled[tc.Name] {
+				scheduled[tc.Name] = true
+				r.res.RequiredBy = append(r.res.RequiredBy, targetCluster{Name: tc.Name, Replicas: tc.Replicas})
+			}
+		}
+	}
+	idLabel := workv1alpha2.ResourceBindingPermanentIDLabel
+	if !r.namespaced() {
+		idLabel = workv1alpha2.ClusterResourceBindingPermanentIDLabel
+	}
+	works := &workv1alpha1.WorkList{}
+	selector := labels.SelectorFromSet(labels.Set{idLabel: obj.GetLabels()[idLabel]})
+	if err := st.srv.client.List(ctx, works, client.MatchingLabelsSelector{Selector: selector}); err != nil {
+		return err
+	}
+	for _, w := range works.Items {
+		cluster, err := names.GetClusterName(w.Namespace)
+		if err != nil {
+			return err
+		}
+		if len(w.Spec.Workload.Manifests) == 0 {
+			return fmt.Errorf("work %s/%s has no manifest", w.Namespace, w.Name)
+		}
+		suspended := w.Spec.SuspendDispatching != nil && *w.Spec.SuspendDispatching
+		r.res.Works = append(r.res.Works, workOut{
+			Cluster: cluster, Namespace: w.Namespace, Name: w.Name,
+			Manifest:           json.RawMessage(w.Spec.Workload.Manifests[0].Raw),
+			SuspendDispatching: suspended,
+		})
+	}
+	sort.Slice(r.res.Works, func(i, j int) bool { return r.res.Works[i].Cluster < r.res.Works[j].Cluster })
+	return nil
+}

@@ -1,0 +1,91 @@
+package main
+
+import "encoding/json"
+
+// caseInput is one case (conformance/karmada/README.md). Fields the oracle
+// does not know yet (a later `bindings`) are ignored.
+type caseInput struct {
+	Clusters       []json.RawMessage `json:"clusters"`
+	Policies       []json.RawMessage `json:"policies"`
+	Overrides      []json.RawMessage `json:"overrides"`
+	Customizations []json.RawMessage `json:"customizations"`
+	Templates      []json.RawMessage `json:"templates"`
+}
+
+// answer is Karmada's outcome for one case.
+type answer struct {
+	Rejected []rejection `json:"rejected"`
+	Results  []result    `json:"results"`
+	// Error is set, and the rest left empty, when the oracle itself failed
+	// on the case (bad JSON, a Karmada call returning an unexpected error).
+	Error string `json:"error,omitempty"`
+}
+
+// rejection is an input object the Karmada API server would refuse.
+type rejection struct {
+	Object string `json:"object"` // Kind/namespace/name, or Kind/name
+	Reason string `json:"reason"`
+}
+
+type templateRef struct {
+	APIVersion string  `json:"apiVersion"`
+	Kind       string  `json:"kind"`
+	Namespace  *string `json:"namespace"`
+	Name       string  `json:"name"`
+}
+
+type policyRef struct {
+	Kind      string  `json:"kind"`
+	Namespace *string `json:"namespace"`
+	Name      string  `json:"name"`
+}
+
+type targetCluster struct {
+	Name     string `json:"name"`
+	Replicas int32  `json:"replicas"`
+}
+
+type workOut struct {
+	Cluster   string          `json:"cluster"`
+	Namespace string          `json:"namespace"`
+	Name      string          `json:"name"`
+	Manifest  json.RawMessage `json:"manifest"`
+	// SuspendDispatching: the Work exists but the execution controller
+	// does not apply it to the cluster (policy spec.suspension.dispatching,
+	// dispatchingOnClusters).
+	SuspendDispatching bool `json:"suspendDispatching"`
+}
+
+// result is one template's outcome, in the template's input order.
+type result struct {
+	Template      templateRef `json:"template"`
+	Policy        *policyRef  `json:"policy"`
+	Skipped       *string     `json:"skipped"`
+	ScheduleError *string     `json:"scheduleError"`
+	// SyncError is the binding controller's error writing the Works (an
+	// override that does not apply, a failing customization): Karmada
+	// retries forever, and the clusters it failed on get no Work.
+	SyncError *string         `json:"syncError"`
+	Clusters  []targetCluster `json:"clusters"`
+	// RequiredBy are the clusters the binding controller also writes the
+	// template to because workloads placed there depend on it
+	// (propagateDeps: the binding's spec.requiredBy, merged as the
+	// binding controller's mergeTargetClusters does, without those already
+	// in clusters), with the replicas it would pass to ReviseReplica.
+	RequiredBy []targetCluster `json:"requiredBy"`
+	Works      []workOut       `json:"works"`
+	// Workload tells whether Karmada divides replicas for it (the binding's
+	// spec.IsWorkload(): replicas or per-replica requirements were
+	// interpreted); not part of the comparison contract, a hint for it.
+	Workload bool `json:"workload"`
+}
+
+func strPtr(s string) *string { return &s }
+
+// optional is nil for "" (a cluster-scoped object's namespace).
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
