@@ -155,12 +155,16 @@ fn stages(c: &mut Criterion) {
         .iter()
         .find(|t| t.key.kind == "Deployment")
         .expect("a Deployment");
-    let applicable = overrides::applicable(&refs, &deployment.view());
+    let applicable: Vec<_> = overrides::applicable(&refs, &deployment.view())
+        .into_iter()
+        .copied()
+        .collect();
     group.bench_function("overrides/apply-deployment-all-clusters", |b| {
         b.iter(|| {
             for view in &views {
                 let mut value = deployment.value.clone();
-                let applied = overrides::apply(&mut value, &applicable, view).expect("applies");
+                let applied =
+                    overrides::apply_staged(&mut value, &applicable, view).expect("applies");
                 black_box((value, applied));
             }
         })

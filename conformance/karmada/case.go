@@ -99,6 +99,15 @@ func (o *oracle) load(ctx context.Context, in *caseInput, ans *answer) (*caseSta
 		templates = append(templates, t)
 	}
 
+	// A real API server serves every built-in kind, so the dependencies
+	// distributor finds the kinds a pod template refers to (ConfigMaps,
+	// Secrets, ServiceAccounts, PVCs) even when the case holds none of them.
+	for _, kind := range []string{"ConfigMap", "Secret", "ServiceAccount", "PersistentVolumeClaim"} {
+		gvk := schema.GroupVersionKind{Version: "v1", Kind: kind}
+		if _, ok := templateKinds[gvk]; !ok {
+			templateKinds[gvk] = true
+		}
+	}
 	srv := newAPIServer(o.scheme, newRESTMapper(templateKinds), o.hooks)
 	c := srv.client
 

@@ -210,16 +210,91 @@ pub enum Fault {
     NoKind,
 }
 
-/// Applies `policies` (already ordered by [`applicable`]) for `cluster`.
+/// Karmada's override manager for one cluster: the ClusterOverridePolicies
+/// that select the object as it enters, in their order, then the
+/// OverridePolicies that select it as those left it (a label a cluster
+/// policy changed decides which namespaced policies apply), in theirs.
+/// `candidates` holds every policy that may apply, in any order.
 // The error is returned by value on purpose (one per object and cluster).
 #[allow(clippy::result_large_err)]
-pub fn apply(
+pub fn apply_staged(
     object: &mut Value,
-    policies: &[&OverridePolicyRef<'_>],
+    candidates: &[OverridePolicyRef<'_>],
     cluster: &ClusterView<'_>,
 ) -> Result<Applied, OverrideError> {
     let mut work = object.clone();
     let mut applied = Applied::default();
+    for cluster_scoped in [true, false] {
+        let stage: Vec<OverridePolicyRef<'_>> = candidates
+            .iter()
+            .filter(|p| p.namespace.is_none() == cluster_scoped)
+            .copied()
+            .collect();
+        if stage.is_empty() {
+            continue;
+        }
+        let labels = object_labels(&work);
+        let text = |p: &str| {
+            work.pointer(p)
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string()
+        };
+        let (api_version, kind, name) =
+            (text("/apiVersion"), text("/kind"), text("/metadata/name"));
+        let namespace = work
+            .pointer("/metadata/namespace")
+            .and_then(Value::as_str)
+            .map(str::to_string);
+        let view = TemplateView {
+            api_version: &api_version,
+            kind: &kind,
+            namespace: namespace.as_deref(),
+            name: &name,
+            labels: &labels,
+        };
+        let ordered = applicable(&stage, &view);
+        apply_in_order(&mut work, &ordered, cluster, &mut applied)?;
+    }
+    *object = work;
+    Ok(applied)
+}
+
+/// The object's labels, as a selector reads them.
+fn object_labels(object: &Value) -> crate::model::selector::Labels {
+    object
+        .pointer("/metadata/labels")
+        .and_then(Value::as_object)
+        .map(|labels| {
+            labels
+                .iter()
+                .filter_map(|(k, v)| v.as_str().map(|v| (k.clone(), v.to_string())))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Whether a policy's overriders may change what selects an object (its
+/// labels or name), so that which namespaced policies apply after it can
+/// differ from which select the template.
+pub fn may_reselect(spec: &OverrideSpec) -> bool {
+    let metadata = |path: &str| path.is_empty() || path == "/" || path.starts_with("/metadata");
+    spec.rules().iter().any(|(_, _, o)| {
+        !o.labels_overrider.is_empty()
+            || o.plaintext.iter().any(|p| metadata(&p.path))
+            || o.image_overrider
+                .iter()
+                .any(|i| i.predicate.as_ref().is_some_and(|p| metadata(&p.path)))
+    })
+}
+
+#[allow(clippy::result_large_err)]
+fn apply_in_order(
+    work: &mut Value,
+    policies: &[&OverridePolicyRef<'_>],
+    cluster: &ClusterView<'_>,
+    applied: &mut Applied,
+) -> Result<(), OverrideError> {
     for policy in policies {
         for (rule, target, overriders) in policy.spec.rules() {
             if target.is_some_and(|affinity| !affinity.matches(cluster)) {
@@ -231,8 +306,7 @@ pub fn apply(
                 base: format!("/spec{}", policy.spec.overriders_pointer(rule)),
                 steps: &mut applied.steps,
             };
-            ctx.apply_overriders(&mut work, overriders)
-                .map_err(|e| *e)?;
+            ctx.apply_overriders(work, overriders).map_err(|e| *e)?;
             let item = AppliedItem {
                 policy_name: policy.name.to_string(),
                 overriders: overriders.clone(),
@@ -243,8 +317,7 @@ pub fn apply(
             }
         }
     }
-    *object = work;
-    Ok(applied)
+    Ok(())
 }
 
 // Overrider names as the policy document spells them (in error pointers

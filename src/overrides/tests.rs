@@ -566,7 +566,8 @@ fn apply_runs_the_rules_for_one_cluster() {
         let ordered = applicable(&policies, &template);
         let cluster_labels = labels(case.cluster_labels);
         let mut object = case.object.clone();
-        let result = apply(
+        let ordered: Vec<OverridePolicyRef<'_>> = ordered.into_iter().copied().collect();
+        let result = apply_staged(
             &mut object,
             &ordered,
             &cluster(case.cluster, &cluster_labels),
@@ -638,8 +639,59 @@ proptest! {
         let mut object = deployment();
         object["spec"]["replicas"] = json!(replicas);
         let before = object.clone();
-        let applied = apply(&mut object, &[&policy], &cluster("m2", &labels)).unwrap();
+        let applied = apply_staged(&mut object, &[policy], &cluster("m2", &labels)).unwrap();
         prop_assert_eq!(&object, &before);
         prop_assert!(applied.cluster.is_empty() && applied.steps.is_empty());
     }
+}
+
+/// Karmada's override manager matches the namespaced policies against the
+/// object the cluster policies left (`applyNamespacedOverrides` after
+/// `applyClusterOverrides`, both on the same object): a cluster policy that
+/// relabels the object turns off a namespaced policy selecting the old label
+/// and turns on one selecting the new one. Found by the differential test.
+#[test]
+fn namespaced_policies_select_what_the_cluster_policies_left() {
+    let relabel = spec(
+        json!({"overrideRules": [{"overriders": {"labelsOverrider": [{"operator": "replace", "value": {"app": "renamed"}}]}}]}),
+    );
+    let by_old = spec(json!({
+        "resourceSelectors": [{"apiVersion": "apps/v1", "kind": "Deployment", "labelSelector": {"matchLabels": {"app": "nginx"}}}],
+        "overrideRules": [{"overriders": {"annotationsOverrider": [{"operator": "add", "value": {"old": "yes"}}]}}],
+    }));
+    let by_new = spec(json!({
+        "resourceSelectors": [{"apiVersion": "apps/v1", "kind": "Deployment", "labelSelector": {"matchLabels": {"app": "renamed"}}}],
+        "overrideRules": [{"overriders": {"annotationsOverrider": [{"operator": "add", "value": {"new": "yes"}}]}}],
+    }));
+    assert!(crate::overrides::may_reselect(&relabel));
+    assert!(!crate::overrides::may_reselect(&by_old));
+    let candidates = [
+        OverridePolicyRef {
+            name: "old",
+            namespace: Some("default"),
+            spec: &by_old,
+        },
+        OverridePolicyRef {
+            name: "new",
+            namespace: Some("default"),
+            spec: &by_new,
+        },
+        OverridePolicyRef {
+            name: "relabel",
+            namespace: None,
+            spec: &relabel,
+        },
+    ];
+    let no_labels = Labels::new();
+    let mut object = deployment();
+    let applied = apply_staged(&mut object, &candidates, &cluster("m1", &no_labels)).unwrap();
+    assert_eq!(object["metadata"]["labels"]["app"], "renamed");
+    assert_eq!(object["metadata"]["annotations"], json!({"new": "yes"}));
+    let names: Vec<&str> = applied
+        .cluster
+        .iter()
+        .chain(&applied.namespaced)
+        .map(|a| a.policy_name.as_str())
+        .collect();
+    assert_eq!(names, ["relabel", "new"]);
 }

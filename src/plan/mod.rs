@@ -298,10 +298,26 @@ fn settle(inputs: &Inputs, templates: &BTreeMap<&ObjectKey, &Template>, apps: &m
             continue;
         };
         let applicable = overrides::applicable(&refs, &template.view());
-        app.override_policies = applicable
+        let mut chosen: Vec<usize> = applicable
             .iter()
             .filter_map(|chosen| refs.iter().position(|r| std::ptr::eq(r, *chosen)))
             .collect();
+        // A cluster policy that may change the labels or name decides, per
+        // cluster, which namespaced policies select what it leaves: any of
+        // the namespace's may, so all are candidates.
+        if applicable
+            .iter()
+            .any(|p| p.namespace.is_none() && overrides::may_reselect(p.spec))
+        {
+            for (i, policy) in refs.iter().enumerate() {
+                let same_namespace =
+                    policy.namespace.is_some() && policy.namespace == app.key.namespace.as_deref();
+                if same_namespace && !chosen.contains(&i) {
+                    chosen.push(i);
+                }
+            }
+        }
+        app.override_policies = chosen;
     }
 }
 

@@ -633,7 +633,7 @@ impl<'r, 'a> Placing<'r, 'a> {
                 &before,
             )?
         };
-        let mut clusters: Vec<Assignment> = assigned
+        let mut clusters: Vec<Assignment> = with_empty_shares(assigned, &candidates)
             .into_iter()
             .filter(|a| !self.kept_held.iter().any(|h| h.cluster == a.cluster))
             .chain(self.kept_held.iter().cloned())
@@ -753,6 +753,26 @@ pub struct Candidate<'a> {
     pub available: u64,
     /// 0 in the affinity group itself, n in its n-th overflow group.
     pub overflow: u32,
+}
+
+/// Every selected cluster the division gave nothing gets the application
+/// with 0 replicas (SPEC §2): Karmada's scheduler with
+/// `--enable-empty-workload-propagation` (`attachZeroReplicasCluster`).
+/// In GitOps, leaving it out would delete the application there.
+fn with_empty_shares(
+    mut assigned: Vec<Assignment>,
+    candidates: &[Candidate<'_>],
+) -> Vec<Assignment> {
+    for candidate in candidates {
+        if !assigned.iter().any(|a| a.cluster == candidate.cluster.name) {
+            assigned.push(Assignment {
+                cluster: candidate.cluster.name.clone(),
+                replicas: 0,
+                held: false,
+            });
+        }
+    }
+    assigned
 }
 
 /// Karmada's SpreadConstraint filter: a cluster without the provider,
@@ -951,10 +971,6 @@ fn assign(
                 })
                 .collect();
             let result = divide::divide_dynamic(to_divide, &dynamic, before, mode)?;
-            if result.is_empty() {
-                // Nothing to divide: every candidate gets the empty workload (SPEC §2).
-                return Ok(plain(0));
-            }
             Ok(result
                 .into_iter()
                 .map(|(cluster, replicas)| Assignment {
@@ -972,8 +988,7 @@ fn assign(
 /// with as many replicas as it can take (its clusters' available replicas
 /// plus those they already run) or as remain, divided within the tier as the
 /// policy divides. Replicas left when every tier is full make the group
-/// unschedulable, so the next affinity group is tried. With nothing to
-/// divide, the group's own clusters get the empty workload (SPEC §2).
+/// unschedulable, so the next affinity group is tried.
 fn assign_by_tier(
     request: &Request<'_>,
     division: &Division,
@@ -1004,7 +1019,7 @@ fn assign_by_tier(
             sum.saturating_add(c.available.saturating_add(previous(&c.cluster.name)))
         });
         let share = remaining.min(room);
-        if share > 0 || order == 0 {
+        if share > 0 {
             assigned.extend(assign(request, division, true, share, &tier, before)?);
         }
         remaining -= share;

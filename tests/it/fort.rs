@@ -49,10 +49,13 @@ fn the_fort_is_sticky_when_weights_change() {
 fn the_fort_moves_when_its_cluster_leaves_the_binding_and_the_move_is_reported() {
     let fleet = fort_fleet(&[("x", 1), ("v", 3), ("z", 2)], 6);
     fleet.render();
-    fleet.write(
-        "policy.yaml",
-        &policy("web", &weighted(&[("x", 1), ("z", 2)]), FORT, ""),
+    // Out of the weight list, `v` would stay in the binding with 0 replicas
+    // (SPEC §2), and the fort with it: the affinity takes it out.
+    let placement = format!(
+        "    clusterAffinity:\n      exclude: [v]\n{}",
+        weighted(&[("x", 1), ("z", 2)])
     );
+    fleet.write("policy.yaml", &policy("web", &placement, FORT, ""));
     let render = fleet.render();
     assert_eq!(render.fort(BINDING).as_deref(), Some("z"));
     insta::assert_snapshot!(render.stdout.lines().filter(|l| l.starts_with("fort of")).collect::<Vec<_>>().join("\n"), @"fort of Deployment/apps/web moved from `v` to `z` (moved from `v`: highest weight (2))");

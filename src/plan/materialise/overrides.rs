@@ -1,6 +1,7 @@
-//! The override policies that select the template, in Karmada's order,
-//! seeing the cluster with garrison's per-application facts
-//! ([`super::cluster_labels`]).
+//! The override policies that select the object, in Karmada's order (the
+//! cluster-scoped ones that select it as it enters, then the namespaced ones
+//! that select it as those left it), seeing the cluster with garrison's
+//! per-application facts ([`super::cluster_labels`]).
 
 use super::{cluster_labels, Made, Materialiser, Target};
 use crate::diag::{Code, Diagnostic};
@@ -13,8 +14,12 @@ pub(super) fn step(
 ) -> Result<(), Diagnostic> {
     let labels = cluster_labels(target.cluster, target.app);
     let view = target.cluster.view(&labels);
-    let policies = materialiser.overrides_of(target.app);
-    made.applied = overrides::apply(&mut made.value, &policies, &view)
+    let candidates: Vec<_> = materialiser
+        .overrides_of(target.app)
+        .into_iter()
+        .copied()
+        .collect();
+    made.applied = overrides::apply_staged(&mut made.value, &candidates, &view)
         .map_err(|error| refused(materialiser, target, &error))?;
     Ok(())
 }

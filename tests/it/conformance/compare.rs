@@ -24,6 +24,32 @@ const MANAGED_LISTS: &[&str] = &[
     "resourcetemplate.karmada.io/managed-labels",
 ];
 
+/// garrison refused a case (`why`, its diagnostics) where Karmada cannot
+/// deliver one of the templates it names either: a sync error (an override
+/// or interpreter that fails on it) or a policy Karmada's webhook rejects.
+/// garrison refuses the whole render where Karmada fails one Work (bad
+/// input never leaves a half-written output), so this is agreement.
+pub fn karmada_fails_too(why: &str, karmada: &Value) -> bool {
+    let rejected = karmada["rejected"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .any(|r| {
+            r["object"]
+                .as_str()
+                .is_some_and(|object| why.contains(object))
+        });
+    let failed = karmada["results"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .any(|r| {
+            r["syncError"].is_string()
+                && why.contains(&format!("`{}`", template_name(&r["template"])))
+        });
+    rejected || failed
+}
+
 /// Every difference between the two answers to one case, one line each.
 pub fn divergences(garrison: &Value, karmada: &Value) -> Vec<String> {
     let mut found = Vec::new();
@@ -126,16 +152,11 @@ type Delivered = (Vec<Value>, Vec<Value>);
 
 /// Both sides' clusters by name, and their Works by cluster.
 ///
-/// garrison delivers a workload to a cluster whose share is zero replicas,
-/// with 0 (SPEC §2), and the oracle runs karmada-scheduler with
-/// `--enable-empty-workload-propagation`, which does the same (see
+/// garrison delivers a workload to every selected cluster whose share is
+/// zero replicas, with 0 (SPEC §2), and the oracle runs karmada-scheduler
+/// with `--enable-empty-workload-propagation`, which does the same (see
 /// `oracle.rs`), so those clusters and their manifests are compared like
-/// any other. One difference is tolerated, pending a decision on SPEC §2:
-/// Karmada keeps every selected cluster (`attachZeroReplicasCluster`),
-/// garrison only those that took part in the division
-/// (`src/schedule/divide.rs`), so for a workload Karmada may list
-/// zero-replica clusters garrison does not. Those are left out of Karmada's
-/// side; `conformance/karmada/DIVERGENCES.md` lists the difference.
+/// any other.
 fn delivered(ours: &Value, theirs: &Value) -> (Delivered, Delivered) {
     let sorted = |result: &Value| {
         let mut clusters: Vec<Value> = result["clusters"].as_array().cloned().unwrap_or_default();
@@ -145,7 +166,7 @@ fn delivered(ours: &Value, theirs: &Value) -> (Delivered, Delivered) {
         (clusters, works)
     };
     let ours = sorted(ours);
-    let (mut clusters, mut works) = sorted(theirs);
+    let (mut clusters, works) = sorted(theirs);
     // A template other workloads depend on (propagateDeps) is written to
     // their clusters too: garrison lists them with the others, the oracle
     // apart (`requiredBy`, as Karmada keeps them in the binding). Karmada
@@ -161,15 +182,6 @@ fn delivered(ours: &Value, theirs: &Value) -> (Delivered, Delivered) {
         clusters.push(cluster);
     }
     clusters.sort_by(|a, b| a["name"].as_str().cmp(&b["name"].as_str()));
-    if workload {
-        let listed = |name: &str| ours.0.iter().any(|c| c["name"].as_str() == Some(name));
-        clusters.retain(|c| {
-            c["replicas"].as_u64().unwrap_or(0) > 0
-                || listed(c["name"].as_str().unwrap_or_default())
-        });
-        let kept: Vec<&str> = clusters.iter().filter_map(|c| c["name"].as_str()).collect();
-        works.retain(|w| w["cluster"].as_str().is_some_and(|c| kept.contains(&c)));
-    }
     (ours, (clusters, works))
 }
 
