@@ -435,6 +435,20 @@ impl Classifier<'_> {
         if !check_template_name(&doc, &api_version, &name, namespace.as_deref(), diagnostics) {
             return;
         }
+        if value
+            .pointer("/metadata/resourceVersion")
+            .is_some_and(|v| v.as_str() != Some("") && !v.is_null())
+        {
+            diagnostics.push(
+                Diagnostic::error(
+                    Code::InvalidField,
+                    format!("`{kind}` `{name}` sets `metadata.resourceVersion`: Karmada's API server refuses to create an object that does (\"resourceVersion should not be set on objects to be created\"), so it would never be propagated"),
+                )
+                .at(doc.at(&["metadata", "resourceVersion"]))
+                .help("remove `resourceVersion` (and the other fields a cluster adds, such as uid and creationTimestamp, which are dropped anyway); it comes from `kubectl get -o yaml`"),
+            );
+            return;
+        }
         let key = ObjectKey {
             api_version,
             kind,
