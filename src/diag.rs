@@ -161,6 +161,9 @@ codes! {
     LuaCallFailed = ("G0702", "lua-call-failed"),
     /// A customization script hit the memory, instruction or time limit.
     LuaLimitExceeded = ("G0703", "lua-limit-exceeded"),
+    /// Karmada interprets the kind with a customization built into it that
+    /// the repository does not declare, and the render depends on it.
+    MissingInterpreter = ("G0704", "missing-interpreter"),
 }
 
 /// One finding about the user's input.

@@ -289,6 +289,11 @@ impl Interpreter {
         .map_err(|fault| fail(script, rule, fault))
     }
 
+    /// Whether a customization of the repository defines `rule` for the kind.
+    pub fn defines(&self, key: &ObjectKey, rule: Rule) -> bool {
+        self.script(key, rule).is_some()
+    }
+
     /// Whether a customization declares a revise-object hook for the kind.
     pub fn has_revise_object(&self, key: &ObjectKey) -> bool {
         self.script(key, Rule::ReviseObject).is_some()

@@ -14,6 +14,7 @@
 mod customized;
 mod kube;
 mod lua;
+pub mod thirdparty;
 
 pub use customized::{
     HookCluster, HookFort, InterpretError, Interpreter, ResultError, ScriptFault,

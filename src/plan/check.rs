@@ -2,7 +2,9 @@
 //! would refuse, and policies that match nothing (almost always a typo).
 
 use crate::diag::{Code, Diagnostic, Diagnostics, Origin};
+use crate::interpret;
 use crate::model::affinity::{ClusterAffinity, FieldOperator};
+use crate::model::customization::Rule;
 use crate::model::inputs::{Inputs, OverridePolicy, PropagationPolicy};
 use crate::model::policy::{Division, SpreadField};
 use crate::overrides::{self, OverridePolicyRef};
@@ -526,6 +528,62 @@ fn override_faults(policy: &OverridePolicy, diagnostics: &mut Diagnostics) {
                 .at(policy.doc.at(&at))
                 .help("change the policy as the message says: Karmada's admission webhook refuses it as it is"),
         );
+    }
+}
+
+/// A kind Karmada interprets with a customization built into it (Kruise,
+/// Argo, Flux, …; [`interpret::thirdparty`]) renders differently without
+/// that customization where the render depends on it: Karmada divides the
+/// replicas of such a workload and finds its dependencies, garrison would
+/// copy it whole and find none. Refused unless the repository declares the
+/// customization, which both then run.
+pub(super) fn built_in_interpreters(
+    inputs: &Inputs,
+    apps: &[super::App],
+    interpreter: &interpret::Interpreter,
+    diagnostics: &mut Diagnostics,
+) {
+    for app in apps {
+        let Some(policy) = super::policy_of(inputs, app) else {
+            continue;
+        };
+        let Some(template) = inputs.templates.iter().find(|t| t.key == app.key) else {
+            continue;
+        };
+        let (api_version, kind) = (app.key.api_version.as_str(), app.key.kind.as_str());
+        let divided = !matches!(policy.spec.placement.division(), Division::Duplicated);
+        let follows = policy.spec.propagate_deps || policy.spec.association;
+        let missing = [
+            (Rule::ReplicaResource, divided, "divides its replicas"),
+            (
+                Rule::DependencyInterpretation,
+                follows,
+                "propagates its dependencies",
+            ),
+        ]
+        .into_iter()
+        .find(|(rule, used, _)| {
+            *used
+                && interpret::thirdparty::karmada_defines(api_version, kind, *rule)
+                && !interpreter.defines(&app.key, *rule)
+        });
+        if let Some((rule, _, what)) = missing {
+            diagnostics.push(
+                Diagnostic::error(
+                    Code::MissingInterpreter,
+                    format!(
+                        "Karmada interprets `{kind}` ({api_version}) with a `{}` customization built into it, which this render needs because {} {what}; the repository declares no such customization, so garrison's render would differ from Karmada's",
+                        rule.field(),
+                        policy.display()
+                    ),
+                )
+                .at(template.origin)
+                .help(format!(
+                    "declare Karmada's customization for the kind as a ResourceInterpreterCustomization in the repository (published at {}), or write your own",
+                    interpret::thirdparty::source(api_version, kind)
+                )),
+            );
+        }
     }
 }
 
