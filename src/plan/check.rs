@@ -346,18 +346,20 @@ fn selector_namespaces(policy: &PropagationPolicy, diagnostics: &mut Diagnostics
     }
 }
 
+/// The path of a field under `spec.placement`.
+fn placement_path(tail: &[&str]) -> Vec<String> {
+    ["spec", "placement"]
+        .iter()
+        .chain(tail)
+        .map(|s| s.to_string())
+        .collect()
+}
+
 /// Every cluster affinity of a policy, with the path it is written at:
 /// `clusterAffinity`, each of `clusterAffinities` and their overflow groups,
 /// each static weight rule.
 fn affinities(policy: &PropagationPolicy) -> Vec<(Vec<String>, ClusterAffinity)> {
     let placement = &policy.spec.placement;
-    let path = |tail: &[&str]| -> Vec<String> {
-        ["spec", "placement"]
-            .iter()
-            .chain(tail)
-            .map(|s| s.to_string())
-            .collect()
-    };
     let mut affinities = validated_affinities(policy);
     let weights = placement
         .replica_scheduling
@@ -369,7 +371,7 @@ fn affinities(policy: &PropagationPolicy) -> Vec<(Vec<String>, ClusterAffinity)>
         .enumerate()
     {
         let index = i.to_string();
-        let at = path(&[
+        let at = placement_path(&[
             "replicaScheduling",
             "weightPreference",
             "staticWeightList",
@@ -453,23 +455,19 @@ fn override_targets(fleet: &Fleet<'_>, policy: &OverridePolicy, diagnostics: &mu
 /// not validated by it.
 fn validated_affinities(policy: &PropagationPolicy) -> Vec<(Vec<String>, ClusterAffinity)> {
     let placement = &policy.spec.placement;
-    let path = |tail: &[&str]| -> Vec<String> {
-        ["spec", "placement"]
-            .iter()
-            .chain(tail)
-            .map(|s| s.to_string())
-            .collect()
-    };
     let mut affinities = Vec::new();
     if let Some(affinity) = &placement.cluster_affinity {
-        affinities.push((path(&["clusterAffinity"]), affinity.clone()));
+        affinities.push((placement_path(&["clusterAffinity"]), affinity.clone()));
     }
     for (i, term) in placement.cluster_affinities.iter().enumerate() {
         let index = i.to_string();
-        affinities.push((path(&["clusterAffinities", &index]), term.affinity()));
+        affinities.push((
+            placement_path(&["clusterAffinities", &index]),
+            term.affinity(),
+        ));
         for (j, overflow) in term.overflow_affinities.iter().flatten().enumerate() {
             affinities.push((
-                path(&[
+                placement_path(&[
                     "clusterAffinities",
                     &index,
                     "overflowAffinities",

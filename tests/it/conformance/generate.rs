@@ -241,7 +241,9 @@ fn job(rng: &mut Rng, namespace: &str, app: &str) -> Value {
         "metadata": {"name": format!("{app}-job"), "namespace": namespace, "labels": {"app": app}},
         "spec": {
             "parallelism": parallelism,
-            "completions": parallelism + rng.below(6),
+            // Now and then fewer completions than parallelism, which the
+            // replicas (their minimum) then cap.
+            "completions": if rng.chance(20) { 1 + rng.below(parallelism) } else { parallelism + rng.below(6) },
             "template": {
                 "metadata": {"labels": {"app": app}},
                 "spec": {"restartPolicy": "Never", "containers": [{"name": app, "image": "busybox:1.36"}]},

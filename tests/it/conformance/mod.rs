@@ -57,7 +57,7 @@ fn karmada_agrees_on_generated_cases() {
     let count: u64 = std::env::var("GARRISON_CONFORMANCE_CASES")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(300);
+        .unwrap_or(3000);
     let first: u64 = std::env::var("GARRISON_CONFORMANCE_SEED")
         .ok()
         .and_then(|v| v.parse().ok())
