@@ -775,6 +775,55 @@ fn with_empty_shares(
     assigned
 }
 
+/// Why Karmada's filters leave `cluster` out (`order`: where it stands in
+/// the affinity group, see [`overflow_order`]), or `None` when it passes:
+/// holds first, then affinity, spread fields, taints and API enablements.
+/// A cluster the application is already on keeps it despite new taints or
+/// a dropped API, as Karmada's filters let scheduled clusters through.
+fn refusal(
+    request: &Request<'_>,
+    cluster: &Cluster,
+    order: Option<u32>,
+    scheduled: bool,
+    group_note: &str,
+) -> Option<String> {
+    if request.held.contains(&cluster.name) {
+        return Some("held (paused or suspended): nothing new is scheduled onto it".to_string());
+    }
+    if order.is_none() {
+        return Some(format!("does not match the cluster affinity{group_note}"));
+    }
+    if let Some(field) = unspread_field(request.placement, cluster) {
+        return Some(format!("has no `{field}`, which the placement spreads by"));
+    }
+    let untolerated = cluster.scheduling_taints().find(|taint| {
+        !request
+            .placement
+            .cluster_tolerations
+            .iter()
+            .any(|t| t.tolerates(taint))
+    });
+    if let (false, Some(taint)) = (scheduled, untolerated) {
+        let by = cluster
+            .tainted_by
+            .iter()
+            .find(|(k, e, _)| *k == taint.key && *e == taint.effect)
+            .map(|(_, _, policy)| format!(" (added by ClusterTaintPolicy `{policy}`)"))
+            .unwrap_or_default();
+        return Some(format!(
+            "has taint `{}:{:?}`{by} that the placement does not tolerate",
+            taint.key, taint.effect
+        ));
+    }
+    if !scheduled && !cluster.serves(request.api_version, request.kind) {
+        return Some(format!(
+            "does not list `{}` `{}` in status.apiEnablements",
+            request.api_version, request.kind
+        ));
+    }
+    None
+}
+
 /// Karmada's SpreadConstraint filter: a cluster without the provider,
 /// region or zones that a spread constraint groups by is never chosen, even
 /// where the constraint itself selects nothing (zone, provider) or is
@@ -830,51 +879,7 @@ fn filter<'a>(
     for cluster in fleet {
         let scheduled = previous.contains_key(cluster.name.as_str());
         let order = overflow_order(term, request.has_workload(), &cluster.view(&cluster.labels));
-        let verdict = if request.held.contains(&cluster.name) {
-            Some("held (paused or suspended): nothing new is scheduled onto it".to_string())
-        } else if order.is_none() {
-            Some(format!("does not match the cluster affinity{group_note}"))
-        } else if let Some(field) = unspread_field(request.placement, cluster) {
-            Some(format!("has no `{field}`, which the placement spreads by"))
-        } else if !scheduled
-            && cluster.scheduling_taints().any(|taint| {
-                !request
-                    .placement
-                    .cluster_tolerations
-                    .iter()
-                    .any(|t| t.tolerates(taint))
-            })
-        {
-            let taint = cluster.scheduling_taints().find(|taint| {
-                !request
-                    .placement
-                    .cluster_tolerations
-                    .iter()
-                    .any(|t| t.tolerates(taint))
-            });
-            let shown = taint
-                .map(|t| format!("{}:{:?}", t.key, t.effect))
-                .unwrap_or_default();
-            let by = taint
-                .and_then(|t| {
-                    cluster
-                        .tainted_by
-                        .iter()
-                        .find(|(k, e, _)| *k == t.key && *e == t.effect)
-                })
-                .map(|(_, _, policy)| format!(" (added by ClusterTaintPolicy `{policy}`)"))
-                .unwrap_or_default();
-            Some(format!(
-                "has taint `{shown}`{by} that the placement does not tolerate"
-            ))
-        } else if !scheduled && !cluster.serves(request.api_version, request.kind) {
-            Some(format!(
-                "does not list `{}` `{}` in status.apiEnablements",
-                request.api_version, request.kind
-            ))
-        } else {
-            None
-        };
+        let verdict = refusal(request, cluster, order, scheduled, &group_note);
         match verdict {
             Some(note) => notes.push(ClusterNote {
                 cluster: cluster.name.clone(),
