@@ -691,3 +691,84 @@ data: {k: v}
         Some((false, false))
     );
 }
+
+// Karmada's rules for a schedule that has a previous one (`doScheduleBinding`,
+// `placementChanged`, the FitError rule of the affinity-group loop).
+
+#[test]
+fn a_reschedule_no_cluster_fits_clears_the_schedule_and_capacity_failures_keep_it() {
+    let policy = |affinity: &str, division: &str| {
+        format!(
+            "
+apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {{name: web, namespace: shop}}
+spec:
+  resourceSelectors: [{{apiVersion: apps/v1, kind: Deployment, name: web}}]
+  placement:
+    clusterAffinity: {affinity}
+    replicaScheduling: {{replicaSchedulingType: Divided{division}}}
+"
+        )
+    };
+    let first = decide(
+        &inputs(&[CLUSTERS, WEB, &policy("{clusterNames: [a]}", "")]),
+        &PreviousRender::default(),
+    );
+    assert_eq!(replicas(web(&first)), [("a", 6, false)]);
+    let previous = remembered(&first);
+    // No cluster passes the new affinity: Karmada writes an empty schedule.
+    let none_fits = policy("{labelSelector: {matchLabels: {env: nowhere}}}", "");
+    let plan = decide(&inputs(&[CLUSTERS, WEB, &none_fits]), &previous);
+    assert!(replicas(web(&plan)).is_empty(), "{:?}", web(&plan).binding);
+    assert!(matches!(
+        web(&plan).binding.decision,
+        Decision::Unschedulable(_)
+    ));
+    // b passes but declares no capacity for an Aggregated division: the
+    // schedule stands.
+    let no_room = policy(
+        "{clusterNames: [b]}",
+        ", replicaDivisionPreference: Aggregated",
+    );
+    let plan = decide(&inputs(&[CLUSTERS, WEB, &no_room]), &previous);
+    assert!(
+        matches!(web(&plan).binding.decision, Decision::KeptAfterFailure(_)),
+        "{:?}",
+        web(&plan).binding.decision
+    );
+    assert_eq!(replicas(web(&plan)), [("a", 6, false)]);
+}
+
+#[test]
+fn an_edit_to_an_affinity_group_the_schedule_did_not_observe_reschedules_nothing() {
+    let policy = |spare: &str| {
+        format!(
+            "
+apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {{name: web, namespace: shop}}
+spec:
+  resourceSelectors: [{{apiVersion: apps/v1, kind: Deployment, name: web}}]
+  placement:
+    clusterAffinities:
+    - {{affinityName: main, clusterNames: [a, b]}}
+    - {{affinityName: spare, clusterNames: [{spare}]}}
+    replicaScheduling: {{replicaSchedulingType: Divided}}
+"
+        )
+    };
+    let first = decide(
+        &inputs(&[CLUSTERS, WEB, &policy("c")]),
+        &PreviousRender::default(),
+    );
+    let previous = remembered(&first);
+    let plan = decide(&inputs(&[CLUSTERS, WEB, &policy("b, c")]), &previous);
+    assert_eq!(web(&plan).binding.decision, Decision::Kept);
+    let edited_main = policy("c").replace("clusterNames: [a, b]", "clusterNames: [a, c]");
+    let plan = decide(&inputs(&[CLUSTERS, WEB, &edited_main]), &previous);
+    assert!(matches!(
+        web(&plan).binding.decision,
+        Decision::Rescheduled(_)
+    ));
+}

@@ -71,6 +71,17 @@ pub enum Error {
     Capacity(#[from] divide::Unschedulable),
 }
 
+impl Error {
+    /// No cluster passed the filters: Karmada's FitError, the one failure
+    /// after which it writes an empty schedule instead of keeping the last.
+    fn fits_none(&self) -> bool {
+        matches!(
+            self,
+            Error::NoClusterMatches | Error::NoClusterMatchesGroup { .. }
+        )
+    }
+}
+
 /// What the scheduler decided for one application.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Binding {
@@ -243,6 +254,42 @@ impl Memory {
     }
 }
 
+/// Karmada's `placementChanged`: no recorded placement, or a change to the
+/// cluster affinity, tolerations, spread constraints or replica scheduling,
+/// or to the affinity group the previous schedule observed (a change to
+/// another group, or to a field Karmada does not compare, reschedules
+/// nothing). A record that does not read back as a placement counts as a
+/// change.
+fn placement_changed(now: &Placement, applied: Option<&str>, observed: Option<&str>) -> bool {
+    let Some(Ok(applied)) = applied.map(serde_json::from_str::<Placement>) else {
+        return true;
+    };
+    if *now == applied {
+        return false;
+    }
+    if now.cluster_affinity != applied.cluster_affinity
+        || now.cluster_tolerations != applied.cluster_tolerations
+        || now.spread_constraints != applied.spread_constraints
+        || now.replica_scheduling != applied.replica_scheduling
+    {
+        return true;
+    }
+    let Some(observed) = observed.filter(|o| !o.is_empty()) else {
+        return true;
+    };
+    let term = |placement: &Placement| {
+        placement
+            .cluster_affinities
+            .iter()
+            .find(|t| t.affinity_name == observed)
+            .cloned()
+    };
+    match (term(now), term(&applied)) {
+        (Some(a), Some(b)) => a != b,
+        _ => true,
+    }
+}
+
 /// The previous render's binding beside the request and fleet now, for
 /// `memory`'s checks, each of which names a reason not to keep it (in
 /// the order they are asked, the first reason wins).
@@ -287,7 +334,12 @@ impl<'r, 'a> Recall<'r, 'a> {
     /// Karmada reschedules when the placement or the replicas change.
     fn template_changed(&self) -> Option<Memory> {
         let desired = self.request.replicas.unwrap_or(0);
-        if self.previous.placement.as_deref() != Some(self.request.placement_json) {
+        let observed = self.previous.affinity_name.as_deref();
+        if placement_changed(
+            self.request.placement,
+            self.previous.placement.as_deref(),
+            observed,
+        ) {
             return Some(Memory::changed("the placement changed".into()));
         }
         (self.previous.replicas != desired).then(|| {
@@ -371,8 +423,11 @@ impl<'r, 'a> Recall<'r, 'a> {
         Some(Memory::changed(reasons.join("; ")))
     }
 
-    /// Only a Divided workload that is on some cluster has a schedule to
-    /// keep; Karmada re-evaluates the others on every render.
+    /// Only a Divided workload has a schedule to keep; Karmada re-evaluates
+    /// the others on every render. One placed on no cluster is scheduled
+    /// again when it has replicas to place (Karmada's
+    /// `IsBindingReplicasChanged`: the clusters' replicas, 0, differ from the
+    /// desired count), not at 0 replicas.
     fn nothing_to_keep(&self) -> Option<Memory> {
         if self.duplicated {
             return Some(Memory::Schedule(
@@ -384,8 +439,7 @@ impl<'r, 'a> Recall<'r, 'a> {
                 "no replicas to divide: re-evaluated on every render".into(),
             ));
         }
-        self.scheduled
-            .is_empty()
+        (self.scheduled.is_empty() && self.request.replicas.unwrap_or(0) > 0)
             .then(|| Memory::changed("the previous render placed it on no cluster".into()))
     }
 
@@ -572,17 +626,23 @@ impl<'r, 'a> Placing<'r, 'a> {
             .unwrap_or(0);
         let mut binding = self.binding(decision);
         let mut failure = Error::NoClusterMatches;
-        for term in terms.iter().skip(start) {
+        let mut first_fits_none = true;
+        for (tried, term) in terms.iter().skip(start).enumerate() {
             match self.try_group(term, fresh, &mut binding.notes) {
                 Ok(clusters) => {
                     binding.clusters = clusters;
                     binding.affinity_name = term.name.clone();
                     return self.weighed(binding);
                 }
-                Err(e) => failure = e,
+                Err(e) => {
+                    if tried == 0 {
+                        first_fits_none = e.fits_none();
+                    }
+                    failure = e;
+                }
             }
         }
-        self.failed(binding, failure)
+        self.failed(binding, failure, first_fits_none)
     }
 
     /// One affinity group: filter the fleet, cut by spread constraints,
@@ -656,10 +716,16 @@ impl<'r, 'a> Placing<'r, 'a> {
     }
 
     /// No affinity group could be scheduled. Karmada keeps the last
-    /// schedule when scheduling fails; without one, only the held clusters
-    /// keep what they had.
-    fn failed(&self, mut binding: Binding, failure: Error) -> Binding {
-        if let Some(previous) = self.request.previous.filter(|p| !p.clusters.is_empty()) {
+    /// schedule when scheduling fails for any other reason than no cluster
+    /// passing its filters in the first group tried (a FitError, which it
+    /// writes as an empty result: `scheduleResourceBindingWithClusterAffinities`);
+    /// without a schedule to keep, only the held clusters keep what they had.
+    fn failed(&self, mut binding: Binding, failure: Error, first_fits_none: bool) -> Binding {
+        let kept = self
+            .request
+            .previous
+            .filter(|p| !p.clusters.is_empty() && !first_fits_none);
+        if let Some(previous) = kept {
             binding.clusters = previous
                 .clusters
                 .iter()
