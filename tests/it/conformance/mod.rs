@@ -141,7 +141,7 @@ fn karmada_agrees_after_a_previous_schedule() {
     let count: u64 = std::env::var("GARRISON_CONFORMANCE_CASES")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(600);
+        .unwrap_or(500);
     let first: u64 = std::env::var("GARRISON_CONFORMANCE_SEED")
         .ok()
         .and_then(|v| v.parse().ok())
