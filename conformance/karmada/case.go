@@ -40,7 +40,11 @@ type caseState struct {
 	templates []*unstructured.Unstructured
 	// refused holds, by index, the templates the API server would not
 	// create, with its reason.
-	refused     map[int]string
+	refused map[int]string
+	// previous holds the case's bindings by template; fleet names its
+	// clusters.
+	previous    map[bindingKey]*previousBinding
+	fleet       map[string]bool
 	detector    *detector.ResourceDetector
 	distributor *dependenciesdistributor.DependenciesDistributor
 	rbc         *binding.ResourceBindingController
@@ -113,6 +117,11 @@ func (o *oracle) load(ctx context.Context, in *caseInput, ans *answer) (*caseSta
 
 	// Clusters are served by karmada-aggregated-apiserver; their status is
 	// what the cluster-status controller would report, taken as given.
+	previous, err := previousBindings(in.Bindings)
+	if err != nil {
+		return nil, err
+	}
+	fleet := map[string]bool{}
 	clusterObjs := make([]any, 0, len(in.Clusters))
 	for i, raw := range in.Clusters {
 		cluster := &clusterv1alpha1.Cluster{}
@@ -123,6 +132,7 @@ func (o *oracle) load(ctx context.Context, in *caseInput, ans *answer) (*caseSta
 			return nil, fmt.Errorf("clusters[%d]: %w", i, err)
 		}
 		clusterObjs = append(clusterObjs, cluster.DeepCopy())
+		fleet[cluster.Name] = true
 	}
 
 	// Customizations first: the RIC validating webhook compares each with
@@ -166,6 +176,8 @@ func (o *oracle) load(ctx context.Context, in *caseInput, ans *answer) (*caseSta
 		srv:       srv,
 		templates: templates,
 		refused:   refused,
+		previous:  previous,
+		fleet:     fleet,
 		// The fields karmada-controller-manager sets that the reconcile path
 		// reads (cmd/controller-manager/app/controllermanager.go).
 		detector: &detector.ResourceDetector{

@@ -30,6 +30,9 @@ type templateRun struct {
 	// binding is the key of the template's (Cluster)ResourceBinding, which
 	// the detector or the dependencies distributor may create.
 	binding types.NamespacedName
+	// applied and affinityName are the binding's applied-placement
+	// annotation and observed affinity name once the scheduler is done.
+	applied, affinityName string
 }
 
 func (r *templateRun) namespaced() bool { return r.t.GetNamespace() != "" }
@@ -181,7 +184,8 @@ func (r *templateRun) getBinding(ctx context.Context, c client.Client) (client.O
 }
 
 // scheduleBinding is karmada-scheduler's pass over the binding the
-// detector created (see schedule), and the patch it writes.
+// detector wrote (see schedule), with the template's previous schedule on
+// it when the case has one (previous.go), and the patch it writes.
 func (o *oracle) scheduleBinding(ctx context.Context, st *caseState, r *templateRun) error {
 	if r.res.Policy == nil {
 		return nil
@@ -193,15 +197,34 @@ func (o *oracle) scheduleBinding(ctx context.Context, st *caseState, r *template
 	if obj == nil {
 		return fmt.Errorf("the detector claimed it but wrote no binding %s", r.binding)
 	}
-	var status workv1alpha2.ResourceBindingStatus
+	var status *workv1alpha2.ResourceBindingStatus
 	switch b := obj.(type) {
 	case *workv1alpha2.ResourceBinding:
-		status = b.Status
+		status = &b.Status
 	case *workv1alpha2.ClusterResourceBinding:
-		status = b.Status
+		status = &b.Status
 	}
-	outcome := o.schedule(ctx, *spec, status)
+	annotations := obj.GetAnnotations()
+	if annotations == nil {
+		annotations = map[string]string{}
+	}
+	if prev := st.previous[keyOf(r.res.Template)]; prev != nil {
+		if err := recall(prev, annotations, spec, status); err != nil {
+			return fmt.Errorf("previous binding: %w", err)
+		}
+		obj.SetAnnotations(annotations)
+		if err := st.srv.client.Update(ctx, obj); err != nil {
+			return fmt.Errorf("recording the previous schedule: %w", err)
+		}
+	}
+	outcome := o.schedule(ctx, *spec, *status, annotations[util.PolicyPlacementAnnotation], st.fleet)
+	r.applied, r.affinityName = annotations[util.PolicyPlacementAnnotation], status.SchedulerObservedAffinityName
 	if outcome.skipped != "" {
+		if len(spec.Clusters) > 0 {
+			// Never scheduled again, but the binding controller still
+			// writes the Works of the clusters it has.
+			return nil
+		}
 		r.res.Skipped = strPtr("karmada-scheduler never schedules it: " + outcome.skipped)
 		r.final = true
 		return nil
@@ -209,18 +232,23 @@ func (o *oracle) scheduleBinding(ctx context.Context, st *caseState, r *template
 	if outcome.err != nil {
 		r.res.ScheduleError = strPtr(outcome.err.Error())
 	}
+	if outcome.affinityName != status.SchedulerObservedAffinityName {
+		// patchBindingStatusWithAffinityName: only after a success.
+		status.SchedulerObservedAffinityName = outcome.affinityName
+		r.affinityName = outcome.affinityName
+		if err := st.srv.client.Update(ctx, obj); err != nil {
+			return fmt.Errorf("recording the observed affinity: %w", err)
+		}
+	}
 	if !outcome.patch {
 		return nil
 	}
 	// patchScheduleResultFor{,Cluster}ResourceBinding: the result and the
 	// applied-placement annotation, nothing else.
-	annotations := obj.GetAnnotations()
-	if annotations == nil {
-		annotations = map[string]string{}
-	}
 	annotations[util.PolicyPlacementAnnotation] = outcome.placement
 	obj.SetAnnotations(annotations)
 	spec.Clusters = outcome.clusters
+	r.applied = outcome.placement
 	if err := st.srv.client.Update(ctx, obj); err != nil {
 		return fmt.Errorf("recording the schedule: %w", err)
 	}
@@ -274,6 +302,12 @@ func (o *oracle) collect(ctx context.Context, st *caseState, r *templateRun) err
 		return err
 	}
 	r.res.Workload = spec.IsWorkload()
+	if r.affinityName != "" {
+		r.res.AffinityName = strPtr(r.affinityName)
+	}
+	if r.applied != "" {
+		r.res.Placement = json.RawMessage(r.applied)
+	}
 	scheduled := map[string]bool{}
 	for _, tc := range spec.Clusters {
 		r.res.Clusters = append(r.res.Clusters, targetCluster{Name: tc.Name, Replicas: tc.Replicas})

@@ -2,14 +2,32 @@ package main
 
 import "encoding/json"
 
-// caseInput is one case (conformance/karmada/README.md). Fields the oracle
-// does not know yet (a later `bindings`) are ignored.
+// caseInput is one case (conformance/karmada/README.md). Unknown fields
+// are ignored.
 type caseInput struct {
 	Clusters       []json.RawMessage `json:"clusters"`
 	Policies       []json.RawMessage `json:"policies"`
 	Overrides      []json.RawMessage `json:"overrides"`
 	Customizations []json.RawMessage `json:"customizations"`
 	Templates      []json.RawMessage `json:"templates"`
+	// Bindings are the schedules a control plane already holds for some
+	// templates (previous.go): the scheduler's memory.
+	Bindings []previousBinding `json:"bindings"`
+}
+
+// previousBinding is what an existing (Cluster)ResourceBinding carries from
+// its last schedule.
+type previousBinding struct {
+	Template templateRef `json:"template"`
+	// Clusters are its spec.clusters.
+	Clusters []targetCluster `json:"clusters"`
+	// AffinityName is its status.schedulerObservedAffinityName.
+	AffinityName *string `json:"affinityName"`
+	// Placement is the placement it was last scheduled with (the scheduler's
+	// applied-placement annotation, policy.karmada.io/applied-placement).
+	// Absent: the placement the binding has now (unchanged); null: none,
+	// the scheduler never patched the binding.
+	Placement json.RawMessage `json:"placement"`
 }
 
 // answer is Karmada's outcome for one case.
@@ -78,6 +96,14 @@ type result struct {
 	// spec.IsWorkload(): replicas or per-replica requirements were
 	// interpreted); not part of the comparison contract, a hint for it.
 	Workload bool `json:"workload"`
+	// AffinityName is the binding's status.schedulerObservedAffinityName:
+	// the cluster affinity group the scheduler last scheduled it into.
+	AffinityName *string `json:"affinityName"`
+	// Placement is the binding's applied-placement annotation (the placement
+	// the scheduler last patched a result for), as JSON; null when it never
+	// did. With clusters and affinityName, what a next case's `bindings`
+	// entry for the template takes.
+	Placement json.RawMessage `json:"placement"`
 }
 
 func strPtr(s string) *string { return &s }

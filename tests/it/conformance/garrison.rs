@@ -4,8 +4,8 @@
 
 use super::generate::Case;
 use garrison::emit;
-use garrison::load::{cache::Cache, load_repository, LoadOptions};
-use garrison::model::layout::Format;
+use garrison::load::{cache::Cache, load_repository, previous, LoadOptions};
+use garrison::model::layout::{Format, Tree};
 use garrison::model::previous::PreviousRender;
 use garrison::plan::{Plan, Source};
 use serde_json::{json, Value};
@@ -13,22 +13,65 @@ use std::path::Path;
 
 /// What garrison computes for `case`, or the diagnostics that refused it.
 pub fn answer(case: &Case, dir: &Path) -> Result<Value, String> {
+    let (plan, rendered) = render(case, dir, &PreviousRender::default())?;
+    results(case, &plan, &rendered)
+}
+
+/// garrison's answers to `first`, rendered with no previous render into an
+/// output directory (`dir/out`), and to `then`, rendered with that
+/// directory as its previous render, as `garrison render` does twice on
+/// the same output: the second render's scheduler remembers the first's
+/// bindings (SPEC §2). `Err` when either render is refused, with the phase.
+pub fn answers_in_turn(first: &Case, then: &Case, dir: &Path) -> Result<(Value, Value), String> {
+    let (repo_a, repo_b, out) = (dir.join("a"), dir.join("b"), dir.join("out"));
+    for repo in [&repo_a, &repo_b] {
+        std::fs::create_dir_all(repo).map_err(|e| e.to_string())?;
+    }
+    let none = PreviousRender::default();
+    let (plan, rendered) = render(first, &repo_a, &none).map_err(|e| format!("phase A: {e}"))?;
+    let answer_a = results(first, &plan, &rendered)?;
+    let built = emit::build_tree(&plan, rendered, &none, Format::Work)
+        .map_err(|d| format!("phase A: {d:?}"))?;
+    emit::write::write_tree(&out, &built.tree, &Tree::new()).map_err(|e| e.to_string())?;
+
+    let stored = emit::write::read_tree(&out).map_err(|e| e.to_string())?;
+    let previous = previous::from_tree(stored);
+    let (plan, rendered) = render(then, &repo_b, &previous).map_err(|e| format!("phase B: {e}"))?;
+    Ok((answer_a, results(then, &plan, &rendered)?))
+}
+
+/// `case` written as a repository in `dir`, loaded, planned against
+/// `previous` and rendered in the Work format.
+fn render(
+    case: &Case,
+    dir: &Path,
+    previous: &PreviousRender,
+) -> Result<(Plan, emit::render::Rendered), String> {
     write_repository(case, dir)?;
     let (inputs, diagnostics) = load_repository(dir, &LoadOptions::default(), &Cache::disabled());
     if diagnostics.has_errors() {
         return Err(format!("{diagnostics:?}"));
     }
-    let previous = PreviousRender::default();
-    let plan = garrison::plan::plan(&inputs, &previous).map_err(|d| format!("{d:?}"))?;
+    let planning = garrison::plan::Options {
+        format: Format::Work,
+        ..Default::default()
+    };
+    let plan =
+        garrison::plan::plan_with(&inputs, previous, &planning).map_err(|d| format!("{d:?}"))?;
     let options = emit::render::Options {
         format: Format::Work,
         reuse: false,
     };
     let rendered =
-        emit::render::render(&inputs, &plan, &previous, options).map_err(|d| format!("{d:?}"))?;
+        emit::render::render(&inputs, &plan, previous, options).map_err(|d| format!("{d:?}"))?;
+    Ok((plan, rendered))
+}
+
+/// The rendered case in the oracle's output format.
+fn results(case: &Case, plan: &Plan, rendered: &emit::render::Rendered) -> Result<Value, String> {
     let mut results = Vec::new();
     for template in &case.templates {
-        results.push(result(template, &plan, &rendered)?);
+        results.push(result(template, plan, rendered)?);
     }
     Ok(json!({"rejected": [], "results": results}))
 }

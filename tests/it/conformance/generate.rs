@@ -16,6 +16,10 @@ pub struct Case {
     pub overrides: Vec<Value>,
     pub customizations: Vec<Value>,
     pub templates: Vec<Value>,
+    /// Previous schedules (the oracle's `bindings`); only a second phase
+    /// has them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub bindings: Vec<Value>,
 }
 
 /// SplitMix64: a small, fast, seedable generator, so a case is its seed.
@@ -93,65 +97,70 @@ pub fn case(seed: u64) -> Case {
         overrides,
         customizations,
         templates,
+        bindings: Vec::new(),
     }
 }
 
 /// Two to six clusters with labels, a provider, a region and zones (each
 /// now and then missing), taints, the kinds they serve, and capacity.
 fn clusters(rng: &mut Rng) -> Vec<Value> {
-    (0..2 + rng.below(5))
-        .map(|i| {
-            let region = *rng.pick(REGIONS);
-            let zones: Vec<String> = (0..rng.below(3))
-                .map(|z| format!("{region}-{}", ["a", "b", "c"][z as usize]))
-                .collect();
-            let mut spec = json!({"syncMode": "Push"});
-            if rng.chance(90) {
-                spec["provider"] = json!(rng.pick(PROVIDERS));
-            }
-            if rng.chance(90) {
-                spec["region"] = json!(region);
-            }
-            if !zones.is_empty() {
-                spec["zones"] = json!(zones);
-            }
-            if rng.chance(20) {
-                let effect = *rng.pick(&["NoSchedule", "PreferNoSchedule", "NoExecute"]);
-                spec["taints"] = json!([{"key": "dedicated", "value": rng.pick(&["batch", "gpu"]), "effect": effect}]);
-            }
-            let cpu = 4 + 4 * rng.below(4);
-            let mut enabled = vec![
-                json!({"groupVersion": "v1", "resources": [
-                    {"name": "configmaps", "kind": "ConfigMap"},
-                    {"name": "services", "kind": "Service"},
-                ]}),
-                json!({"groupVersion": "apps/v1", "resources": [{"name": "deployments", "kind": "Deployment"}]}),
-            ];
-            if rng.chance(85) {
-                enabled.push(json!({"groupVersion": "batch/v1", "resources": [{"name": "jobs", "kind": "Job"}]}));
-            }
-            json!({
-                "apiVersion": "cluster.karmada.io/v1alpha1",
-                "kind": "Cluster",
-                "metadata": {
-                    "name": format!("m{i}"),
-                    "labels": {
-                        "env": rng.pick(&["prod", "test"]),
-                        "tier": rng.pick(&["gold", "silver"]),
-                    },
-                },
-                "spec": spec,
-                "status": {
-                    "apiEnablements": enabled,
-                    "resourceSummary": {
-                        "allocatable": {"cpu": cpu.to_string(), "memory": format!("{}Gi", cpu * 4), "pods": "110"},
-                        "allocated": {"cpu": rng.below(cpu).to_string(), "memory": "2Gi", "pods": (rng.below(40)).to_string()},
-                        "allocating": {"cpu": "0", "memory": "0", "pods": "0"},
-                    },
-                },
-            })
-        })
-        .collect()
+    (0..2 + rng.below(5)).map(|i| cluster(rng, i)).collect()
+}
+
+/// Cluster `m<index>`.
+fn cluster(rng: &mut Rng, index: u64) -> Value {
+    let region = *rng.pick(REGIONS);
+    let zones: Vec<String> = (0..rng.below(3))
+        .map(|z| format!("{region}-{}", ["a", "b", "c"][z as usize]))
+        .collect();
+    let mut spec = json!({"syncMode": "Push"});
+    if rng.chance(90) {
+        spec["provider"] = json!(rng.pick(PROVIDERS));
+    }
+    if rng.chance(90) {
+        spec["region"] = json!(region);
+    }
+    if !zones.is_empty() {
+        spec["zones"] = json!(zones);
+    }
+    if rng.chance(20) {
+        let effect = *rng.pick(&["NoSchedule", "PreferNoSchedule", "NoExecute"]);
+        spec["taints"] =
+            json!([{"key": "dedicated", "value": rng.pick(&["batch", "gpu"]), "effect": effect}]);
+    }
+    let cpu = 4 + 4 * rng.below(4);
+    let mut enabled = vec![
+        json!({"groupVersion": "v1", "resources": [
+            {"name": "configmaps", "kind": "ConfigMap"},
+            {"name": "services", "kind": "Service"},
+        ]}),
+        json!({"groupVersion": "apps/v1", "resources": [{"name": "deployments", "kind": "Deployment"}]}),
+    ];
+    if rng.chance(85) {
+        enabled.push(
+            json!({"groupVersion": "batch/v1", "resources": [{"name": "jobs", "kind": "Job"}]}),
+        );
+    }
+    json!({
+        "apiVersion": "cluster.karmada.io/v1alpha1",
+        "kind": "Cluster",
+        "metadata": {
+            "name": format!("m{index}"),
+            "labels": {
+                "env": rng.pick(&["prod", "test"]),
+                "tier": rng.pick(&["gold", "silver"]),
+            },
+        },
+        "spec": spec,
+        "status": {
+            "apiEnablements": enabled,
+            "resourceSummary": {
+                "allocatable": {"cpu": cpu.to_string(), "memory": format!("{}Gi", cpu * 4), "pods": "110"},
+                "allocated": {"cpu": rng.below(cpu).to_string(), "memory": "2Gi", "pods": (rng.below(40)).to_string()},
+                "allocating": {"cpu": "0", "memory": "0", "pods": "0"},
+            },
+        },
+    })
 }
 
 /// A few Deployments, ConfigMaps, Services and Jobs in two namespaces.
@@ -560,4 +569,186 @@ fn customization(rng: &mut Rng) -> Value {
             "customizations": customizations,
         },
     })
+}
+
+/// The second phase of the two-phase case of `seed`: `first` (the case of
+/// `seed`) after the changes a fleet sees between two renders, each of
+/// which makes Karmada (and garrison) schedule again or decide not to:
+/// workloads scaled up or down, a placement redrawn or edited, a cluster
+/// joining, a cluster leaving. Policy selectors and priorities stay, so
+/// every template keeps the policy that claimed it. Also a description of
+/// the changes, one line each.
+pub fn changed(seed: u64, first: &Case) -> (Case, Vec<String>) {
+    let mut rng = Rng::new(seed ^ 0x7365_636f_6e64_2070);
+    let mut case = first.clone();
+    case.bindings.clear();
+    let mut changes = Vec::new();
+
+    // A cluster leaves: one no policy names (garrison refuses a cluster
+    // name that is not in the fleet, SPEC §10).
+    if case.clusters.len() > 2 && rng.chance(20) {
+        let named = |name: &str| {
+            let quoted = format!("\"{name}\"");
+            case.policies
+                .iter()
+                .chain(&case.overrides)
+                .any(|p| p.to_string().contains(&quoted))
+        };
+        let free: Vec<usize> = (0..case.clusters.len())
+            .filter(|&i| !named(&cluster_name(&case.clusters[i])))
+            .collect();
+        if !free.is_empty() {
+            let gone = case.clusters.remove(*rng.pick(&free));
+            changes.push(format!("cluster {} left", cluster_name(&gone)));
+        }
+    }
+    // A cluster joins, with a name never used before.
+    if rng.chance(25) {
+        let next = first
+            .clusters
+            .iter()
+            .filter_map(|c| cluster_name(c).strip_prefix('m')?.parse::<u64>().ok())
+            .max()
+            .map_or(0, |n| n + 1);
+        let joined = cluster(&mut rng, next);
+        changes.push(format!("cluster {} joined", cluster_name(&joined)));
+        case.clusters.push(joined);
+    }
+    let names: Vec<String> = case.clusters.iter().map(cluster_name).collect();
+
+    // Workloads scale.
+    for template in &mut case.templates {
+        if !rng.chance(50) {
+            continue;
+        }
+        if let Some(change) = scale(&mut rng, template) {
+            changes.push(change);
+        }
+    }
+    // A placement changes.
+    if rng.chance(35) {
+        let index = rng.below(case.policies.len() as u64) as usize;
+        let policy = &mut case.policies[index];
+        let name = policy
+            .pointer("/metadata/name")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string();
+        let what = edit_placement(&mut rng, &mut policy["spec"]["placement"], &names);
+        changes.push(format!("placement of {name}: {what}"));
+    }
+    if changes.is_empty() {
+        let scaled = case.templates.iter_mut().find_map(|t| scale(&mut rng, t));
+        match scaled {
+            Some(change) => changes.push(change),
+            None => {
+                let next = names.len() as u64 + 10;
+                let joined = cluster(&mut rng, next);
+                changes.push(format!("cluster {} joined", cluster_name(&joined)));
+                case.clusters.push(joined);
+            }
+        }
+    }
+    (case, changes)
+}
+
+fn cluster_name(cluster: &Value) -> String {
+    cluster
+        .pointer("/metadata/name")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// A Deployment's replicas or a Job's parallelism, up or down; `None` for
+/// other kinds.
+fn scale(rng: &mut Rng, template: &mut Value) -> Option<String> {
+    let (field, low) = match template["kind"].as_str() {
+        Some("Deployment") => ("replicas", 0),
+        Some("Job") => ("parallelism", 1),
+        _ => return None,
+    };
+    let before = template["spec"][field].as_u64().unwrap_or(0);
+    let mut after = low + rng.below(15);
+    if after == before {
+        after += 1;
+    }
+    template["spec"][field] = json!(after);
+    let name = |p: &str| {
+        template
+            .pointer(p)
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+    };
+    Some(format!(
+        "{}/{}/{}: {field} {before} -> {after}",
+        name("/kind"),
+        name("/metadata/namespace"),
+        name("/metadata/name")
+    ))
+}
+
+/// Change `placement`: drawn again, or one part of it edited (static
+/// weights, tolerations, a cluster affinity group after the first, the
+/// spread constraints, the division); what changed, in words.
+fn edit_placement(rng: &mut Rng, placement: &mut Value, clusters: &[String]) -> String {
+    let overflow = placement["clusterAffinities"]
+        .as_array()
+        .is_some_and(|terms| terms.iter().any(|t| t.get("overflowAffinities").is_some()));
+    match rng.below(6) {
+        0 if placement
+            .pointer("/replicaScheduling/weightPreference/staticWeightList")
+            .is_some() =>
+        {
+            let weights: Vec<Value> = rng
+                .some(clusters)
+                .into_iter()
+                .map(
+                    |c| json!({"targetCluster": {"clusterNames": [c]}, "weight": 1 + rng.below(4)}),
+                )
+                .collect();
+            placement["replicaScheduling"]["weightPreference"]["staticWeightList"] = json!(weights);
+            "static weights drawn again".into()
+        }
+        1 => {
+            let removed = placement
+                .as_object_mut()
+                .and_then(|fields| fields.remove("clusterTolerations"));
+            if removed.is_some() {
+                "tolerations removed".into()
+            } else {
+                placement["clusterTolerations"] =
+                    json!([{"key": "dedicated", "operator": "Exists"}]);
+                "tolerates every `dedicated` taint".into()
+            }
+        }
+        2 if placement["clusterAffinities"]
+            .as_array()
+            .is_some_and(|terms| terms.len() > 1) =>
+        {
+            let terms = placement["clusterAffinities"]
+                .as_array()
+                .map_or(0, Vec::len);
+            let index = 1 + rng.below(terms as u64 - 1) as usize;
+            let mut term = affinity(rng, clusters);
+            term["affinityName"] = json!(format!("group{index}"));
+            placement["clusterAffinities"][index] = term;
+            format!("affinity group group{index} drawn again")
+        }
+        3 if placement["spreadConstraints"].is_array() => {
+            let max = 1 + rng.below(clusters.len() as u64);
+            placement["spreadConstraints"][0]["maxGroups"] = json!(max);
+            format!("spread over at most {max} clusters")
+        }
+        4 if !overflow => {
+            let (strategy, _) = replica_scheduling(rng, clusters);
+            let what = format!("division now {strategy}");
+            placement["replicaScheduling"] = strategy;
+            what
+        }
+        _ => {
+            *placement = self::placement(rng, clusters);
+            "drawn again".into()
+        }
+    }
 }

@@ -125,6 +125,203 @@ fn karmada_agrees_on_generated_cases() {
     );
 }
 
+/// The first schedule and the next: each generated case (phase A) is
+/// rendered, then changed as a fleet changes between two renders
+/// (`generate::changed`: workloads scaled, a placement edited, clusters
+/// joining or leaving) and rendered again (phase B). garrison renders B
+/// with A's output directory as its previous render, the oracle schedules
+/// B with the bindings of its own answer to A (their clusters, observed
+/// affinity group and applied placement), so Karmada's Steady division,
+/// sticky affinity groups and the preference for clusters already
+/// scheduled are compared. Both phases are compared; the seed range is
+/// `GARRISON_CONFORMANCE_CASES` / `GARRISON_CONFORMANCE_SEED`, as for
+/// [`karmada_agrees_on_generated_cases`].
+#[test]
+fn karmada_agrees_after_a_previous_schedule() {
+    let count: u64 = std::env::var("GARRISON_CONFORMANCE_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(500);
+    let first: u64 = std::env::var("GARRISON_CONFORMANCE_SEED")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
+    let dump = std::env::var_os("GARRISON_CONFORMANCE_DUMP").map(std::path::PathBuf::from);
+    let mut oracle = oracle::Oracle::start();
+    let mut found = Vec::new();
+    let started = std::time::Instant::now();
+    let mut elapsed_in_oracle = std::time::Duration::ZERO;
+    // Bound templates whose second schedule (Karmada's) is the first, and
+    // those whose is not: how much the second phase moves.
+    let (mut kept, mut changed) = (0, 0);
+    for seed in first..first + count {
+        let case_a = generate::case(seed);
+        let (case_b, changes) = generate::changed(seed, &case_a);
+        let compared = in_turn(&mut oracle, &case_a, case_b);
+        elapsed_in_oracle += compared.oracle_time;
+        kept += compared.kept;
+        changed += compared.changed;
+        if let (false, Some(dir)) = (compared.found.is_empty(), &dump) {
+            compared.dump(dir, &seed.to_string());
+        }
+        let changes = changes.join("; ");
+        found.extend(
+            compared
+                .found
+                .into_iter()
+                .map(|d| format!("seed {seed} ({changes}), {d}")),
+        );
+    }
+    let elapsed = started.elapsed().as_secs_f64();
+    eprintln!(
+        "karmada oracle, two phases: {count} cases in {elapsed:.1} s ({:.0} cases/s; the oracle {:.1} s of it); Karmada's second schedule is its first for {kept} bound templates and differs for {changed}",
+        count as f64 / elapsed.max(1e-9),
+        elapsed_in_oracle.as_secs_f64()
+    );
+    assert!(
+        found.is_empty(),
+        "{} divergences in {count} two-phase cases (see conformance/karmada/DIVERGENCES.md):\n{}",
+        found.len(),
+        found.join("\n")
+    );
+}
+
+/// One case compared in two phases (see
+/// [`karmada_agrees_after_a_previous_schedule`]).
+struct InTurn {
+    /// Every difference, after the phase it shows in.
+    found: Vec<String>,
+    first: generate::Case,
+    /// The second case as the oracle got it, with its bindings.
+    then: generate::Case,
+    /// garrison's and Karmada's answers to each phase, when garrison
+    /// rendered both.
+    answers: Option<[serde_json::Value; 4]>,
+    /// Bound templates whose second schedule (Karmada's) is the first,
+    /// and those whose is not.
+    kept: usize,
+    changed: usize,
+    oracle_time: std::time::Duration,
+}
+
+/// `first`, then `then` on top of it, through garrison (its second render
+/// reads the first's output directory) and the oracle (its second case
+/// carries the bindings of its own first answer), compared.
+fn in_turn(
+    oracle: &mut oracle::Oracle,
+    first: &generate::Case,
+    mut then: generate::Case,
+) -> InTurn {
+    let timer = std::time::Instant::now();
+    let theirs_a = oracle.answer(first);
+    then.bindings = previous_bindings(&theirs_a);
+    let theirs_b = oracle.answer(&then);
+    let oracle_time = timer.elapsed();
+    let (kept, changed) = schedules_kept(&theirs_a, &theirs_b);
+    let mut compared = InTurn {
+        found: Vec::new(),
+        first: first.clone(),
+        then,
+        answers: None,
+        kept,
+        changed,
+        oracle_time,
+    };
+    let dir = crate::support::temp();
+    let (ours_a, ours_b) = match garrison::answers_in_turn(first, &compared.then, dir.path()) {
+        Ok(answers) => answers,
+        Err(why) if compare::karmada_fails_too(&why, &theirs_a) => return compared,
+        Err(why) if why.starts_with("phase B") && compare::karmada_fails_too(&why, &theirs_b) => {
+            return compared
+        }
+        Err(why) => {
+            compared
+                .found
+                .push(format!("garrison refused the case: {why}"));
+            return compared;
+        }
+    };
+    let in_a = compare::divergences(&ours_a, &theirs_a);
+    compared.found = if in_a.is_empty() {
+        let by_name = with_clusters_by_name(&compared.then);
+        compare::divergences_after(&ours_b, &theirs_b, || oracle.answer(&by_name))
+            .into_iter()
+            .map(|d| format!("phase B: {d}"))
+            .collect()
+    } else {
+        // Each side remembers its own first answer: once those differ, the
+        // second ones say nothing more.
+        in_a.into_iter().map(|d| format!("phase A: {d}")).collect()
+    };
+    compared.answers = Some([ours_a, theirs_a, ours_b, theirs_b]);
+    compared
+}
+
+impl InTurn {
+    /// The cases and answers as `<dir>/<stem>.{a,b}.{case,garrison,karmada}.json`.
+    fn dump(&self, dir: &std::path::Path, stem: &str) {
+        if let Some([ours_a, theirs_a, ours_b, theirs_b]) = &self.answers {
+            dump_case(dir, &format!("{stem}.a"), &self.first, ours_a, theirs_a);
+            dump_case(dir, &format!("{stem}.b"), &self.then, ours_b, theirs_b);
+        }
+    }
+}
+
+/// How many bound templates keep their clusters and replicas from one
+/// answer to the next, and how many do not.
+fn schedules_kept(before: &serde_json::Value, after: &serde_json::Value) -> (usize, usize) {
+    let clusters = |r: &serde_json::Value| {
+        let mut clusters = r["clusters"].as_array().cloned().unwrap_or_default();
+        clusters.sort_by(|a, b| a["name"].as_str().cmp(&b["name"].as_str()));
+        clusters
+    };
+    let (before, after) = (before["results"].as_array(), after["results"].as_array());
+    let pairs = before
+        .into_iter()
+        .flatten()
+        .zip(after.into_iter().flatten());
+    let bound = pairs.filter(|(_, b)| !b["policy"].is_null() && b["skipped"].is_null());
+    bound.fold((0, 0), |(kept, changed), (a, b)| {
+        if clusters(a) == clusters(b) {
+            (kept + 1, changed)
+        } else {
+            (kept, changed + 1)
+        }
+    })
+}
+
+/// `case` with each previous binding's clusters in name order, as
+/// garrison's rendered bindings list them (`compare::divergences_after`).
+fn with_clusters_by_name(case: &generate::Case) -> generate::Case {
+    let mut case = case.clone();
+    for binding in &mut case.bindings {
+        if let Some(clusters) = binding["clusters"].as_array_mut() {
+            clusters.sort_by(|a, b| a["name"].as_str().cmp(&b["name"].as_str()));
+        }
+    }
+    case
+}
+
+/// The `bindings` of a next case from the oracle's answer to this one: for
+/// every template the detector bound, the binding's clusters, observed
+/// affinity group and applied placement.
+fn previous_bindings(answer: &serde_json::Value) -> Vec<serde_json::Value> {
+    answer["results"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|r| !r["policy"].is_null() && r["skipped"].is_null())
+        .map(|r| {
+            serde_json::json!({
+                "template": r["template"],
+                "clusters": r["clusters"],
+                "affinityName": r["affinityName"],
+                "placement": r["placement"],
+            })
+        })
+        .collect()
+}
+
 fn dump_case(
     dir: &std::path::Path,
     seed: &str,
@@ -149,7 +346,9 @@ fn dump_case(
     );
 }
 
-/// Hand-written cases, one JSON file each (the oracle's input format), for
+/// Hand-written cases, one JSON file each (the oracle's input format, or
+/// `{"first": case, "then": case}` for a case scheduled on top of another,
+/// compared as [`karmada_agrees_after_a_previous_schedule`] compares), for
 /// what the generator does not write: `conformance/karmada/testdata/cases`,
 /// or the directory `GARRISON_CONFORMANCE_FILES` names (for instance
 /// `conformance/karmada/testdata/divergences`, the known divergences, or a
@@ -175,10 +374,33 @@ fn karmada_agrees_on_case_files() {
     let mut found = Vec::new();
     for path in &paths {
         let name = path.display();
-        let case: generate::Case = match std::fs::read_to_string(path)
+        let read = std::fs::read_to_string(path)
             .map_err(|e| e.to_string())
-            .and_then(|text| serde_json::from_str(&text).map_err(|e| e.to_string()))
-        {
+            .and_then(|text| {
+                serde_json::from_str::<serde_json::Value>(&text).map_err(|e| e.to_string())
+            });
+        let value = match read {
+            Ok(value) => value,
+            Err(e) => panic!("{name}: {e}"),
+        };
+        if value.get("then").is_some() {
+            // Two cases in turn: the second scheduled on top of the first.
+            let (first, then): (generate::Case, generate::Case) = match (
+                serde_json::from_value(value["first"].clone()),
+                serde_json::from_value(value["then"].clone()),
+            ) {
+                (Ok(first), Ok(then)) => (first, then),
+                (Err(e), _) | (_, Err(e)) => panic!("{name}: {e}"),
+            };
+            let compared = in_turn(&mut oracle, &first, then);
+            if let Some(out) = std::env::var_os("GARRISON_CONFORMANCE_DUMP") {
+                let stem = path.file_stem().unwrap_or_default().to_string_lossy();
+                compared.dump(std::path::Path::new(&out), &stem);
+            }
+            found.extend(compared.found.into_iter().map(|d| format!("{name}: {d}")));
+            continue;
+        }
+        let case: generate::Case = match serde_json::from_value(value) {
             Ok(case) => case,
             Err(e) => panic!("{name}: {e}"),
         };
