@@ -232,6 +232,33 @@ fn strip(map: &mut Map<String, Value>) {
 /// name order, asked for only when there is a difference: a template
 /// whose answer differs from Karmada's but not from that one agrees.
 /// Nothing else is let through (`conformance/karmada/DIVERGENCES.md`).
+/// Karmada's answer without the clusters that left the fleet: when a
+/// reschedule fails, Karmada keeps the last schedule whole, a cluster that
+/// left included, and fails to write that cluster's Work until the cluster
+/// object is gone; garrison's binding keeps only clusters of the fleet, as a
+/// cluster that left has no output to render. The other clusters' Works are
+/// compared as usual. (SPEC §2: the previous render is the memory, over the
+/// fleet of this render.)
+pub fn without_clusters_that_left(karmada: &Value, fleet: &[&str]) -> Value {
+    let mut karmada = karmada.clone();
+    let in_fleet = |c: &Value| c["name"].as_str().is_some_and(|n| fleet.contains(&n));
+    for result in karmada["results"].as_array_mut().into_iter().flatten() {
+        let Some(clusters) = result["clusters"].as_array_mut() else {
+            continue;
+        };
+        let before = clusters.len();
+        clusters.retain(in_fleet);
+        let left = before != clusters.len();
+        let missing_cluster = result["syncError"]
+            .as_str()
+            .is_some_and(|e| e.contains("clusters.cluster.karmada.io") && e.contains("not found"));
+        if left && missing_cluster {
+            result["syncError"] = Value::Null;
+        }
+    }
+    karmada
+}
+
 pub fn divergences_after(
     garrison: &Value,
     karmada: &Value,

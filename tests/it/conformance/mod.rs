@@ -244,10 +244,22 @@ fn in_turn(
     let in_a = compare::divergences(&ours_a, &theirs_a);
     compared.found = if in_a.is_empty() {
         let by_name = with_clusters_by_name(&compared.then);
-        compare::divergences_after(&ours_b, &theirs_b, || oracle.answer(&by_name))
-            .into_iter()
-            .map(|d| format!("phase B: {d}"))
-            .collect()
+        let fleet: Vec<&str> = compared
+            .then
+            .clusters
+            .iter()
+            .filter_map(|c| {
+                c.pointer("/metadata/name")
+                    .and_then(serde_json::Value::as_str)
+            })
+            .collect();
+        let theirs_b = compare::without_clusters_that_left(&theirs_b, &fleet);
+        compare::divergences_after(&ours_b, &theirs_b, || {
+            compare::without_clusters_that_left(&oracle.answer(&by_name), &fleet)
+        })
+        .into_iter()
+        .map(|d| format!("phase B: {d}"))
+        .collect()
     } else {
         // Each side remembers its own first answer: once those differ, the
         // second ones say nothing more.
