@@ -555,6 +555,13 @@ metadata: {name: x, labels: {pool: extra}}
 status: {resourceSummary: {allocatable: {cpu: '10', memory: 8Gi, pods: '110'}}}
 ";
 
+/// The plan of `overflowing(replicas)`, on top of `previous`.
+fn overflow_plan(replicas: u64, previous: &PreviousRender) -> Plan {
+    let docs = overflowing(replicas);
+    let refs: Vec<&str> = docs.iter().map(String::as_str).collect();
+    decide(&inputs(&refs), previous)
+}
+
 fn overflowing(replicas: u64) -> Vec<String> {
     let web = WEB
         .replace("replicas: 6", &format!("replicas: {replicas}"))
@@ -584,9 +591,7 @@ spec:
 
 #[test]
 fn overflow_fills_the_own_group_first_then_the_overflow_group() {
-    let docs = overflowing(5);
-    let refs: Vec<&str> = docs.iter().map(String::as_str).collect();
-    let plan = decide(&inputs(&refs), &PreviousRender::default());
+    let plan = overflow_plan(5, &PreviousRender::default());
     assert_eq!(
         replicas(web(&plan)),
         [("a", 1, false), ("b", 1, false), ("x", 3, false)]
@@ -600,13 +605,8 @@ fn overflow_fills_the_own_group_first_then_the_overflow_group() {
 /// (room 10 + 3) the other 4.
 #[test]
 fn overflow_counts_the_replicas_a_tier_already_runs() {
-    let first = overflowing(5);
-    let refs: Vec<&str> = first.iter().map(String::as_str).collect();
-    let plan = decide(&inputs(&refs), &PreviousRender::default());
-    let previous = remembered(&plan);
-    let more = overflowing(8);
-    let refs: Vec<&str> = more.iter().map(String::as_str).collect();
-    let plan = decide(&inputs(&refs), &previous);
+    let previous = remembered(&overflow_plan(5, &PreviousRender::default()));
+    let plan = overflow_plan(8, &previous);
     assert_eq!(
         replicas(web(&plan)),
         [("a", 2, false), ("b", 2, false), ("x", 4, false)]
@@ -615,9 +615,7 @@ fn overflow_counts_the_replicas_a_tier_already_runs() {
 
 #[test]
 fn overflow_beyond_every_tier_is_unschedulable() {
-    let docs = overflowing(13);
-    let refs: Vec<&str> = docs.iter().map(String::as_str).collect();
-    let plan = decide(&inputs(&refs), &PreviousRender::default());
+    let plan = overflow_plan(13, &PreviousRender::default());
     assert!(
         matches!(web(&plan).binding.decision, Decision::Unschedulable(_)),
         "{:?}",

@@ -318,19 +318,21 @@ fn affinity(rng: &mut Rng, clusters: &[String]) -> Value {
     affinity
 }
 
+/// A static weight from 1 to 4 for each of some of the clusters.
+fn static_weights(rng: &mut Rng, clusters: &[String]) -> Vec<Value> {
+    rng.some(clusters)
+        .into_iter()
+        .map(|c| json!({"targetCluster": {"clusterNames": [c]}, "weight": 1 + rng.below(4)}))
+        .collect()
+}
+
 /// How a policy divides replicas, and whether it is dynamic (which
 /// overflow affinities and every spread constraint need).
 fn replica_scheduling(rng: &mut Rng, clusters: &[String]) -> (Value, bool) {
     match rng.below(6) {
         0 => (json!({"replicaSchedulingType": "Duplicated"}), false),
         1 => {
-            let weights: Vec<Value> = rng
-                .some(clusters)
-                .into_iter()
-                .map(
-                    |c| json!({"targetCluster": {"clusterNames": [c]}, "weight": 1 + rng.below(4)}),
-                )
-                .collect();
+            let weights = static_weights(rng, clusters);
             let strategy = json!({
                 "replicaSchedulingType": "Divided",
                 "replicaDivisionPreference": "Weighted",
@@ -700,13 +702,7 @@ fn edit_placement(rng: &mut Rng, placement: &mut Value, clusters: &[String]) -> 
             .pointer("/replicaScheduling/weightPreference/staticWeightList")
             .is_some() =>
         {
-            let weights: Vec<Value> = rng
-                .some(clusters)
-                .into_iter()
-                .map(
-                    |c| json!({"targetCluster": {"clusterNames": [c]}, "weight": 1 + rng.below(4)}),
-                )
-                .collect();
+            let weights = static_weights(rng, clusters);
             placement["replicaScheduling"]["weightPreference"]["staticWeightList"] = json!(weights);
             "static weights drawn again".into()
         }
