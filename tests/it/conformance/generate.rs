@@ -198,9 +198,10 @@ fn config_map(rng: &mut Rng, namespace: &str, app: &str) -> Value {
     let mut data = json!({
         "mode": "on",
         "settings.json": "{\"level\":\"info\",\"replicas\":2}",
+        "settings.yaml": "level: info\nlimits:\n  cpu: 2\n",
     });
     if rng.chance(50) {
-        data["settings.yaml"] = json!("level: info\nlimits:\n  cpu: 2\n");
+        data["extra"] = json!("yes");
     }
     json!({
         "apiVersion": "v1",
@@ -462,7 +463,7 @@ fn catch_all(rng: &mut Rng, clusters: &[String]) -> Value {
 /// One overrider of each kind Karmada has, each valid for the templates it
 /// may meet (a plaintext path every generated template has; a field
 /// overrider only when the policy selects ConfigMaps alone, which all hold
-/// `settings.json`).
+/// `settings.json` and `settings.yaml`).
 fn overriders(rng: &mut Rng, config_maps: bool) -> Value {
     let operator = |rng: &mut Rng| *rng.pick(&["add", "remove", "replace"]);
     if config_maps && rng.chance(50) {
@@ -470,7 +471,10 @@ fn overriders(rng: &mut Rng, config_maps: bool) -> Value {
         // key would fail the render, in Karmada as in garrison).
         let (sub_path, op) = *rng.pick(&[("/level", "replace"), ("/owner", "add")]);
         let patch = json!({"subPath": sub_path, "operator": op, "value": "debug"});
-        return json!({"fieldOverrider": [{"fieldPath": "/data/settings.json", "json": [patch]}]});
+        return match rng.below(2) {
+            0 => json!({"fieldOverrider": [{"fieldPath": "/data/settings.json", "json": [patch]}]}),
+            _ => json!({"fieldOverrider": [{"fieldPath": "/data/settings.yaml", "yaml": [patch]}]}),
+        };
     }
     match rng.below(9) {
         0 => {
