@@ -150,6 +150,7 @@ mod tests {
             would_be: None,
             withheld: Default::default(),
             remembered: false,
+            applied: None,
         }
     }
 

@@ -161,6 +161,7 @@ fn follower(context: &Context<'_>, key: ObjectKey, required: Required) -> App {
             would_be: (!would_be.is_empty()).then_some(would_be),
             withheld: BTreeSet::new(),
             remembered: false,
+            applied: None,
         },
         fort: None,
         placement: None,

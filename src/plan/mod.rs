@@ -105,7 +105,10 @@ impl App {
                 })
                 .collect(),
             replicas: if binding.workload { binding.desired } else { 0 },
-            placement: self.placement_json.clone(),
+            placement: binding
+                .applied
+                .clone()
+                .unwrap_or_else(|| self.placement_json.clone()),
             affinity_name: binding.affinity_name.clone(),
             fort: self.fort.as_ref().map(|f| f.cluster.clone()),
             held: binding

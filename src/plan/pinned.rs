@@ -48,6 +48,7 @@ pub(super) fn everywhere(
         would_be: (!would_be.is_empty()).then_some(would_be),
         withheld: BTreeSet::new(),
         remembered: false,
+        applied: None,
     }
 }
 
@@ -104,6 +105,7 @@ pub(super) fn pinned_binding(
         would_be: (!would_be.is_empty()).then_some(would_be),
         withheld: BTreeSet::new(),
         remembered: false,
+        applied: None,
     }
 }
 

@@ -117,6 +117,13 @@ pub struct Binding {
     /// even when it is empty: a remembered binding without the record was
     /// written by an older garrison, and is read conservatively.
     pub remembered: bool,
+    /// The placement this binding records as applied, when it is not the
+    /// placement now: Karmada writes the applied placement only when it
+    /// writes a schedule, so a kept schedule, one kept after a failure, and
+    /// a first schedule that failed for capacity record what was applied
+    /// before (nothing, for the last), and the next render compares with
+    /// that (`placementChanged`).
+    pub applied: Option<Option<String>>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -342,12 +349,26 @@ impl<'r, 'a> Recall<'r, 'a> {
         ) {
             return Some(Memory::changed("the placement changed".into()));
         }
-        (self.previous.replicas != desired).then(|| {
-            Memory::changed(format!(
+        // Karmada's `IsBindingReplicasChanged` for a Divided binding: the
+        // clusters' replicas no longer add up to the desired count (which
+        // also catches a schedule that placed nothing). A change of the
+        // desired count that they still add up to reschedules nothing.
+        let placed = self
+            .previous
+            .clusters
+            .iter()
+            .fold(0u64, |sum, (_, r)| sum.saturating_add(*r));
+        if self.duplicated || placed == desired {
+            return None;
+        }
+        Some(Memory::changed(if self.previous.replicas != desired {
+            format!(
                 "replicas changed from {} to {desired}",
                 self.previous.replicas
-            ))
-        })
+            )
+        } else {
+            format!("the previous schedule placed {placed} of {desired} replicas")
+        }))
     }
 
     /// Karmada reschedules when a cluster of the binding is gone.
@@ -424,23 +445,15 @@ impl<'r, 'a> Recall<'r, 'a> {
     }
 
     /// Only a Divided workload has a schedule to keep; Karmada re-evaluates
-    /// the others on every render. One placed on no cluster is scheduled
-    /// again when it has replicas to place (Karmada's
-    /// `IsBindingReplicasChanged`: the clusters' replicas, 0, differ from the
-    /// desired count), not at 0 replicas.
+    /// the others on every render.
     fn nothing_to_keep(&self) -> Option<Memory> {
         if self.duplicated {
             return Some(Memory::Schedule(
                 "Duplicated: re-evaluated on every render".into(),
             ));
         }
-        if !self.workload {
-            return Some(Memory::Schedule(
-                "no replicas to divide: re-evaluated on every render".into(),
-            ));
-        }
-        (self.scheduled.is_empty() && self.request.replicas.unwrap_or(0) > 0)
-            .then(|| Memory::changed("the previous render placed it on no cluster".into()))
+        (!self.workload)
+            .then(|| Memory::Schedule("no replicas to divide: re-evaluated on every render".into()))
     }
 
     /// A binding written before garrison recorded withheld clusters, that
@@ -576,6 +589,7 @@ impl<'r, 'a> Placing<'r, 'a> {
             would_be: None,
             withheld: BTreeSet::new(),
             remembered: self.divided && self.workload,
+            applied: None,
         }
     }
 
@@ -592,6 +606,7 @@ impl<'r, 'a> Placing<'r, 'a> {
     /// replicas and affinity group stand as they were.
     fn keep(&self) -> Binding {
         let mut binding = self.binding(Decision::Kept);
+        binding.applied = Some(self.request.previous.and_then(|p| p.placement.clone()));
         binding.clusters = self
             .request
             .previous
@@ -744,6 +759,11 @@ impl<'r, 'a> Placing<'r, 'a> {
         } else {
             binding.clusters = self.kept_held.clone();
             binding.decision = Decision::Unschedulable(failure);
+        }
+        // An empty schedule is written (with the placement) only for a
+        // FitError; any other failure writes nothing.
+        if !first_fits_none {
+            binding.applied = Some(self.request.previous.and_then(|p| p.placement.clone()));
         }
         self.weighed(binding)
     }
