@@ -693,21 +693,27 @@ data: {k: v}
 // Karmada's rules for a schedule that has a previous one (`doScheduleBinding`,
 // `placementChanged`, the FitError rule of the affinity-group loop).
 
-#[test]
-fn a_reschedule_no_cluster_fits_clears_the_schedule_and_capacity_failures_keep_it() {
-    let policy = |affinity: &str, division: &str| {
-        format!(
-            "
+/// A PropagationPolicy `web` for the Deployment `web`, with `placement`
+/// (indented four spaces) as its placement.
+fn web_policy(placement: &str) -> String {
+    format!(
+        "
 apiVersion: policy.karmada.io/v1alpha1
 kind: PropagationPolicy
 metadata: {{name: web, namespace: shop}}
 spec:
   resourceSelectors: [{{apiVersion: apps/v1, kind: Deployment, name: web}}]
   placement:
-    clusterAffinity: {affinity}
-    replicaScheduling: {{replicaSchedulingType: Divided{division}}}
-"
-        )
+{placement}"
+    )
+}
+
+#[test]
+fn a_reschedule_no_cluster_fits_clears_the_schedule_and_capacity_failures_keep_it() {
+    let policy = |affinity: &str, division: &str| {
+        web_policy(&format!(
+            "    clusterAffinity: {affinity}\n    replicaScheduling: {{replicaSchedulingType: Divided{division}}}\n"
+        ))
     };
     let first = decide(
         &inputs(&[CLUSTERS, WEB, &policy("{clusterNames: [a]}", "")]),
@@ -741,20 +747,9 @@ spec:
 #[test]
 fn an_edit_to_an_affinity_group_the_schedule_did_not_observe_reschedules_nothing() {
     let policy = |spare: &str| {
-        format!(
-            "
-apiVersion: policy.karmada.io/v1alpha1
-kind: PropagationPolicy
-metadata: {{name: web, namespace: shop}}
-spec:
-  resourceSelectors: [{{apiVersion: apps/v1, kind: Deployment, name: web}}]
-  placement:
-    clusterAffinities:
-    - {{affinityName: main, clusterNames: [a, b]}}
-    - {{affinityName: spare, clusterNames: [{spare}]}}
-    replicaScheduling: {{replicaSchedulingType: Divided}}
-"
-        )
+        web_policy(&format!(
+            "    clusterAffinities:\n    - {{affinityName: main, clusterNames: [a, b]}}\n    - {{affinityName: spare, clusterNames: [{spare}]}}\n    replicaScheduling: {{replicaSchedulingType: Divided}}\n"
+        ))
     };
     let first = decide(
         &inputs(&[CLUSTERS, WEB, &policy("c")]),
