@@ -66,6 +66,13 @@ const REPLICAS: Rule = Rule::ReplicaResource;
 const REVISION: Rule = Rule::ReplicaRevision;
 const DEPS: Rule = Rule::DependencyInterpretation;
 
+/// Whether Karmada has a built-in customization for the kind at all.
+pub fn built_in(api_version: &str, kind: &str) -> bool {
+    BUILT_IN
+        .iter()
+        .any(|(v, k, _)| *v == api_version && *k == kind)
+}
+
 /// Whether Karmada has a built-in customization of `rule` for the kind.
 pub fn karmada_defines(api_version: &str, kind: &str, rule: Rule) -> bool {
     BUILT_IN
@@ -109,5 +116,7 @@ mod tests {
             "CloneSet",
             Rule::ReplicaResource
         ));
+        assert!(built_in("ray.io/v1", "RayJob"));
+        assert!(!built_in("apps/v1", "Deployment"));
     }
 }

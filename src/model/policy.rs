@@ -256,27 +256,26 @@ pub struct OverflowAffinity {
     pub exclude: Vec<String>,
 }
 
-impl OverflowAffinity {
-    pub fn affinity(&self) -> ClusterAffinity {
-        ClusterAffinity {
-            label_selector: self.label_selector.clone(),
-            field_selector: self.field_selector.clone(),
-            cluster_names: self.cluster_names.clone(),
-            exclude: self.exclude.clone(),
+/// A named group's inline cluster affinity: a group (or overflow group)
+/// carries the affinity's fields beside its name, as Karmada's API inlines
+/// them.
+macro_rules! inline_affinity {
+    ($group:ty) => {
+        impl $group {
+            pub fn affinity(&self) -> ClusterAffinity {
+                ClusterAffinity {
+                    label_selector: self.label_selector.clone(),
+                    field_selector: self.field_selector.clone(),
+                    cluster_names: self.cluster_names.clone(),
+                    exclude: self.exclude.clone(),
+                }
+            }
         }
-    }
+    };
 }
 
-impl ClusterAffinityTerm {
-    pub fn affinity(&self) -> ClusterAffinity {
-        ClusterAffinity {
-            label_selector: self.label_selector.clone(),
-            field_selector: self.field_selector.clone(),
-            cluster_names: self.cluster_names.clone(),
-            exclude: self.exclude.clone(),
-        }
-    }
-}
+inline_affinity!(ClusterAffinityTerm);
+inline_affinity!(OverflowAffinity);
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -5,11 +5,13 @@ use crate::diag::{Code, Diagnostic, Diagnostics, Origin};
 use crate::interpret;
 use crate::model::affinity::{ClusterAffinity, FieldOperator};
 use crate::model::customization::Rule;
+use crate::model::inputs::Template;
 use crate::model::inputs::{Inputs, OverridePolicy, PropagationPolicy};
+use crate::model::meta::ObjectKey;
 use crate::model::policy::{Division, SpreadField};
 use crate::overrides::{self, OverridePolicyRef};
 use crate::schedule::policy_match;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Faults in cross-references that Karmada's webhooks or controllers would reject.
 pub(super) fn references(inputs: &Inputs, diagnostics: &mut Diagnostics) {
@@ -538,17 +540,21 @@ fn override_faults(policy: &OverridePolicy, diagnostics: &mut Diagnostics) {
 pub(super) fn built_in_interpreters(
     inputs: &Inputs,
     apps: &[super::App],
+    templates: &BTreeMap<&ObjectKey, &Template>,
     interpreter: &interpret::Interpreter,
     diagnostics: &mut Diagnostics,
 ) {
     for app in apps {
+        let (api_version, kind) = (app.key.api_version.as_str(), app.key.kind.as_str());
+        if !interpret::thirdparty::built_in(api_version, kind) {
+            continue;
+        }
         let Some(policy) = super::policy_of(inputs, app) else {
             continue;
         };
-        let Some(template) = inputs.templates.iter().find(|t| t.key == app.key) else {
+        let Some(template) = templates.get(&app.key) else {
             continue;
         };
-        let (api_version, kind) = (app.key.api_version.as_str(), app.key.kind.as_str());
         let divided = !matches!(policy.spec.placement.division(), Division::Duplicated);
         let follows = policy.spec.propagate_deps || policy.spec.association;
         let missing = [

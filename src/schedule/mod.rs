@@ -342,11 +342,16 @@ impl<'r, 'a> Recall<'r, 'a> {
     fn template_changed(&self) -> Option<Memory> {
         let desired = self.request.replicas.unwrap_or(0);
         let observed = self.previous.affinity_name.as_deref();
-        if placement_changed(
-            self.request.placement,
-            self.previous.placement.as_deref(),
-            observed,
-        ) {
+        // The same text is the same placement: the record is read back only
+        // when the text differs.
+        let same_text = self.previous.placement.as_deref() == Some(self.request.placement_json);
+        if !same_text
+            && placement_changed(
+                self.request.placement,
+                self.previous.placement.as_deref(),
+                observed,
+            )
+        {
             return Some(Memory::changed("the placement changed".into()));
         }
         // Karmada's `IsBindingReplicasChanged` for a Divided binding: the

@@ -244,3 +244,36 @@ spec:
     garrison: 3 error(s), 0 warning(s); nothing was written
     ");
 }
+
+/// `explain` says which ClusterTaintPolicy put the taint that keeps a
+/// cluster out, and which clusters a workload reached through an overflow
+/// group.
+#[test]
+fn explain_names_the_taint_policy_and_the_overflow_group() {
+    let repo = testdata().join("taint-policy/repo");
+    let repo = repo.to_string_lossy();
+    let web = run(&["explain", "--repo", &repo, "Deployment/shop/web"]);
+    assert!(web.status.success(), "{}", stderr(&web));
+    assert!(
+        stdout(&web).contains("down: has taint `cluster.example.io/not-ready:NoSchedule` (added by ClusterTaintPolicy `health`) that the placement does not tolerate"),
+        "{}",
+        stdout(&web)
+    );
+    let repo = testdata().join("overflow/repo");
+    let repo = repo.to_string_lossy();
+    let web = run(&["explain", "--repo", &repo, "Deployment/shop/web"]);
+    assert!(web.status.success(), "{}", stderr(&web));
+    let text = stdout(&web);
+    assert!(
+        text.contains("onprem-a: selected (affinity group `onprem`)\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("cloud-c: selected (affinity group `onprem`), overflow group 1"),
+        "{text}"
+    );
+    assert!(
+        text.contains("burst-e: does not match the cluster affinity (affinity group `onprem`)"),
+        "{text}"
+    );
+}
