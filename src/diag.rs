@@ -141,10 +141,19 @@ codes! {
     /// A template in a namespace Karmada never propagates (`kube-*`,
     /// `karmada-system`, …) or marked as claimed by Karmada: not rendered.
     ReservedNamespace = ("G0209", "reserved-namespace"),
+    /// A template both dialects claim, or one a cluster would receive from
+    /// two Subscriptions (Clusternet would apply it twice and the two fight).
+    ClaimedTwice = ("G0210", "claimed-twice"),
+    /// A Subscription's feed names no template of the repository, or more
+    /// than one.
+    FeedWithoutTemplate = ("G0211", "feed-without-template"),
     /// An override that cannot be applied.
     OverrideFailed = ("G0301", "override-failed"),
     /// An override policy Karmada's webhook would refuse.
     InvalidOverride = ("G0302", "invalid-override-policy"),
+    /// A Clusternet JSONPatch override names a path the object lacks:
+    /// Clusternet drops the whole patch, and so does garrison.
+    PatchDropped = ("G0303", "patch-dropped"),
     /// A fort pin names a cluster that is not a candidate.
     FortPinNotCandidate = ("G0401", "fort-pin-not-candidate"),
     /// Two objects would be written to the same file.

@@ -130,6 +130,12 @@ impl Digests {
             Source::Pinned { .. } => h.text("pinned"),
             Source::Dependency { .. } => h.text("dependency"),
             Source::NamespaceAutoPropagation => h.text("namespace"),
+            Source::Subscription { subscriptions } => {
+                h.text("subscription");
+                for s in subscriptions {
+                    h.text(s);
+                }
+            }
         }
         match policy.and_then(|p| self.policies.get(&(p.namespace.clone(), p.name.clone()))) {
             Some(digest) => h.bytes(digest),
@@ -220,6 +226,8 @@ mod tests {
     fn cluster(labels: &[(&str, &str)], region: Option<&str>) -> Cluster {
         Cluster {
             name: "member".into(),
+            namespace: None,
+            managed: false,
             labels: labels
                 .iter()
                 .map(|(k, v)| ((*k).to_string(), (*v).to_string()))

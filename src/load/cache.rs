@@ -36,7 +36,7 @@ pub const DEFAULT_DIR: &str = ".garrison-cache";
 
 const FILE: &str = "parse.bin";
 /// The file's first bytes: the format; a different format is not read.
-const MAGIC: &[u8] = b"garrison parse cache 1\n";
+const MAGIC: &[u8] = b"garrison parse cache 2\n";
 
 type Key = [u8; 32];
 
@@ -498,6 +498,10 @@ fn encode_binding(binding: Option<&(ObjectKey, BindingRecord)>) -> Vec<u8> {
             put_option(&mut out, policy.namespace.as_deref());
         }
     }
+    put_uint(&mut out, binding.subscriptions.len() as u64);
+    for subscription in &binding.subscriptions {
+        put_str(&mut out, subscription);
+    }
     out
 }
 
@@ -695,6 +699,11 @@ pub fn decode_binding(payload: &[u8]) -> Option<Option<(ObjectKey, BindingRecord
                 }),
                 _ => return None,
             };
+            let count = r.count()?;
+            let mut subscriptions = Vec::with_capacity(count.min(CAPACITY));
+            for _ in 0..count {
+                subscriptions.push(r.string()?);
+            }
             let binding = BindingRecord {
                 policy,
                 pinned,
@@ -707,6 +716,7 @@ pub fn decode_binding(payload: &[u8]) -> Option<Option<(ObjectKey, BindingRecord
                 held,
                 withheld,
                 digest,
+                subscriptions,
             };
             Some((key, binding))
         }

@@ -10,11 +10,13 @@ use super::typed;
 use crate::diag::{unknown_field, Code, Diagnostic, Diagnostics, FileId, Origin, Sources};
 use crate::model::binding::BindingDoc;
 use crate::model::cluster::{Cluster, KarmadaClusterDoc, ManagedClusterDoc};
+use crate::model::clusternet::{GlobalizationDoc, LocalizationDoc, SubscriptionDoc};
 use crate::model::customization::{
     CustomizationDoc, CustomizationManifest, REVISE_OBJECT_ANNOTATION,
 };
 use crate::model::inputs::{
-    Document, Inputs, OverridePolicy, PinnedBinding, PropagationPolicy, Template,
+    Document, Globalization, Inputs, Localization, OverridePolicy, PinnedBinding, PropagationPolicy,
+    Subscription, Template,
 };
 use crate::model::meta::{
     dns_label_fault, dns_subdomain_fault, group_of, path_segment_fault, ObjectKey,
@@ -34,6 +36,9 @@ const WORK_GROUP: &str = "work.karmada.io";
 const CONFIG_GROUP: &str = "config.karmada.io";
 const CLUSTER_GROUP: &str = "cluster.karmada.io";
 const CLUSTERNET_GROUP: &str = "clusters.clusternet.io";
+const CLUSTERNET_APPS_GROUP: &str = "apps.clusternet.io";
+/// Why Clusternet's hub-generated kinds are not inputs.
+const HUB_STATE: &str = "Clusternet's hub generates it from Subscriptions; a repository declares Subscriptions, Localizations and Globalizations";
 
 /// The role of a document, decided by its apiVersion and kind.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -53,6 +58,10 @@ enum Role {
     Customization,
     /// A ClusterTaintPolicy: taints for clusters by their conditions.
     TaintPolicy,
+    /// Clusternet's Subscription, Localization and Globalization.
+    Subscription,
+    Localization,
+    Globalization,
     /// Known to Karmada but meaningless offline: warned about, not propagated.
     Unsupported(&'static str),
     /// kustomize's own files are not Kubernetes objects.
@@ -76,6 +85,18 @@ const KINDS: &[(&str, &str, Role)] = &[
     (WORK_GROUP, "ClusterResourceBinding", Role::Binding { cluster_scoped: true }),
     (WORK_GROUP, "Work", Role::Unsupported("Works are what garrison writes with `--format work`, not an input")),
     (CONFIG_GROUP, "ResourceInterpreterCustomization", Role::Customization),
+    (CLUSTERNET_APPS_GROUP, "Subscription", Role::Subscription),
+    (CLUSTERNET_APPS_GROUP, "Localization", Role::Localization),
+    (CLUSTERNET_APPS_GROUP, "Globalization", Role::Globalization),
+    (CLUSTERNET_APPS_GROUP, "Base", Role::Unsupported(HUB_STATE)),
+    (CLUSTERNET_APPS_GROUP, "Description", Role::Unsupported(HUB_STATE)),
+    (CLUSTERNET_APPS_GROUP, "FeedInventory", Role::Unsupported(HUB_STATE)),
+    (CLUSTERNET_APPS_GROUP, "Manifest", Role::Unsupported(HUB_STATE)),
+    (
+        CLUSTERNET_APPS_GROUP,
+        "HelmChart",
+        Role::Unsupported("an offline render cannot fetch or render charts; render the chart into manifests in the repository and feed those"),
+    ),
     (
         CONFIG_GROUP,
         "ResourceInterpreterWebhookConfiguration",
@@ -184,6 +205,13 @@ pub fn classify_documents(
         taint_policy::apply(&taint_policies, cluster);
     }
     inputs.customizations.sort_by(|a, b| a.name.cmp(&b.name));
+    inputs
+        .subscriptions
+        .sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
+    inputs
+        .localizations
+        .sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
+    inputs.globalizations.sort_by(|a, b| a.name.cmp(&b.name));
     let mut clusters_seen: BTreeMap<String, Origin> = BTreeMap::new();
     for cluster in &inputs.clusters {
         if let Some(first) = clusters_seen.insert(cluster.name.clone(), cluster.origin) {
@@ -329,6 +357,9 @@ impl Classifier<'_> {
             Role::Binding { .. } => self.binding(doc, identity, diagnostics),
             Role::Customization => self.customization(doc, identity, diagnostics),
             Role::TaintPolicy => self.taint_policy(doc, identity, diagnostics),
+            Role::Subscription | Role::Localization | Role::Globalization => {
+                self.clusternet(doc, identity, diagnostics);
+            }
         }
     }
 
@@ -403,7 +434,8 @@ impl Classifier<'_> {
                 cluster_scoped: false
             } | Role::Binding {
                 cluster_scoped: false
-            }
+            } | Role::Subscription
+                | Role::Localization
         );
         if namespace.is_none() && namespaced_input {
             namespace = self.default_namespace.map(str::to_string);
@@ -711,6 +743,88 @@ impl Classifier<'_> {
             revise_object_annotation: annotation,
             doc,
         });
+    }
+
+    /// A Clusternet Subscription, Localization or Globalization, read
+    /// strictly and checked as Clusternet's CRDs and hub would.
+    fn clusternet(&mut self, doc: Document, identity: Identity, diagnostics: &mut Diagnostics) {
+        let cluster_scoped = identity.role == Role::Globalization;
+        if !check_policy_name(
+            &doc,
+            &identity.kind,
+            &identity.name,
+            identity.namespace.as_deref(),
+            cluster_scoped,
+            diagnostics,
+        ) {
+            return;
+        }
+        let key = ObjectKey {
+            api_version: identity.api_version.clone(),
+            kind: identity.kind.clone(),
+            namespace: (!cluster_scoped).then(|| identity.namespace.clone()).flatten(),
+            name: identity.name.clone(),
+        };
+        if !self.note_unique(&key, doc.at(&["metadata", "name"]), diagnostics) {
+            return;
+        }
+        let Identity {
+            kind,
+            role,
+            name,
+            namespace,
+            ..
+        } = identity;
+        let namespace = namespace.unwrap_or_default();
+        match role {
+            Role::Subscription => {
+                let Some(parsed) = parse_typed::<SubscriptionDoc>(&doc, &kind, diagnostics) else {
+                    return;
+                };
+                if super::clusternet::check_subscription(&doc, &parsed.spec, diagnostics) {
+                    self.inputs.subscriptions.push(Subscription {
+                        name,
+                        namespace,
+                        annotations: parsed.metadata.annotations,
+                        spec: parsed.spec,
+                        doc,
+                    });
+                }
+            }
+            Role::Localization => {
+                let Some(parsed) = parse_typed::<LocalizationDoc>(&doc, &kind, diagnostics) else {
+                    return;
+                };
+                let spec = parsed.spec;
+                if super::clusternet::check_overrides(&doc, spec.priority, &spec.overrides, diagnostics) {
+                    self.inputs.localizations.push(Localization {
+                        name,
+                        namespace,
+                        spec,
+                        doc,
+                    });
+                }
+            }
+            _ => {
+                let Some(parsed) = parse_typed::<GlobalizationDoc>(&doc, &kind, diagnostics) else {
+                    return;
+                };
+                if !namespace.is_empty() {
+                    diagnostics.push(
+                        Diagnostic::warning(
+                            Code::IgnoredField,
+                            format!("Globalization `{name}` is cluster-scoped; its `metadata.namespace` is ignored"),
+                        )
+                        .at(doc.at(&["metadata", "namespace"]))
+                        .help("remove the namespace; a Globalization applies to every cluster its `clusterAffinity` selects"),
+                    );
+                }
+                let spec = parsed.spec;
+                if super::clusternet::check_overrides(&doc, spec.priority, &spec.overrides, diagnostics) {
+                    self.inputs.globalizations.push(Globalization { name, spec, doc });
+                }
+            }
+        }
     }
 
     /// Whether `key` is new; a second definition is G0107 naming the first.

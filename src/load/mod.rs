@@ -9,6 +9,7 @@
 
 pub mod cache;
 pub mod classify;
+mod clusternet;
 pub mod config;
 pub mod previous;
 pub mod templates;

@@ -235,6 +235,8 @@ pub struct ManagedClusterSpec {
     #[serde(default)]
     pub cluster_type: Option<Value>,
     #[serde(default)]
+    pub cluster_init_base_name: Option<Value>,
+    #[serde(default)]
     pub sync_mode: Option<SyncMode>,
 }
 
@@ -242,6 +244,11 @@ pub struct ManagedClusterSpec {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Cluster {
     pub name: String,
+    /// A ManagedCluster's namespace: its dedicated namespace, where its
+    /// Localizations live (Clusternet). `None` for a Karmada Cluster.
+    pub namespace: Option<String>,
+    /// Declared by a Clusternet ManagedCluster: Subscriptions may select it.
+    pub managed: bool,
     pub labels: Labels,
     pub provider: Option<String>,
     pub region: Option<String>,
@@ -277,6 +284,8 @@ impl Cluster {
         let status = doc.status.unwrap_or_default();
         Cluster {
             name: doc.metadata.name,
+            namespace: None,
+            managed: false,
             labels: doc.metadata.labels,
             provider: doc.spec.provider.filter(|s| !s.is_empty()),
             region: doc.spec.region.filter(|s| !s.is_empty()),
@@ -294,6 +303,8 @@ impl Cluster {
     pub fn from_clusternet(doc: ManagedClusterDoc, origin: Origin) -> Cluster {
         Cluster {
             name: doc.metadata.name,
+            namespace: doc.metadata.namespace.filter(|ns| !ns.is_empty()),
+            managed: true,
             labels: doc.metadata.labels,
             provider: None,
             region: None,
@@ -329,6 +340,11 @@ impl Cluster {
                 e.group_version == api_version && e.resources.iter().any(|r| r.kind == kind)
             }),
         }
+    }
+
+    /// `namespace/name`, the key Clusternet orders and records clusters by.
+    pub fn namespaced_name(&self) -> String {
+        format!("{}/{}", self.namespace.as_deref().unwrap_or(""), self.name)
     }
 
     /// Taints a new placement must tolerate (NoSchedule and NoExecute).

@@ -2,6 +2,7 @@
 
 use super::binding::BindingDoc;
 use super::cluster::Cluster;
+use super::clusternet::{GlobalizationSpec, LocalizationSpec, SubscriptionSpec};
 use super::customization::CustomizationDoc;
 use super::meta::ObjectKey;
 use super::override_policy::OverrideSpec;
@@ -106,6 +107,42 @@ impl OverridePolicy {
     }
 }
 
+/// A Clusternet Subscription: which feeds go to which clusters.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Subscription {
+    pub name: String,
+    pub namespace: String,
+    pub annotations: BTreeMap<String, String>,
+    pub spec: SubscriptionSpec,
+    pub doc: Document,
+}
+
+impl Subscription {
+    /// `Subscription/ns/name`.
+    pub fn display(&self) -> String {
+        format!("Subscription/{}/{}", self.namespace, self.name)
+    }
+}
+
+/// A Clusternet Localization: overrides of one feed for the cluster whose
+/// dedicated namespace holds it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Localization {
+    pub name: String,
+    pub namespace: String,
+    pub spec: LocalizationSpec,
+    pub doc: Document,
+}
+
+/// A Clusternet Globalization: overrides of one feed for every cluster (or
+/// those its `clusterAffinity` selects).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Globalization {
+    pub name: String,
+    pub spec: GlobalizationSpec,
+    pub doc: Document,
+}
+
 /// A ResourceBinding or ClusterResourceBinding that pins a template's clusters.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PinnedBinding {
@@ -131,4 +168,10 @@ pub struct Inputs {
     pub bindings: Vec<PinnedBinding>,
     /// ResourceInterpreterCustomizations, sorted by name (Karmada merges them in name order).
     pub customizations: Vec<CustomizationDoc>,
+    /// Clusternet Subscriptions, sorted by (namespace, name).
+    pub subscriptions: Vec<Subscription>,
+    /// Clusternet Localizations, sorted by (namespace, name).
+    pub localizations: Vec<Localization>,
+    /// Clusternet Globalizations, sorted by name.
+    pub globalizations: Vec<Globalization>,
 }

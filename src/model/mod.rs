@@ -7,6 +7,7 @@
 pub mod affinity;
 pub mod binding;
 pub mod cluster;
+pub mod clusternet;
 pub mod config;
 pub mod customization;
 pub mod inputs;

@@ -24,6 +24,10 @@ pub const APPLIED_PLACEMENT_ANNOTATION: &str = "policy.karmada.io/applied-placem
 pub const DIGEST_ANNOTATION: &str = "garrison.dev/render-digest";
 /// A ResourceBinding of the source pinned the schedule.
 pub const PINNED_ANNOTATION: &str = "garrison.dev/pinned";
+/// The Clusternet Subscriptions that feed the application (`ns/name`, comma-separated).
+pub const SUBSCRIPTIONS_ANNOTATION: &str = "garrison.dev/subscriptions";
+/// What a Subscription-fed schedule was made for: the Subscriptions' specs.
+pub const SUBSCRIPTION_SPEC_ANNOTATION: &str = "garrison.dev/subscription-spec";
 
 /// Which policy propagated an application.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -61,6 +65,9 @@ pub struct BindingRecord {
     pub withheld: Option<BTreeSet<String>>,
     /// The render digest its files were made with ([`crate::reuse`]).
     pub digest: Option<String>,
+    /// The Clusternet Subscriptions that feed it (`ns/name`); `placement`
+    /// then holds their specs.
+    pub subscriptions: Vec<String>,
 }
 
 /// The binding of the application `key`, as the document written.
@@ -116,7 +123,15 @@ fn annotations(record: &BindingRecord) -> Map<String, Value> {
         entries.push((DIGEST_ANNOTATION, digest.clone()));
     }
     if let Some(placement) = &record.placement {
-        entries.push((APPLIED_PLACEMENT_ANNOTATION, placement.clone()));
+        let key = if record.subscriptions.is_empty() {
+            APPLIED_PLACEMENT_ANNOTATION
+        } else {
+            SUBSCRIPTION_SPEC_ANNOTATION
+        };
+        entries.push((key, placement.clone()));
+    }
+    if !record.subscriptions.is_empty() {
+        entries.push((SUBSCRIPTIONS_ANNOTATION, record.subscriptions.join(",")));
     }
     if let Some(policy) = &record.policy {
         match &policy.namespace {
@@ -204,7 +219,10 @@ pub fn decode(doc: &BindingDoc) -> (ObjectKey, BindingRecord) {
             .map(|c| (c.name.clone(), count(c.replicas)))
             .collect(),
         replicas: count(doc.spec.replicas),
-        placement: annotations.get(APPLIED_PLACEMENT_ANNOTATION).cloned(),
+        placement: annotations
+            .get(APPLIED_PLACEMENT_ANNOTATION)
+            .or_else(|| annotations.get(SUBSCRIPTION_SPEC_ANNOTATION))
+            .cloned(),
         affinity_name: doc
             .status
             .as_ref()
@@ -218,6 +236,10 @@ pub fn decode(doc: &BindingDoc) -> (ObjectKey, BindingRecord) {
             .get(WITHHELD_ANNOTATION)
             .map(|w| cluster_list(w)),
         digest: annotations.get(DIGEST_ANNOTATION).cloned(),
+        subscriptions: annotations
+            .get(SUBSCRIPTIONS_ANNOTATION)
+            .map(|s| s.split(',').filter(|s| !s.is_empty()).map(str::to_string).collect())
+            .unwrap_or_default(),
     };
     (key, record)
 }
@@ -274,7 +296,7 @@ mod tests {
             prop::option::of(name()),
             prop::option::of(prop::collection::btree_set(name(), 0..3)),
             prop::option::of("[0-9a-f]{16}"),
-            any::<u64>(),
+            (any::<u64>(), prop::collection::vec("[a-z]{1,5}/[a-z]{1,5}", 0..3)),
         )
             .prop_map(
                 |(
@@ -287,7 +309,7 @@ mod tests {
                     affinity,
                     withheld,
                     digest,
-                    pick,
+                    (pick, subscriptions),
                 )| {
                     let clusters: Vec<(String, u64)> = clusters.into_iter().collect();
                     let held = clusters
@@ -312,6 +334,7 @@ mod tests {
                         held,
                         withheld,
                         digest,
+                        subscriptions,
                     }
                 },
             )

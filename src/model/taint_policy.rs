@@ -161,6 +161,8 @@ mod tests {
     fn cluster(conditions: &[(&str, &str)], taints: &[&str]) -> Cluster {
         Cluster {
             name: "m1".into(),
+            namespace: None,
+            managed: false,
             labels: [("env".to_string(), "prod".to_string())].into(),
             provider: None,
             region: None,

@@ -125,7 +125,7 @@ fn patch_yaml(text: &str, ops: &[SubPatch]) -> Result<String, FieldError> {
 }
 
 /// What sigs.k8s.io/yaml would emit: keys sorted, whole floats as integers.
-fn go_yaml_shape(value: &Value) -> Value {
+pub(crate) fn go_yaml_shape(value: &Value) -> Value {
     match value {
         Value::Object(map) => {
             let mut entries: Vec<(&String, &Value)> = map.iter().collect();

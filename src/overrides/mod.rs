@@ -11,6 +11,7 @@
 //! left unchanged. Pure functions, no IO.
 
 pub mod check;
+pub mod clusternet;
 mod command;
 pub mod field;
 pub mod image;
@@ -111,16 +112,31 @@ pub struct Step {
     pub overrider: &'static str,
     pub item: usize,
     pub changes: Vec<Change>,
+    /// What made the change when it is not a Karmada override policy's
+    /// rule (a Clusternet Localization's or Globalization's override), as
+    /// shown.
+    pub by: Option<String>,
+}
+
+impl Step {
+    /// What made the change, as `explain` names it.
+    pub fn head(&self) -> String {
+        match &self.by {
+            Some(by) => by.clone(),
+            None => format!(
+                "{} rule {} {}[{}]",
+                policy_label(&self.policy_name, self.policy_namespace.as_deref()),
+                self.rule,
+                self.overrider,
+                self.item
+            ),
+        }
+    }
 }
 
 impl fmt::Display for Step {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let label = policy_label(&self.policy_name, self.policy_namespace.as_deref());
-        write!(
-            f,
-            "{label} rule {} {}[{}]:",
-            self.rule, self.overrider, self.item
-        )?;
+        write!(f, "{}:", self.head())?;
         let shown = |v: &Option<Value>| {
             v.as_ref()
                 .map_or_else(|| "(absent)".to_string(), |v| format!("`{v}`"))
@@ -363,6 +379,7 @@ impl RuleCtx<'_, '_> {
                 overrider,
                 item,
                 changes,
+                by: None,
             });
         }
     }

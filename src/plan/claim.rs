@@ -2,6 +2,7 @@
 //! namespace auto-propagation) takes it, where the scheduler puts it, and
 //! which cluster holds its fort (SPEC §2, §3).
 
+use super::subscribe::Subscribing;
 use super::{pinned, placement_json, policy_ref, App, Source, WorkOptions, RESERVED_NAMESPACES};
 use crate::diag::{Code, Diagnostic, Diagnostics, Origin};
 use crate::fort::{self, FortError, FORT_ENABLED};
@@ -24,6 +25,8 @@ pub(super) struct Claims<'a> {
     pub pinned: BTreeMap<ObjectKey, (Origin, &'a BindingDoc)>,
     pub paused: &'a BTreeSet<String>,
     pub previous: &'a PreviousRender,
+    /// Clusternet's Subscriptions, their feeds resolved.
+    pub subscribing: &'a Subscribing<'a>,
 }
 
 /// What became of one template.
@@ -71,6 +74,9 @@ impl Claims<'_> {
             .as_ref()
             .map(|c| &self.inputs.propagation_policies[c.policy]);
         let previous = self.previous.bindings.get(&template.key);
+        if let Some(subscriptions) = self.subscribing.feeds.get(&template.key) {
+            return self.subscribed(template, subscriptions, policy, previous, diagnostics);
+        }
         let held = pause::held_for(policy.map(|p| &p.spec), &self.inputs.clusters, self.paused);
         let replicas = match self.interpreter.replicas(template) {
             Ok(replicas) => replicas,
@@ -86,7 +92,7 @@ impl Claims<'_> {
                 policy: policy.map(policy_ref),
             };
             (source, binding, policy.map(|p| p.spec.placement.clone()))
-        } else if auto_propagated_namespace(template) {
+        } else if self.karmada_namespaces() && auto_propagated_namespace(template) {
             let binding = pinned::everywhere(&self.inputs.clusters, &held, previous);
             (Source::NamespaceAutoPropagation, binding, None)
         } else if let (Some(choice), Some(policy)) = (&choice, policy) {
@@ -117,10 +123,61 @@ impl Claims<'_> {
             placement_json,
             held,
             override_policies: Vec::new(),
+            localizing: super::Localizing::default(),
             work: WorkOptions::default(),
         };
-        place_fort(&mut app, template, policy, previous, diagnostics);
+        let opt_in = policy.map(|p| (fort_enabled(&p.annotations), p.display()));
+        place_fort(&mut app, template, opt_in, previous, diagnostics);
         Claim::App(Box::new(app))
+    }
+
+    /// A template Subscriptions feed: a Clusternet application, unless a
+    /// Karmada policy or pinned binding also claims it (G0210, P4).
+    fn subscribed(
+        &self,
+        template: &Template,
+        subscriptions: &[usize],
+        policy: Option<&PropagationPolicy>,
+        previous: Option<&BindingRecord>,
+        diagnostics: &mut Diagnostics,
+    ) -> Claim {
+        let first = &self.inputs.subscriptions[subscriptions[0]];
+        let karmada = match (policy, self.pinned.get(&template.key)) {
+            (_, Some(_)) => Some("a ResourceBinding in the source".to_string()),
+            (Some(policy), None) => Some(policy.display()),
+            (None, None) => None,
+        };
+        if let Some(karmada) = karmada {
+            diagnostics.push(
+                Diagnostic::error(
+                    Code::ClaimedTwice,
+                    format!(
+                        "`{}` is claimed by both {} and {karmada}",
+                        template.key,
+                        first.display()
+                    ),
+                )
+                .at(first.doc.at(&["spec", "feeds"]))
+                .help("one control plane delivers each object: drop the feed, or make the Karmada policy's resource selectors skip the template"),
+            );
+            return Claim::Skipped;
+        }
+        let mut app = self.subscribing.app(template, subscriptions, diagnostics);
+        let fort_subscription = subscriptions
+            .iter()
+            .map(|&s| &self.inputs.subscriptions[s])
+            .find(|s| s.fort_enabled())
+            .unwrap_or(first);
+        let opt_in = Some((fort_subscription.fort_enabled(), fort_subscription.display()));
+        place_fort(&mut app, template, opt_in, previous, diagnostics);
+        Claim::App(Box::new(app))
+    }
+
+    /// Karmada's namespace auto-propagation applies: the repository uses
+    /// Karmada's propagation API, or no Subscription (a Clusternet-only
+    /// repository delivers the Namespaces its Subscriptions feed).
+    fn karmada_namespaces(&self) -> bool {
+        !self.inputs.propagation_policies.is_empty() || self.inputs.subscriptions.is_empty()
     }
 
     /// Schedule by policy; a schedule that leaves the application nowhere
@@ -180,21 +237,24 @@ fn auto_propagated_namespace(template: &Template) -> bool {
         && !policy_match::namespace_is_reserved(&template.key.name)
 }
 
-/// Choose the fort when the policy opts in (SPEC §3); a pin without the
+/// The policy or Subscription annotations opt in to fort placement.
+fn fort_enabled(annotations: &BTreeMap<String, String>) -> bool {
+    annotations
+        .get(FORT_ANNOTATION)
+        .is_some_and(|v| v == FORT_ENABLED)
+}
+
+/// Choose the fort when the claiming policy or Subscription (`opt_in`:
+/// whether it opts in, and its name) does (SPEC §3); a pin without the
 /// opt-in is a warning, a pin to a non-candidate an error.
 fn place_fort(
     app: &mut App,
     template: &Template,
-    policy: Option<&PropagationPolicy>,
+    opt_in: Option<(bool, String)>,
     previous: Option<&BindingRecord>,
     diagnostics: &mut Diagnostics,
 ) {
-    let enabled = policy.is_some_and(|p| {
-        p.annotations
-            .get(FORT_ANNOTATION)
-            .is_some_and(|v| v == FORT_ENABLED)
-    });
-    if enabled {
+    if opt_in.as_ref().is_some_and(|(enabled, _)| *enabled) {
         let pin = template
             .annotations
             .get(FORT_CLUSTER_ANNOTATION)
@@ -217,19 +277,18 @@ fn place_fort(
                 }),
             ),
         }
-    } else if let (Some(policy), Some(pin_at)) = (policy, template.fort_pin_origin) {
+    } else if let (Some((_, claimer)), Some(pin_at)) = (opt_in, template.fort_pin_origin) {
         diagnostics.push(
             Diagnostic::warning(
                 Code::IgnoredField,
                 format!(
-                    "`{}` pins its fort, but {} does not enable fort placement; the pin has no effect",
+                    "`{}` pins its fort, but {claimer} does not enable fort placement; the pin has no effect",
                     template.key,
-                    policy.display()
                 ),
             )
             .at(pin_at)
             .help(format!(
-                "annotate the policy with `{FORT_ANNOTATION}: {FORT_ENABLED}`, or remove the pin"
+                "annotate it with `{FORT_ANNOTATION}: {FORT_ENABLED}`, or remove the pin"
             )),
         );
     }

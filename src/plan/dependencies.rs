@@ -168,6 +168,7 @@ fn follower(context: &Context<'_>, key: ObjectKey, required: Required) -> App {
         placement_json: None,
         held,
         override_policies: Vec::new(),
+        localizing: super::Localizing::default(),
         work: WorkOptions::default(),
     }
 }

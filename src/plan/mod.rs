@@ -15,8 +15,10 @@ mod check;
 mod claim;
 mod deliver;
 mod dependencies;
+mod localized;
 pub mod materialise;
 mod pinned;
+mod subscribe;
 #[cfg(test)]
 mod tests;
 
@@ -50,6 +52,17 @@ pub enum Source {
     Dependency { of: Vec<ObjectKey> },
     /// A Namespace with no policy goes to every cluster, as Karmada's namespace controller does.
     NamespaceAutoPropagation,
+    /// Clusternet Subscriptions feed it (`Subscription/ns/name`, in order).
+    Subscription { subscriptions: Vec<String> },
+}
+
+/// Clusternet's overrides of an application's feed, as indices into
+/// [`Inputs::globalizations`] and [`Inputs::localizations`], each list in
+/// the order Clusternet applies them. Which apply depends on the cluster.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Localizing {
+    pub globalizations: Vec<usize>,
+    pub localizations: Vec<usize>,
 }
 
 /// One application: a template and where it goes.
@@ -66,11 +79,18 @@ pub struct App {
     /// The override policies that select the template, as indices into
     /// [`Inputs::override_policies`], in the order Karmada applies them.
     pub override_policies: Vec<usize>,
+    /// Clusternet's Globalizations and Localizations of the feed.
+    pub localizing: Localizing,
     /// What the claiming policy says about the application's Works.
     pub work: WorkOptions,
 }
 
 impl App {
+    /// A Clusternet Subscription feeds the application.
+    pub fn clusternet(&self) -> bool {
+        matches!(self.source, Source::Subscription { .. })
+    }
+
     /// The policy that claims the application, also when a pinned binding
     /// names it.
     pub fn policy(&self) -> Option<&PolicyRef> {
@@ -119,6 +139,10 @@ impl App {
                 .collect(),
             withheld: (binding.remembered || !withheld.is_empty()).then(|| withheld.clone()),
             digest,
+            subscriptions: match &self.source {
+                Source::Subscription { subscriptions } => subscriptions.clone(),
+                _ => Vec::new(),
+            },
         }
     }
 }
@@ -240,12 +264,14 @@ pub fn plan_with(
     let paused = pause::paused_clusters(&inputs.clusters);
     let templates: BTreeMap<&ObjectKey, &Template> =
         inputs.templates.iter().map(|t| (&t.key, t)).collect();
+    let subscribing = subscribe::Subscribing::new(inputs, previous, &paused, &mut diagnostics);
     let claims = claim::Claims {
         inputs,
         interpreter: &interpreter,
         pinned: pinned::pinned_bindings(inputs, &templates, &mut diagnostics),
         paused: &paused,
         previous,
+        subscribing: &subscribing,
     };
     let (mut apps, mut unclaimed) = claims.claim_all(&mut diagnostics);
     check::unused_policies(inputs, &mut diagnostics);
@@ -264,6 +290,11 @@ pub fn plan_with(
     }
     apps.sort_by(|a, b| a.key.cmp(&b.key));
     settle(inputs, &templates, &mut apps);
+    localized::unused(inputs, &apps, &mut diagnostics);
+    localized::check(inputs, &apps, &mut diagnostics);
+    if diagnostics.has_errors() {
+        return Err(diagnostics);
+    }
     let delivery = deliver::Delivering {
         inputs,
         previous,
@@ -301,6 +332,11 @@ fn settle(inputs: &Inputs, templates: &BTreeMap<&ObjectKey, &Template>, apps: &m
         let Some(template) = templates.get(&app.key) else {
             continue;
         };
+        // Karmada's override policies only see what Karmada propagates;
+        // a Subscription's feed takes Localizations and Globalizations.
+        if matches!(app.source, Source::Subscription { .. }) {
+            continue;
+        }
         let applicable = overrides::applicable(&refs, &template.view());
         let mut chosen: Vec<usize> = applicable
             .iter()

@@ -107,6 +107,10 @@ fn source_text(app: &App) -> (String, Vec<PassedOver>) {
             "Namespaces go to every cluster (Karmada's namespace auto-propagation)".into(),
             Vec::new(),
         ),
+        Source::Subscription { subscriptions } => (
+            format!("fed by {}", subscriptions.join(", ")),
+            Vec::new(),
+        ),
     }
 }
 
@@ -136,6 +140,9 @@ pub fn explain(app: &App, applied: &BTreeMap<String, Applied>) -> Explanation {
                     .map(|s| {
                         let paths: Vec<String> =
                             s.changes.iter().map(|c| format!("`{}`", c.path)).collect();
+                        if let Some(by) = &s.by {
+                            return format!("{by}: {} changed (values masked)", paths.join(", "));
+                        }
                         format!(
                             "{} rule {} {}[{}]: {} changed (values masked)",
                             s.policy_name,

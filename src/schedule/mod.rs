@@ -13,6 +13,7 @@
 //! binding remembers every hold that affects the application: lifting one
 //! is a rescheduling trigger (SPEC §9). Never touches fort, overrides or files.
 
+pub mod clusternet;
 pub mod divide;
 pub mod estimate;
 pub mod policy_match;

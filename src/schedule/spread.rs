@@ -549,6 +549,8 @@ mod tests {
     fn cluster(name: &str, region: &str) -> Cluster {
         Cluster {
             name: name.into(),
+            namespace: None,
+            managed: false,
             labels: Default::default(),
             provider: Some("P1".into()),
             region: (!region.is_empty()).then(|| region.into()),

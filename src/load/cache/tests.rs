@@ -31,6 +31,7 @@ fn binding() -> (ObjectKey, BindingRecord) {
         held: ["b".to_string()].into_iter().collect(),
         withheld: Some(["c".to_string()].into_iter().collect()),
         digest: Some("abc".into()),
+        subscriptions: vec!["Subscription/apps/web".into()],
     };
     (key, binding)
 }

@@ -4,9 +4,7 @@
 
 use super::{cluster_labels, Made, Materialiser, Target};
 use crate::diag::Diagnostic;
-use crate::fort::FORT_ENABLED;
 use crate::interpret::{HookCluster, HookFort};
-use crate::model::policy::FORT_ANNOTATION;
 
 pub(super) fn step(
     materialiser: &Materialiser<'_>,
@@ -19,10 +17,7 @@ pub(super) fn step(
         name: &target.cluster.name,
         labels: &labels,
     };
-    let enabled = materialiser
-        .policy_annotations(app)
-        .and_then(|a| a.get(FORT_ANNOTATION))
-        .is_some_and(|v| v == FORT_ENABLED);
+    let enabled = materialiser.fort_enabled(app);
     let fort = HookFort {
         enabled,
         cluster: app.fort.as_ref().map(|f| f.cluster.as_str()),

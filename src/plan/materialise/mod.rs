@@ -7,11 +7,14 @@
 //! only applies that, so the same plan always makes the same bytes.
 
 mod annotate;
+mod divided;
 mod hook;
+pub(crate) mod localize;
 mod overrides;
 mod prune;
 mod replicas;
 mod revised;
+pub(crate) mod trim;
 #[cfg(test)]
 mod tests;
 
@@ -38,6 +41,19 @@ const STEPS: &[Step] = &[
     overrides::step,
     hook::step,
     prune::step,
+    revised::step,
+    annotate::step,
+];
+
+/// A Subscription's feed (Clusternet, clusternet-semantics §5, §6): the
+/// hub's trims, the Localizations and Globalizations, the division written
+/// last, then garrison's hook and bookkeeping as for every application.
+const CLUSTERNET_STEPS: &[Step] = &[
+    trim::hub,
+    localize::step,
+    divided::step,
+    hook::step,
+    trim::delivered,
     revised::step,
     annotate::step,
 ];
@@ -105,7 +121,12 @@ impl<'a> Materialiser<'a> {
             value: target.template.value.clone(),
             applied: Applied::default(),
         };
-        for step in STEPS {
+        let steps = if target.app.clusternet() {
+            CLUSTERNET_STEPS
+        } else {
+            STEPS
+        };
+        for step in steps {
             step(self, target, &mut made)?;
         }
         Ok(made)
@@ -122,6 +143,23 @@ impl<'a> Materialiser<'a> {
     /// The interpreter's fault as a diagnostic about the target.
     fn fault(target: &Target<'_>, error: InterpretError) -> Diagnostic {
         error.diagnostic(&target.template.key, Some(&target.cluster.name))
+    }
+
+    /// The application opts in to fort placement: its policy or one of its
+    /// Subscriptions carries the annotation.
+    fn fort_enabled(&self, app: &App) -> bool {
+        use crate::fort::FORT_ENABLED;
+        use crate::model::policy::FORT_ANNOTATION;
+        if let super::Source::Subscription { subscriptions } = &app.source {
+            return self
+                .inputs
+                .subscriptions
+                .iter()
+                .any(|s| subscriptions.contains(&s.display()) && s.fort_enabled());
+        }
+        self.policy_annotations(app)
+            .and_then(|a| a.get(FORT_ANNOTATION))
+            .is_some_and(|v| v == FORT_ENABLED)
     }
 
     /// The claiming policy's annotations, if a policy claims the application.

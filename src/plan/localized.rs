@@ -1,0 +1,149 @@
+//! What Clusternet's Localizations and Globalizations do, checked before
+//! anything is written (clusternet-semantics §5, §6 P8, P14, P15): each is
+//! applied to the object of every cluster it reaches, so an override that
+//! fails stops the render, and one Clusternet would drop (a JSONPatch path
+//! the object lacks) or that the division overwrites is a warning at its
+//! line. Overrides that reach nothing are warnings too.
+
+use super::materialise::{localize, trim, Target};
+use super::{App, Source};
+use crate::diag::{Code, Diagnostic, Diagnostics, Origin};
+use crate::model::inputs::{Document, Inputs};
+use crate::overrides::clusternet::Outcome;
+use std::collections::BTreeSet;
+
+/// Apply every Localization and Globalization where it applies; report
+/// failures, dropped patches and replica overrides of divided feeds.
+pub(super) fn check(inputs: &Inputs, apps: &[App], diagnostics: &mut Diagnostics) {
+    let mut reported: BTreeSet<(Origin, usize)> = BTreeSet::new();
+    for app in apps.iter().filter(|a| a.clusternet()) {
+        let localizing = &app.localizing;
+        if localizing.globalizations.is_empty() && localizing.localizations.is_empty() {
+            continue;
+        }
+        let Ok(t) = inputs.templates.binary_search_by(|t| t.key.cmp(&app.key)) else {
+            continue;
+        };
+        let template = &inputs.templates[t];
+        for assignment in app.binding.clusters.iter().filter(|a| !a.held) {
+            let Some(cluster) = inputs.clusters.iter().find(|c| c.name == assignment.cluster) else {
+                continue;
+            };
+            let target = Target {
+                app,
+                template,
+                cluster,
+                replicas: assignment.replicas,
+            };
+            let mut value = template.value.clone();
+            trim::hub_trims(&template.key, &mut value);
+            match localize::chain(inputs, &target, &mut value) {
+                Err(error) => {
+                    diagnostics.push(error);
+                    return;
+                }
+                Ok(done) => {
+                    for localized in done {
+                        if !reported.insert((localized.doc.origin(), localized.index)) {
+                            continue;
+                        }
+                        note(app, &cluster.name, &localized, diagnostics);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The warning one applied override deserves, if any.
+fn note(app: &App, cluster: &str, localized: &localize::Localized<'_>, diagnostics: &mut Diagnostics) {
+    let at = localized
+        .doc
+        .at(&["spec", "overrides", &localized.index.to_string()]);
+    match &localized.outcome {
+        Outcome::Dropped(why) => diagnostics.push(
+            Diagnostic::warning(
+                Code::PatchDropped,
+                format!(
+                    "{} is dropped for `{}` on cluster `{cluster}`: {why}",
+                    localized.by, app.key
+                ),
+            )
+            .at(at)
+            .help("Clusternet drops a JSONPatch whole when an operation's path is missing, and so does garrison; fix the path, or `add` under a parent that exists"),
+        ),
+        Outcome::Applied(changes)
+            if app.binding.revise && changes.iter().any(|c| c.path == "/spec/replicas") =>
+        {
+            diagnostics.push(
+                Diagnostic::warning(
+                    Code::IgnoredField,
+                    format!(
+                        "{} sets `spec.replicas` of `{}`, which a Dividing Subscription divides: the division overwrites it",
+                        localized.by, app.key
+                    ),
+                )
+                .at(at)
+                .help("change the desired count on the template, or the subscribers' weights; Clusternet's generated priority-1000 Localization wins too"),
+            );
+        }
+        _ => {}
+    }
+}
+
+/// Localizations and Globalizations that reach nothing (P14): a
+/// Localization in a namespace that holds no ManagedCluster, or one whose
+/// feed no Subscription delivers; and ManagedClusters without a namespace
+/// when the repository has Localizations.
+pub(super) fn unused(inputs: &Inputs, apps: &[App], diagnostics: &mut Diagnostics) {
+    let delivered = |i: usize, of: fn(&App) -> &[usize]| {
+        apps.iter()
+            .any(|a| matches!(a.source, Source::Subscription { .. }) && of(a).contains(&i))
+    };
+    for (i, l) in inputs.localizations.iter().enumerate() {
+        let has_cluster = inputs
+            .clusters
+            .iter()
+            .any(|c| c.managed && c.namespace.as_deref() == Some(l.namespace.as_str()));
+        let why = if !has_cluster {
+            Some(format!("no ManagedCluster lives in namespace `{}`, so it reaches no cluster", l.namespace))
+        } else if !delivered(i, |a| &a.localizing.localizations) {
+            Some(format!("no Subscription delivers `{}`", l.spec.feed))
+        } else {
+            None
+        };
+        if let Some(why) = why {
+            unused_warning(&format!("Localization `{}/{}`", l.namespace, l.name), &l.doc, &why, diagnostics);
+        }
+    }
+    for (i, g) in inputs.globalizations.iter().enumerate() {
+        if !delivered(i, |a| &a.localizing.globalizations) {
+            let why = format!("no Subscription delivers `{}`", g.spec.feed);
+            unused_warning(&format!("Globalization `{}`", g.name), &g.doc, &why, diagnostics);
+        }
+    }
+    if inputs.localizations.is_empty() {
+        return;
+    }
+    for cluster in inputs.clusters.iter().filter(|c| c.managed && c.namespace.is_none()) {
+        diagnostics.push(
+            Diagnostic::warning(
+                Code::MissingNamespace,
+                format!("ManagedCluster `{}` has no namespace, so no Localization can reach it", cluster.name),
+            )
+            .at(cluster.origin)
+            .help("give it its dedicated namespace, as Clusternet's hub does (`clusternet-xxxxx`)"),
+        );
+    }
+}
+
+fn unused_warning(what: &str, doc: &Document, why: &str, diagnostics: &mut Diagnostics) {
+    diagnostics.push(
+        Diagnostic::warning(
+            Code::PolicyMatchesNothing,
+            format!("{what} changes nothing: {why}"),
+        )
+        .at(doc.at(&["spec", "feed"]))
+        .help("check its namespace (a cluster's dedicated namespace) and its feed's apiVersion, kind, namespace and name"),
+    );
+}

@@ -1,0 +1,18 @@
+//! Clusternet's division, written last (clusternet-semantics §4, §6 P8):
+//! each cluster's share of a divided feed replaces `spec.replicas` after
+//! every Localization and Globalization, as the priority-1000 Localization
+//! Clusternet generates per cluster does.
+
+use super::{Made, Materialiser, Target};
+use crate::diag::Diagnostic;
+use serde_json::Value;
+
+pub(super) fn step(_: &Materialiser<'_>, target: &Target<'_>, made: &mut Made) -> Result<(), Diagnostic> {
+    if !target.app.binding.revise {
+        return Ok(());
+    }
+    if let Some(spec) = made.value.get_mut("spec").and_then(Value::as_object_mut) {
+        spec.insert("replicas".into(), Value::from(target.replicas));
+    }
+    Ok(())
+}

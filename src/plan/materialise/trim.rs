@@ -1,0 +1,101 @@
+//! What Clusternet removes from a feed's object (clusternet-semantics §1,
+//! §5, §6 P17): the hub's trims when it stores the feed, before any
+//! override, and the localizer's built-in overrides and the agent's wipe
+//! of system fields after them.
+
+use super::{Made, Materialiser, Target};
+use crate::diag::Diagnostic;
+use crate::model::meta::{group_of, ObjectKey};
+use serde_json::{Map, Value};
+
+/// The hub's trims (`trimResult`): system metadata and status, a Job's
+/// generated `controller-uid`, and what an API server allocates for a
+/// Service whose `type` is written (a non-headless cluster IP, node ports).
+pub(super) fn hub(_: &Materialiser<'_>, target: &Target<'_>, made: &mut Made) -> Result<(), Diagnostic> {
+    hub_trims(&target.template.key, &mut made.value);
+    Ok(())
+}
+
+/// [`hub`] on an object of `key`.
+pub(crate) fn hub_trims(key: &ObjectKey, value: &mut Value) {
+    let Some(root) = value.as_object_mut() else {
+        return;
+    };
+    if let Some(meta) = object(root, "metadata") {
+        for key in ["creationTimestamp", "managedFields", "resourceVersion", "selfLink"] {
+            meta.shift_remove(key);
+        }
+    }
+    match (group_of(&key.api_version), key.kind.as_str()) {
+        ("batch", "Job") => job(root),
+        ("", "Service") => service(root),
+        _ => {}
+    }
+    root.shift_remove("status");
+}
+
+/// After the overrides: the localizer's built-ins (managedFields, uid,
+/// status) and the agent's wipe of system metadata and of kubectl's
+/// last-applied annotation.
+pub(super) fn delivered(_: &Materialiser<'_>, _: &Target<'_>, made: &mut Made) -> Result<(), Diagnostic> {
+    let Some(root) = made.value.as_object_mut() else {
+        return Ok(());
+    };
+    root.shift_remove("status");
+    if let Some(meta) = object(root, "metadata") {
+        for key in [
+            "managedFields",
+            "uid",
+            "creationTimestamp",
+            "deletionTimestamp",
+            "deletionGracePeriodSeconds",
+            "selfLink",
+        ] {
+            meta.shift_remove(key);
+        }
+        if let Some(annotations) = object(meta, "annotations") {
+            annotations.shift_remove("kubectl.kubernetes.io/last-applied-configuration");
+        }
+    }
+    Ok(())
+}
+
+fn object<'m>(map: &'m mut Map<String, Value>, key: &str) -> Option<&'m mut Map<String, Value>> {
+    map.get_mut(key).and_then(Value::as_object_mut)
+}
+
+fn job(root: &mut Map<String, Value>) {
+    let Some(spec) = object(root, "spec") else {
+        return;
+    };
+    if let Some(labels) = object(spec, "selector").and_then(|s| object(s, "matchLabels")) {
+        labels.shift_remove("controller-uid");
+    }
+    if let Some(meta) = object(spec, "template").and_then(|t| object(t, "metadata")) {
+        meta.shift_remove("creationTimestamp");
+        if let Some(labels) = object(meta, "labels") {
+            labels.shift_remove("controller-uid");
+        }
+    }
+}
+
+fn service(root: &mut Map<String, Value>) {
+    let Some(spec) = object(root, "spec") else {
+        return;
+    };
+    let Some(kind) = spec.get("type").and_then(Value::as_str).map(str::to_string) else {
+        return;
+    };
+    if spec.get("clusterIP").and_then(Value::as_str).is_some_and(|ip| ip != "None") {
+        spec.shift_remove("clusterIP");
+        spec.shift_remove("clusterIPs");
+    }
+    if kind == "NodePort" || kind == "LoadBalancer" {
+        spec.shift_remove("healthCheckNodePort");
+        if let Some(ports) = spec.get_mut("ports").and_then(Value::as_array_mut) {
+            for port in ports.iter_mut().filter_map(Value::as_object_mut) {
+                port.shift_remove("nodePort");
+            }
+        }
+    }
+}

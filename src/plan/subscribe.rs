@@ -1,0 +1,602 @@
+//! Clusternet applications (clusternet-semantics §2–§4, §6): the templates
+//! Subscriptions feed, where each goes, with how many replicas, and which
+//! Localizations and Globalizations change it.
+//!
+//! A feed resolves to exactly one template (no template, or several, stops
+//! the render: rendering nothing would prune the application). Each
+//! Subscription binds its clusters once ([`schedule::clusternet::select`]);
+//! a Dividing one divides each divisible feed's replicas over them with
+//! Clusternet's static algorithm. A Dividing Subscription keeps the
+//! schedule the previous render recorded, for all its feeds together, until
+//! its spec, a feed's replicas, its clusters or their holds change
+//! (Clusternet's `admit`, P12, with SPEC §9's holds); Replication is worked
+//! out again on every render. Paused clusters keep what they had, exactly
+//! as for Karmada applications (SPEC §5).
+
+use super::{App, Localizing, Source, WorkOptions};
+use crate::diag::{Code, Diagnostic, Diagnostics};
+use crate::model::cluster::Cluster;
+use crate::model::clusternet::{Feed, SchedulingStrategy, DEFAULT_PRIORITY};
+use crate::model::inputs::{Inputs, Subscription, Template};
+use crate::model::meta::ObjectKey;
+use crate::model::previous::PreviousRender;
+use crate::model::record::BindingRecord;
+use crate::schedule::clusternet::{self as cn, Selection};
+use crate::schedule::{self, Assignment, Binding, ClusterNote, Decision};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Skips a Deployment, ReplicaSet or StatefulSet's dry run, so its absent
+/// `spec.replicas` stays absent (and the feed undivided).
+const SKIP_VALIDATING: &str = "apps.clusternet.io/skip-validating";
+
+/// Every Subscription's feeds resolved and clusters bound, and which of
+/// them keep their previous schedule.
+pub(super) struct Subscribing<'a> {
+    inputs: &'a Inputs,
+    previous: &'a PreviousRender,
+    paused: &'a BTreeSet<String>,
+    /// The Subscriptions feeding each template, as indices into
+    /// [`Inputs::subscriptions`].
+    pub feeds: BTreeMap<ObjectKey, Vec<usize>>,
+    selections: Vec<Selection>,
+    /// Per Subscription: why its schedule is made again (`None`: kept).
+    memory: Vec<Option<Decision>>,
+}
+
+impl<'a> Subscribing<'a> {
+    pub(super) fn new(
+        inputs: &'a Inputs,
+        previous: &'a PreviousRender,
+        paused: &'a BTreeSet<String>,
+        diagnostics: &mut Diagnostics,
+    ) -> Subscribing<'a> {
+        let feeds = resolve(inputs, diagnostics);
+        let selections = inputs
+            .subscriptions
+            .iter()
+            .map(|s| cn::select(&s.spec, &inputs.clusters))
+            .collect();
+        let mut subscribing = Subscribing {
+            inputs,
+            previous,
+            paused,
+            feeds,
+            selections,
+            memory: Vec::new(),
+        };
+        subscribing.memory = (0..inputs.subscriptions.len())
+            .map(|i| subscribing.recall(i))
+            .collect();
+        subscribing
+    }
+
+    /// The application of `template`, which `subscriptions` feed.
+    pub(super) fn app(
+        &self,
+        template: &Template,
+        subscriptions: &[usize],
+        diagnostics: &mut Diagnostics,
+    ) -> App {
+        let previous = self.previous.bindings.get(&template.key);
+        let desired = desired_replicas(template);
+        let text = spec_text(self.inputs, subscriptions);
+        let kept = subscriptions.iter().all(|&s| self.memory[s].is_none());
+        let mut binding = if kept {
+            let binding = self.keep(previous, desired);
+            self.with_would_be(binding, subscriptions, desired)
+        } else {
+            let decision = subscriptions
+                .iter()
+                .find_map(|&s| self.memory[s].clone())
+                .unwrap_or(Decision::Scheduled("first schedule".into()));
+            self.schedule(template, subscriptions, desired, previous, decision, diagnostics)
+        };
+        binding.static_weights = Some(self.weights(subscriptions, &binding.clusters));
+        App {
+            key: template.key.clone(),
+            source: Source::Subscription {
+                subscriptions: subscriptions
+                    .iter()
+                    .map(|&s| self.inputs.subscriptions[s].display())
+                    .collect(),
+            },
+            binding,
+            fort: None,
+            placement: None,
+            placement_json: Some(text),
+            held: self.paused.clone(),
+            override_policies: Vec::new(),
+            localizing: localizing(self.inputs, template),
+            work: WorkOptions::default(),
+        }
+    }
+
+    /// Whether Subscription `index` keeps its previous schedule (`None`), or
+    /// the decision to make it again: Clusternet's `admit` reschedules a
+    /// Dividing Subscription only when its spec or a feed's replicas change;
+    /// garrison also when a bound cluster is gone or a hold changes.
+    fn recall(&self, index: usize) -> Option<Decision> {
+        let subscription = &self.inputs.subscriptions[index];
+        if subscription.spec.strategy() == SchedulingStrategy::Replication {
+            return Some(Decision::Scheduled(
+                "Replication: worked out again on every render".into(),
+            ));
+        }
+        let templates: Vec<(&ObjectKey, &Vec<usize>)> = self
+            .feeds
+            .iter()
+            .filter(|(_, subs)| subs.contains(&index))
+            .collect();
+        let mut reasons = Vec::new();
+        for (key, subs) in templates {
+            let Some(record) = self.previous.bindings.get(key) else {
+                return Some(Decision::Scheduled("first schedule".into()));
+            };
+            let Some(template) = self.template(key) else {
+                continue;
+            };
+            if record.placement.as_deref() != Some(&spec_text(self.inputs, subs)) {
+                reasons.push(format!("{} changed", subscription.display()));
+            }
+            let desired = desired_replicas(template);
+            if let Some(desired) = desired.filter(|_| record.workload) {
+                if record.replicas != desired {
+                    reasons.push(format!(
+                        "replicas of `{key}` changed from {} to {desired}",
+                        record.replicas
+                    ));
+                }
+            }
+            reasons.extend(self.cluster_changes(record));
+        }
+        reasons.dedup();
+        (!reasons.is_empty()).then(|| Decision::Rescheduled(reasons.join("; ")))
+    }
+
+    /// Clusters of a recorded schedule that left the fleet, holds it
+    /// records that were lifted, and clusters of it that are held now.
+    fn cluster_changes(&self, record: &BindingRecord) -> Vec<String> {
+        let in_fleet = |c: &str| self.inputs.clusters.iter().any(|k| k.name == c);
+        let mut reasons = Vec::new();
+        for (cluster, _) in &record.clusters {
+            if !in_fleet(cluster) {
+                reasons.push(format!("cluster `{cluster}` left the fleet"));
+            }
+        }
+        let recorded: BTreeSet<&String> = record
+            .held
+            .iter()
+            .chain(record.withheld.iter().flatten())
+            .collect();
+        for cluster in &recorded {
+            if in_fleet(cluster) && !self.paused.contains(*cluster) {
+                reasons.push(format!("cluster `{cluster}` is no longer paused"));
+            }
+        }
+        for (cluster, _) in &record.clusters {
+            if self.paused.contains(cluster) && !recorded.contains(cluster) {
+                reasons.push(format!("cluster `{cluster}` was paused"));
+            }
+        }
+        reasons
+    }
+
+    fn template(&self, key: &ObjectKey) -> Option<&'a Template> {
+        let templates = &self.inputs.templates;
+        templates
+            .binary_search_by(|t| t.key.cmp(key))
+            .ok()
+            .map(|i| &templates[i])
+    }
+
+    /// The previous schedule, unchanged.
+    fn keep(&self, previous: Option<&BindingRecord>, desired: Option<u64>) -> Binding {
+        let record = previous.cloned().unwrap_or_default();
+        let mut binding = empty_binding(Decision::Kept, desired, record.workload);
+        binding.clusters = record
+            .clusters
+            .iter()
+            .map(|(cluster, replicas)| Assignment {
+                cluster: cluster.clone(),
+                replicas: *replicas,
+                held: self.paused.contains(cluster),
+            })
+            .collect();
+        binding.applied = Some(record.placement.clone());
+        binding.withheld = record.withheld.clone().unwrap_or_default();
+        binding.notes.push(ClusterNote {
+            cluster: "*".into(),
+            note: "the Subscription, the feed's replicas, its clusters and their holds are unchanged since the previous render: its schedule is kept".into(),
+        });
+        binding
+    }
+
+    /// A schedule made now: each Subscription's clusters (which must not
+    /// overlap), the paused ones keeping what they had, and each
+    /// Subscription's division of the replicas left over.
+    fn schedule(
+        &self,
+        template: &Template,
+        subscriptions: &[usize],
+        desired: Option<u64>,
+        previous: Option<&BindingRecord>,
+        decision: Decision,
+        diagnostics: &mut Diagnostics,
+    ) -> Binding {
+        self.overlaps(template, subscriptions, diagnostics);
+        let divided = desired.is_some() && subscriptions.iter().any(|&s| self.dividing(s));
+        let selected: Vec<&cn::Bound> = subscriptions
+            .iter()
+            .flat_map(|&s| self.selections[s].clusters.iter())
+            .collect();
+        if selected.is_empty() {
+            return self.unschedulable(template, subscriptions, desired, previous, diagnostics);
+        }
+        let kept_held: Vec<Assignment> = previous
+            .map(|p| {
+                p.clusters
+                    .iter()
+                    .filter(|(c, _)| self.paused.contains(c) && self.in_fleet(c))
+                    .map(|(c, r)| Assignment {
+                        cluster: c.clone(),
+                        replicas: *r,
+                        held: true,
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        let mut binding = empty_binding(decision, desired, divided);
+        let mut clusters = kept_held.clone();
+        for &s in subscriptions {
+            let selection = &self.selections[s];
+            let frozen: u64 = kept_held
+                .iter()
+                .filter(|h| selection.clusters.iter().any(|b| b.cluster == h.cluster))
+                .map(|h| h.replicas)
+                .sum();
+            let active: Vec<&cn::Bound> = selection
+                .clusters
+                .iter()
+                .filter(|b| !self.paused.contains(&b.cluster))
+                .collect();
+            let to_divide = desired.map(|d| d.saturating_sub(frozen));
+            clusters.extend(self.shares(s, to_divide, desired, &active));
+            binding.notes.extend(selection.notes.iter().cloned());
+        }
+        clusters.sort_by_key(|a| self.order_key(&a.cluster));
+        binding.clusters = clusters;
+        self.with_would_be(binding, subscriptions, desired)
+    }
+
+    /// The binding with what its paused clusters would get if every pause
+    /// were lifted now (the held-back counts, SPEC §5.5), and the paused
+    /// clusters that would get it but have none of it.
+    fn with_would_be(&self, mut binding: Binding, subscriptions: &[usize], desired: Option<u64>) -> Binding {
+        if !self.inputs.clusters.iter().any(|c| self.paused.contains(&c.name)) {
+            return binding;
+        }
+        let would_be: Vec<Assignment> = subscriptions
+            .iter()
+            .flat_map(|&s| {
+                let all: Vec<&cn::Bound> = self.selections[s].clusters.iter().collect();
+                self.shares(s, desired, desired, &all)
+            })
+            .filter(|a| self.paused.contains(&a.cluster))
+            .collect();
+        binding.withheld = would_be
+            .iter()
+            .filter(|w| !binding.clusters.iter().any(|a| a.cluster == w.cluster))
+            .map(|w| w.cluster.clone())
+            .collect();
+        binding.would_be = Some(would_be);
+        binding
+    }
+
+    /// The assignments Subscription `s` makes over `bound` clusters: a
+    /// share of `to_divide` each for a Dividing Subscription with weights
+    /// and a divisible feed, else the whole feed (`desired`) each.
+    fn shares(
+        &self,
+        s: usize,
+        to_divide: Option<u64>,
+        desired: Option<u64>,
+        bound: &[&cn::Bound],
+    ) -> Vec<Assignment> {
+        let weights: Vec<u64> = bound.iter().map(|b| b.weight).collect();
+        let divided = match to_divide {
+            Some(r) if self.dividing(s) => cn::static_divide(r, &weights),
+            _ => None,
+        };
+        bound
+            .iter()
+            .enumerate()
+            .map(|(i, b)| Assignment {
+                cluster: b.cluster.clone(),
+                replicas: divided
+                    .as_ref()
+                    .map_or(desired.unwrap_or(0), |d| d[i]),
+                held: false,
+            })
+            .collect()
+    }
+
+    /// Whether Subscription `s` divides replicas.
+    fn dividing(&self, s: usize) -> bool {
+        self.inputs.subscriptions[s].spec.strategy() == SchedulingStrategy::Dividing
+    }
+
+    /// No Subscription of the feed binds a cluster (Clusternet's FitError): a
+    /// warning; the previous schedule stays, as Clusternet keeps the
+    /// Subscription's Descriptions.
+    fn unschedulable(
+        &self,
+        template: &Template,
+        subscriptions: &[usize],
+        desired: Option<u64>,
+        previous: Option<&BindingRecord>,
+        diagnostics: &mut Diagnostics,
+    ) -> Binding {
+        let first = &self.inputs.subscriptions[subscriptions[0]];
+        diagnostics.push(
+            Diagnostic::warning(
+                Code::Unschedulable,
+                format!("`{}` is not scheduled: no cluster fits {}", template.key, first.display()),
+            )
+            .at(first.doc.at(&["spec", "subscribers"]))
+            .help("check the subscribers' clusterAffinity and the clusterTolerations against the ManagedClusters' labels and taints"),
+        );
+        let error = schedule::Error::NoClusterMatches;
+        let kept: Vec<Assignment> = previous
+            .map(|p| {
+                p.clusters
+                    .iter()
+                    .filter(|(c, _)| self.in_fleet(c))
+                    .map(|(c, r)| Assignment {
+                        cluster: c.clone(),
+                        replicas: *r,
+                        held: self.paused.contains(c),
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        let decision = if kept.is_empty() {
+            Decision::Unschedulable(error)
+        } else {
+            Decision::KeptAfterFailure(error)
+        };
+        let workload = previous.is_some_and(|p| p.workload);
+        let mut binding = empty_binding(decision, desired, workload);
+        binding.revise = workload;
+        binding.clusters = kept;
+        binding.applied = Some(previous.and_then(|p| p.placement.clone()));
+        for &s in subscriptions {
+            binding.notes.extend(self.selections[s].notes.iter().cloned());
+        }
+        binding
+    }
+
+    /// Two Subscriptions that deliver the template to one cluster: G0210.
+    fn overlaps(&self, template: &Template, subscriptions: &[usize], diagnostics: &mut Diagnostics) {
+        let mut owner: BTreeMap<&str, usize> = BTreeMap::new();
+        for &s in subscriptions {
+            for bound in &self.selections[s].clusters {
+                let Some(&first) = owner.get(bound.cluster.as_str()) else {
+                    owner.insert(&bound.cluster, s);
+                    continue;
+                };
+                let (a, b) = (&self.inputs.subscriptions[first], &self.inputs.subscriptions[s]);
+                diagnostics.push(
+                    Diagnostic::error(
+                        Code::ClaimedTwice,
+                        format!(
+                            "`{}` would reach cluster `{}` twice: from {} and from {}",
+                            template.key,
+                            bound.cluster,
+                            a.display(),
+                            b.display()
+                        ),
+                    )
+                    .at(b.doc.at(&["spec", "feeds"]))
+                    .help("Clusternet would apply the object twice and the two copies would fight; feed it from one Subscription, or make their subscribers select different clusters"),
+                );
+                return;
+            }
+        }
+    }
+
+    fn in_fleet(&self, name: &str) -> bool {
+        self.inputs.clusters.iter().any(|c| c.name == name)
+    }
+
+    /// A cluster's place in Clusternet's binding order (`namespace/name`).
+    fn order_key(&self, name: &str) -> String {
+        self.inputs
+            .clusters
+            .iter()
+            .find(|c| c.name == name)
+            .map_or_else(|| format!("/{name}"), Cluster::namespaced_name)
+    }
+
+    /// Each binding cluster's summed subscriber weight: the fort's weight (SPEC §3).
+    fn weights(&self, subscriptions: &[usize], clusters: &[Assignment]) -> BTreeMap<String, u64> {
+        clusters
+            .iter()
+            .map(|a| {
+                let weight = subscriptions
+                    .iter()
+                    .flat_map(|&s| self.selections[s].clusters.iter())
+                    .find(|b| b.cluster == a.cluster)
+                    .map_or(0, |b| b.weight);
+                (a.cluster.clone(), weight)
+            })
+            .collect()
+    }
+}
+
+/// A binding with no cluster yet.
+fn empty_binding(decision: Decision, desired: Option<u64>, divided: bool) -> Binding {
+    Binding {
+        clusters: Vec::new(),
+        desired: desired.unwrap_or(0),
+        workload: divided,
+        revise: divided,
+        divide_completions: false,
+        affinity_name: None,
+        decision,
+        static_weights: None,
+        notes: Vec::new(),
+        would_be: None,
+        withheld: BTreeSet::new(),
+        remembered: true,
+        applied: None,
+    }
+}
+
+/// The replicas Clusternet divides for a feed: `spec.replicas` of a kind
+/// its FeedInventory parses, 1 when absent (the hub's dry run defaults it)
+/// unless the template skips the dry run (P7); `None` for other kinds.
+pub(super) fn desired_replicas(template: &Template) -> Option<u64> {
+    let key = &template.key;
+    if !cn::divisible(&key.api_version, &key.kind) {
+        return None;
+    }
+    match template.value.pointer("/spec/replicas") {
+        Some(value) => value.as_u64(),
+        None if template.annotations.get(SKIP_VALIDATING).is_some_and(|v| v == "true") => None,
+        None => Some(1),
+    }
+}
+
+/// What a schedule is made for, recorded on the binding and compared by
+/// the next render: the spec of each Subscription feeding the template
+/// (Clusternet's `admit` compares a hash of the whole spec).
+fn spec_text(inputs: &Inputs, subscriptions: &[usize]) -> String {
+    let specs: Vec<serde_json::Value> = subscriptions
+        .iter()
+        .map(|&s| {
+            let subscription = &inputs.subscriptions[s];
+            serde_json::json!({
+                "subscription": subscription.display(),
+                "spec": subscription.spec,
+            })
+        })
+        .collect();
+    serde_json::to_string(&specs).unwrap_or_default()
+}
+
+/// Every template each feed names, by template; a feed naming none is
+/// G0211 (P9), a template a Subscription feeds twice G0210.
+fn resolve(inputs: &Inputs, diagnostics: &mut Diagnostics) -> BTreeMap<ObjectKey, Vec<usize>> {
+    let mut feeds: BTreeMap<ObjectKey, Vec<usize>> = BTreeMap::new();
+    for (index, subscription) in inputs.subscriptions.iter().enumerate() {
+        for (i, feed) in subscription.spec.feeds.iter().enumerate() {
+            if is_helm_chart(feed) {
+                continue;
+            }
+            let at = subscription.doc.at(&["spec", "feeds", &i.to_string()]);
+            let found = resolve_feed(inputs, feed);
+            if found.is_empty() {
+                diagnostics.push(
+                    Diagnostic::error(
+                        Code::FeedWithoutTemplate,
+                        format!("{} feeds `{feed}`, which no template of the repository is", subscription.display()),
+                    )
+                    .at(at)
+                    .help(near_feed(inputs, feed)),
+                );
+            }
+            // A feed without a namespace delivers every template of that
+            // name, as Clusternet's deployer lists every matching manifest.
+            for key in found {
+                let subs = feeds.entry(key.clone()).or_default();
+                if subs.contains(&index) {
+                    diagnostics.push(
+                        Diagnostic::error(
+                            Code::ClaimedTwice,
+                            format!("{} feeds `{key}` twice", subscription.display()),
+                        )
+                        .at(at)
+                        .help("list each feed once"),
+                    );
+                } else {
+                    subs.push(index);
+                }
+            }
+        }
+    }
+    feeds
+}
+
+fn is_helm_chart(feed: &Feed) -> bool {
+    feed.kind == crate::model::clusternet::HELM_CHART_KIND
+        && feed.api_version.starts_with("apps.clusternet.io/")
+}
+
+/// The templates a feed names: same apiVersion, kind and name, and
+/// namespace when the feed gives one (Clusternet's feed label selector).
+fn resolve_feed<'i>(inputs: &'i Inputs, feed: &Feed) -> Vec<&'i ObjectKey> {
+    inputs
+        .templates
+        .iter()
+        .map(|t| &t.key)
+        .filter(|k| {
+            k.api_version == feed.api_version
+                && k.kind == feed.kind
+                && k.name == feed.name
+                && feed
+                    .namespace
+                    .as_deref()
+                    .filter(|ns| !ns.is_empty())
+                    .is_none_or(|ns| k.namespace.as_deref() == Some(ns))
+        })
+        .collect()
+}
+
+/// The help of an unresolved feed: the template it most likely meant.
+fn near_feed(inputs: &Inputs, feed: &Feed) -> String {
+    let same_name: Vec<String> = inputs
+        .templates
+        .iter()
+        .filter(|t| t.key.name == feed.name)
+        .map(|t| format!("`{}` ({})", t.key, t.key.api_version))
+        .collect();
+    if same_name.is_empty() {
+        "add the template to the repository, or fix the feed's apiVersion, kind, namespace and name; garrison stops rather than prune what the feed delivered".into()
+    } else {
+        format!("templates with that name: {}; match the feed's apiVersion, kind and namespace to one", same_name.join(", "))
+    }
+}
+
+/// The Globalizations and Localizations naming the template, each in the
+/// order Clusternet applies them: priority ascending, ties by name (P13).
+fn localizing(inputs: &Inputs, template: &Template) -> Localizing {
+    let names = |feed: &Feed| resolve_feed(inputs, feed).contains(&&template.key);
+    let mut globalizations: Vec<usize> = (0..inputs.globalizations.len())
+        .filter(|&i| names(&inputs.globalizations[i].spec.feed))
+        .collect();
+    globalizations.sort_by_key(|&i| {
+        let g = &inputs.globalizations[i];
+        (g.spec.priority.unwrap_or(DEFAULT_PRIORITY), g.name.clone())
+    });
+    let mut localizations: Vec<usize> = (0..inputs.localizations.len())
+        .filter(|&i| names(&inputs.localizations[i].spec.feed))
+        .collect();
+    localizations.sort_by_key(|&i| {
+        let l = &inputs.localizations[i];
+        (l.spec.priority.unwrap_or(DEFAULT_PRIORITY), l.name.clone())
+    });
+    Localizing {
+        globalizations,
+        localizations,
+    }
+}
+
+impl Subscription {
+    /// The Subscription opts in to fort placement (SPEC §3), with the same
+    /// annotation a PropagationPolicy takes.
+    pub fn fort_enabled(&self) -> bool {
+        self.annotations
+            .get(crate::model::policy::FORT_ANNOTATION)
+            .is_some_and(|v| v == crate::fort::FORT_ENABLED)
+    }
+}

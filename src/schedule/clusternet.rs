@@ -1,0 +1,204 @@
+//! Clusternet's scheduler for one Subscription (clusternet-semantics §2–§4):
+//! the clusters it binds and each one's weight, and Clusternet's static
+//! division of a feed's replicas over them.
+//!
+//! Binding: the union of the ManagedClusters its subscribers' label
+//! selectors match, minus those with a NoSchedule or NoExecute taint the
+//! Subscription does not tolerate (Clusternet's one default filter), in
+//! `namespace/name` order, the order Clusternet's binder records and the tie
+//! order garrison uses where Clusternet's is a live score's (P5). A
+//! cluster's weight is the sum of the positive weights of the subscribers
+//! that match it; a cluster only weight-0 subscribers match is bound with
+//! weight 0.
+
+use super::ClusterNote;
+use crate::model::cluster::Cluster;
+use crate::model::clusternet::SubscriptionSpec;
+
+/// One cluster a Subscription binds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Bound {
+    pub cluster: String,
+    /// The summed weight of the subscribers that match it.
+    pub weight: u64,
+}
+
+/// What a Subscription binds, and why each cluster of the fleet is in or out.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Selection {
+    /// In `namespace/name` order.
+    pub clusters: Vec<Bound>,
+    pub notes: Vec<ClusterNote>,
+}
+
+/// The clusters `spec` binds in `fleet` (sorted by name). Only clusters a
+/// ManagedCluster declares are candidates: Clusternet knows no others.
+pub fn select(spec: &SubscriptionSpec, fleet: &[Cluster]) -> Selection {
+    let mut candidates: Vec<&Cluster> = fleet.iter().filter(|c| c.managed).collect();
+    candidates.sort_by_key(|c| c.namespaced_name());
+    let mut selection = Selection::default();
+    let mut feasible: Vec<&Cluster> = Vec::new();
+    for cluster in candidates {
+        let matched = spec.subscribers.iter().any(|s| {
+            s.cluster_affinity
+                .as_ref()
+                .is_some_and(|a| a.matches(&cluster.labels))
+        });
+        let note = if !matched {
+            "no subscriber's clusterAffinity matches its labels".to_string()
+        } else if let Some(taint) = cluster
+            .scheduling_taints()
+            .find(|t| !spec.cluster_tolerations.iter().any(|tol| tol.tolerates(t)))
+        {
+            format!(
+                "taint `{}{}:{:?}` is not tolerated",
+                taint.key,
+                taint.value.as_deref().map(|v| format!("={v}")).unwrap_or_default(),
+                taint.effect
+            )
+        } else {
+            feasible.push(cluster);
+            continue;
+        };
+        selection.notes.push(ClusterNote {
+            cluster: cluster.name.clone(),
+            note,
+        });
+    }
+    let bound = if spec.by_sub_group() {
+        sub_groups(spec, &feasible)
+    } else {
+        feasible
+    };
+    for cluster in bound {
+        let weight = weight_of(spec, cluster);
+        selection.notes.push(ClusterNote {
+            cluster: cluster.name.clone(),
+            note: format!("selected, weight {weight}"),
+        });
+        selection.clusters.push(Bound {
+            cluster: cluster.name.clone(),
+            weight,
+        });
+    }
+    selection
+}
+
+/// `schedulingBySubGroup`: per subscriber, the first `minClusters` feasible
+/// clusters it matches, in `namespace/name` order (Clusternet takes them in
+/// live score order), each cluster once (P11).
+fn sub_groups<'c>(spec: &SubscriptionSpec, feasible: &[&'c Cluster]) -> Vec<&'c Cluster> {
+    let mut picked: Vec<&Cluster> = Vec::new();
+    for subscriber in &spec.subscribers {
+        let Some(affinity) = &subscriber.cluster_affinity else {
+            continue;
+        };
+        let min = subscriber
+            .sub_group_strategy
+            .as_ref()
+            .and_then(|s| s.min_clusters)
+            .map_or(0, |m| usize::try_from(m).unwrap_or(0));
+        for cluster in feasible
+            .iter()
+            .filter(|c| affinity.matches(&c.labels))
+            .take(min)
+        {
+            if !picked.iter().any(|p| p.name == cluster.name) {
+                picked.push(cluster);
+            }
+        }
+    }
+    picked.sort_by_key(|c| c.namespaced_name());
+    picked
+}
+
+/// Clusternet's `getWeightList` for one cluster: the sum of the positive
+/// weights of the subscribers whose affinity matches it.
+fn weight_of(spec: &SubscriptionSpec, cluster: &Cluster) -> u64 {
+    spec.subscribers
+        .iter()
+        .filter(|s| s.weight() > 0)
+        .filter(|s| {
+            s.cluster_affinity
+                .as_ref()
+                .is_some_and(|a| a.matches(&cluster.labels))
+        })
+        .map(|s| s.weight())
+        .fold(0, u64::saturating_add)
+}
+
+/// Clusternet's static division (`staticDivideReplicas`): each cluster gets
+/// `floor(weight × desired / sum)`, and the replicas left over go one each to
+/// the heaviest clusters, ties in the given order. Not Hamilton's largest
+/// remainder and not Karmada's Webster. `None` when the weights sum to zero:
+/// Clusternet then divides nothing and every cluster gets the whole feed.
+pub fn static_divide(desired: u64, weights: &[u64]) -> Option<Vec<u64>> {
+    let sum: u128 = weights.iter().map(|&w| u128::from(w)).sum();
+    if sum == 0 {
+        return None;
+    }
+    let mut shares: Vec<u64> = weights
+        .iter()
+        .map(|&w| u64::try_from(u128::from(w) * u128::from(desired) / sum).unwrap_or(u64::MAX))
+        .collect();
+    let given = shares.iter().fold(0u64, |a, &s| a.saturating_add(s));
+    let remain = desired.saturating_sub(given);
+    let mut heaviest: Vec<usize> = (0..weights.len()).collect();
+    // Stable: among equal weights the earlier cluster gets the replica.
+    heaviest.sort_by(|&a, &b| weights[b].cmp(&weights[a]));
+    for &i in heaviest
+        .iter()
+        .take(usize::try_from(remain).unwrap_or(usize::MAX))
+    {
+        shares[i] += 1;
+    }
+    Some(shares)
+}
+
+/// The feed kinds Clusternet divides: those its FeedInventory registry
+/// parses, all with replicas at `/spec/replicas`.
+pub fn divisible(api_version: &str, kind: &str) -> bool {
+    match kind {
+        "Deployment" => matches!(
+            api_version,
+            "apps/v1" | "apps/v1beta1" | "apps/v1beta2" | "extensions/v1beta1"
+        ),
+        "ReplicaSet" => matches!(api_version, "apps/v1" | "extensions/v1beta1"),
+        "StatefulSet" => matches!(api_version, "apps/v1" | "apps/v1beta1" | "apps/v1beta2"),
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Clusternet's `TestStaticDivideReplicas` vectors, restated.
+    #[test]
+    fn static_division_matches_clusternets_own_vectors() {
+        assert_eq!(static_divide(5, &[2, 1, 0, 2]), Some(vec![2, 1, 0, 2]));
+        assert_eq!(static_divide(10, &[2, 1, 2]), Some(vec![4, 2, 4]));
+        // A tie for the remainder: the earlier cluster wins.
+        assert_eq!(static_divide(6, &[2, 1, 0, 2]), Some(vec![3, 1, 0, 2]));
+        // The remainder goes to the heaviest cluster, not the largest
+        // fraction (largest remainder would give [3, 1, 0, 1]).
+        assert_eq!(static_divide(5, &[5, 1, 0, 2]), Some(vec![4, 0, 0, 1]));
+    }
+
+    #[test]
+    fn weights_summing_to_zero_divide_nothing() {
+        assert_eq!(static_divide(7, &[0, 0]), None);
+        assert_eq!(static_divide(7, &[]), None);
+        assert_eq!(static_divide(0, &[1, 1]), Some(vec![0, 0]));
+    }
+
+    #[test]
+    fn clusternet_divides_only_the_kinds_its_feed_inventory_parses() {
+        assert!(divisible("apps/v1", "Deployment"));
+        assert!(divisible("extensions/v1beta1", "ReplicaSet"));
+        assert!(divisible("apps/v1beta2", "StatefulSet"));
+        assert!(!divisible("apps/v1", "DaemonSet"));
+        assert!(!divisible("batch/v1", "Job"));
+        assert!(!divisible("apps/v1beta1", "ReplicaSet"));
+    }
+}
