@@ -15,8 +15,8 @@ use crate::model::customization::{
     CustomizationDoc, CustomizationManifest, REVISE_OBJECT_ANNOTATION,
 };
 use crate::model::inputs::{
-    Document, Globalization, Inputs, Localization, OverridePolicy, PinnedBinding, PropagationPolicy,
-    Subscription, Template,
+    Document, Globalization, Inputs, Localization, OverridePolicy, PinnedBinding,
+    PropagationPolicy, Subscription, Template,
 };
 use crate::model::meta::{
     dns_label_fault, dns_subdomain_fault, group_of, path_segment_fault, ObjectKey,
@@ -762,7 +762,9 @@ impl Classifier<'_> {
         let key = ObjectKey {
             api_version: identity.api_version.clone(),
             kind: identity.kind.clone(),
-            namespace: (!cluster_scoped).then(|| identity.namespace.clone()).flatten(),
+            namespace: (!cluster_scoped)
+                .then(|| identity.namespace.clone())
+                .flatten(),
             name: identity.name.clone(),
         };
         if !self.note_unique(&key, doc.at(&["metadata", "name"]), diagnostics) {
@@ -796,7 +798,12 @@ impl Classifier<'_> {
                     return;
                 };
                 let spec = parsed.spec;
-                if super::clusternet::check_overrides(&doc, spec.priority, &spec.overrides, diagnostics) {
+                if super::clusternet::check_overrides(
+                    &doc,
+                    spec.priority,
+                    &spec.overrides,
+                    diagnostics,
+                ) {
                     self.inputs.localizations.push(Localization {
                         name,
                         namespace,
@@ -820,8 +827,15 @@ impl Classifier<'_> {
                     );
                 }
                 let spec = parsed.spec;
-                if super::clusternet::check_overrides(&doc, spec.priority, &spec.overrides, diagnostics) {
-                    self.inputs.globalizations.push(Globalization { name, spec, doc });
+                if super::clusternet::check_overrides(
+                    &doc,
+                    spec.priority,
+                    &spec.overrides,
+                    diagnostics,
+                ) {
+                    self.inputs
+                        .globalizations
+                        .push(Globalization { name, spec, doc });
                 }
             }
         }
@@ -1174,7 +1188,21 @@ fn typed_diagnostic(file: FileId, kind: &str, fault: typed::Fault) -> Diagnostic
                 format!("invalid {kind}: {place}{message}"),
             )
             .at(Origin { file, pos })
-            .help("fix the value at this position; see Karmada's API reference for the field")
+            .help(format!(
+                "fix the value at this position; see {}'s API reference for the field",
+                if [
+                    "Subscription",
+                    "Localization",
+                    "Globalization",
+                    "ManagedCluster"
+                ]
+                .contains(&kind)
+                {
+                    "Clusternet"
+                } else {
+                    "Karmada"
+                }
+            ))
         }
     }
 }

@@ -17,14 +17,13 @@ pub fn check_subscription(
     spec: &SubscriptionSpec,
     diagnostics: &mut Diagnostics,
 ) -> bool {
-    let mut ok = true;
+    let mut errors: Vec<Diagnostic> = Vec::new();
     let mut refuse = |path: &[&str], message: String, help: &str| {
-        diagnostics.push(
+        errors.push(
             Diagnostic::error(Code::InvalidPlacement, message)
                 .at(doc.at(path))
                 .help(help.to_string()),
         );
-        ok = false;
     };
     if spec.subscribers.is_empty() {
         refuse(
@@ -120,6 +119,28 @@ pub fn check_subscription(
     }
     for (i, feed) in spec.feeds.iter().enumerate() {
         check_feed(doc, &["spec", "feeds", &i.to_string()], feed, diagnostics);
+        if dividing && feed.kind == HELM_CHART_KIND {
+            refuse(
+                &["spec", "feeds", &i.to_string()],
+                "a Dividing Subscription with a HelmChart feed: Clusternet never takes stock of its replicas, so it never schedules it".into(),
+                "feed the chart from a Replication Subscription",
+            );
+        }
+    }
+    if spec.by_sub_group() {
+        for (i, subscriber) in spec.subscribers.iter().enumerate() {
+            if subscriber.sub_group_strategy.is_none() {
+                refuse(
+                    &["spec", "subscribers", &i.to_string()],
+                    format!("`spec.subscribers[{i}]` has no `subGroupStrategy`, which `schedulingBySubGroup` needs: Clusternet fails to schedule it"),
+                    "add `subGroupStrategy: {minClusters: N}`",
+                );
+            }
+        }
+    }
+    let ok = errors.is_empty();
+    for error in errors {
+        diagnostics.push(error);
     }
     ok
 }
@@ -164,7 +185,11 @@ pub fn check_overrides(
         match config.kind {
             OverrideType::Helm => {}
             OverrideType::FieldJSONPatch | OverrideType::FieldMergePatch => {
-                if config.field_path.as_deref().is_none_or(|p| !p.starts_with('/')) {
+                if config
+                    .field_path
+                    .as_deref()
+                    .is_none_or(|p| !p.starts_with('/'))
+                {
                     diagnostics.push(
                         Diagnostic::error(
                             Code::InvalidOverride,

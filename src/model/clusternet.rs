@@ -127,8 +127,8 @@ pub struct Feed {
 impl std::fmt::Display for Feed {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match &self.namespace {
-            Some(ns) => write!(f, "{}/{} {ns}/{}", self.api_version, self.kind, self.name),
-            None => write!(f, "{}/{} {}", self.api_version, self.kind, self.name),
+            Some(ns) => write!(f, "{}/{ns}/{} ({})", self.kind, self.name, self.api_version),
+            None => write!(f, "{}/{} ({})", self.kind, self.name, self.api_version),
         }
     }
 }

@@ -26,8 +26,9 @@ pub const DIGEST_ANNOTATION: &str = "garrison.dev/render-digest";
 pub const PINNED_ANNOTATION: &str = "garrison.dev/pinned";
 /// The Clusternet Subscriptions that feed the application (`ns/name`, comma-separated).
 pub const SUBSCRIPTIONS_ANNOTATION: &str = "garrison.dev/subscriptions";
-/// What a Subscription-fed schedule was made for: the Subscriptions' specs.
-pub const SUBSCRIPTION_SPEC_ANNOTATION: &str = "garrison.dev/subscription-spec";
+/// What a Subscription-fed schedule was made for: a digest of the
+/// Subscriptions' specs.
+pub const SUBSCRIPTION_SPEC_ANNOTATION: &str = "garrison.dev/subscription-spec-hash";
 
 /// Which policy propagated an application.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -65,8 +66,8 @@ pub struct BindingRecord {
     pub withheld: Option<BTreeSet<String>>,
     /// The render digest its files were made with ([`crate::reuse`]).
     pub digest: Option<String>,
-    /// The Clusternet Subscriptions that feed it (`ns/name`); `placement`
-    /// then holds their specs.
+    /// The Clusternet Subscriptions that feed it (`Subscription/ns/name`);
+    /// `placement` then holds a digest of their specs.
     pub subscriptions: Vec<String>,
 }
 
@@ -238,7 +239,12 @@ pub fn decode(doc: &BindingDoc) -> (ObjectKey, BindingRecord) {
         digest: annotations.get(DIGEST_ANNOTATION).cloned(),
         subscriptions: annotations
             .get(SUBSCRIPTIONS_ANNOTATION)
-            .map(|s| s.split(',').filter(|s| !s.is_empty()).map(str::to_string).collect())
+            .map(|s| {
+                s.split(',')
+                    .filter(|s| !s.is_empty())
+                    .map(str::to_string)
+                    .collect()
+            })
             .unwrap_or_default(),
     };
     (key, record)
@@ -296,7 +302,10 @@ mod tests {
             prop::option::of(name()),
             prop::option::of(prop::collection::btree_set(name(), 0..3)),
             prop::option::of("[0-9a-f]{16}"),
-            (any::<u64>(), prop::collection::vec("[a-z]{1,5}/[a-z]{1,5}", 0..3)),
+            (
+                any::<u64>(),
+                prop::collection::vec("[a-z]{1,5}/[a-z]{1,5}", 0..3),
+            ),
         )
             .prop_map(
                 |(

@@ -42,22 +42,32 @@ pub enum Outcome {
 /// sets its chart result aside on the first and patches the object itself
 /// on later ones). An error fails the object, as it fails Clusternet's
 /// Description; the object is then unchanged.
-pub fn apply(object: &mut Value, config: &OverrideConfig, chart_seen: &mut bool) -> Result<Outcome, String> {
+pub fn apply(
+    object: &mut Value,
+    config: &OverrideConfig,
+    chart_seen: &mut bool,
+) -> Result<Outcome, String> {
     if config.value.trim().is_empty() {
         return Ok(Outcome::Skipped("its value is blank"));
     }
     let value = yaml_to_json(&config.value)?;
     if config.override_chart == Some(true) && !*chart_seen {
         *chart_seen = true;
-        return Ok(Outcome::Skipped("the first `overrideChart` override patches a chart, not the object"));
+        return Ok(Outcome::Skipped(
+            "the first `overrideChart` override patches a chart, not the object",
+        ));
     }
     let before = object.clone();
     let result = match config.kind {
-        OverrideType::Helm if config.override_chart == Some(true) => return Ok(Outcome::Skipped("it patches a chart")),
+        OverrideType::Helm if config.override_chart == Some(true) => {
+            return Ok(Outcome::Skipped("it patches a chart"))
+        }
         OverrideType::Helm => helm_coalesce(object, &value).map(|()| None),
         OverrideType::JSONPatch => json_patch(object, &value),
         OverrideType::MergePatch => merge_patch(object, &value).map(|()| None),
-        OverrideType::FieldJSONPatch | OverrideType::FieldMergePatch => field_patch(object, config, &value),
+        OverrideType::FieldJSONPatch | OverrideType::FieldMergePatch => {
+            field_patch(object, config, &value)
+        }
     };
     match result {
         Ok(Some(dropped)) => Ok(Outcome::Dropped(dropped)),
@@ -69,17 +79,19 @@ pub fn apply(object: &mut Value, config: &OverrideConfig, chart_seen: &mut bool)
     }
 }
 
-/// An override's value: YAML (1.1, as Clusternet's `yaml.YAMLToJSON`
-/// reads it) or JSON.
+/// An override's value, or a field's text: YAML (read as YAML 1.1, as
+/// Clusternet's `yaml.YAMLToJSON` reads it: `yes` is true, `0644` octal)
+/// or JSON, within the parser's default budget.
 fn yaml_to_json(text: &str) -> Result<Value, String> {
-    let limits = crate::load::yaml::Limits::default();
-    let docs = crate::load::yaml::parse_stream(text, &limits)
-        .map_err(|e| format!("the value is not valid YAML or JSON: {}", e.message))?;
-    match docs.as_slice() {
-        [one] => Ok(one.to_value()),
-        [] => Ok(Value::Null),
-        _ => Err("the value holds more than one YAML document".into()),
+    let mut options = serde_saphyr::Options::default();
+    options.legacy_octal_numbers = true;
+    options.with_snippet = false;
+    options.budget = Some(serde_saphyr::Budget::default());
+    if text.trim().is_empty() {
+        return Ok(Value::Null);
     }
+    serde_saphyr::from_str_with_options(text, options)
+        .map_err(|e| format!("the value is not valid YAML or JSON: {e}"))
 }
 
 /// `JSONPatch`: `Some(reason)` when the patch is dropped for a missing path.
@@ -88,7 +100,10 @@ fn json_patch(object: &mut Value, patch: &Value) -> Result<Option<String>, Strin
         .as_array()
         .ok_or("a JSONPatch value is a list of operations")?;
     if ops.len() > 10_000 {
-        return Err(format!("a JSONPatch may hold at most 10000 operations, this one holds {}", ops.len()));
+        return Err(format!(
+            "a JSONPatch may hold at most 10000 operations, this one holds {}",
+            ops.len()
+        ));
     }
     let mut doc = object.clone();
     for (i, op) in ops.iter().enumerate() {
@@ -119,7 +134,9 @@ fn failed(why: impl Into<String>) -> Fault {
 
 /// One RFC 6902 operation, with evanphx/json-patch's original rules.
 fn apply_op(doc: &mut Value, op: &Value) -> Result<(), Fault> {
-    let op = op.as_object().ok_or_else(|| failed("an operation is an object"))?;
+    let op = op
+        .as_object()
+        .ok_or_else(|| failed("an operation is an object"))?;
     let kind = op.get("op").and_then(Value::as_str).unwrap_or("");
     let path = op
         .get("path")
@@ -285,7 +302,10 @@ fn test(doc: &mut Value, path: &str, expected: &Value) -> Result<(), Fault> {
 /// must stay one.
 fn merge_patch(object: &mut Value, patch: &Value) -> Result<(), String> {
     let Value::Object(patch) = patch else {
-        return Err("a MergePatch value is an object (a list or scalar would replace the whole object)".into());
+        return Err(
+            "a MergePatch value is an object (a list or scalar would replace the whole object)"
+                .into(),
+        );
     };
     let Value::Object(doc) = object else {
         return Err("the object is not a JSON object".into());
@@ -361,7 +381,11 @@ fn coalesce(current: &mut Map<String, Value>, values: &Map<String, Value>) {
 /// is not a string fails; an empty string is left alone; a JSONPatch that
 /// hits a missing path inside the field leaves its text (JSON) or its
 /// re-serialised YAML as Clusternet does.
-fn field_patch(object: &mut Value, config: &OverrideConfig, patch: &Value) -> Result<Option<String>, String> {
+fn field_patch(
+    object: &mut Value,
+    config: &OverrideConfig,
+    patch: &Value,
+) -> Result<Option<String>, String> {
     let path = config.field_path.as_deref().unwrap_or("");
     let format = config
         .field_format
@@ -429,7 +453,12 @@ fn sort_keys(value: &Value) -> Value {
         Value::Object(map) => {
             let mut entries: Vec<(&String, &Value)> = map.iter().collect();
             entries.sort_by(|a, b| a.0.cmp(b.0));
-            Value::Object(entries.into_iter().map(|(k, v)| (k.clone(), sort_keys(v))).collect())
+            Value::Object(
+                entries
+                    .into_iter()
+                    .map(|(k, v)| (k.clone(), sort_keys(v)))
+                    .collect(),
+            )
         }
         Value::Array(items) => Value::Array(items.iter().map(sort_keys).collect()),
         other => other.clone(),

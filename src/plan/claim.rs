@@ -168,7 +168,10 @@ impl Claims<'_> {
             .map(|&s| &self.inputs.subscriptions[s])
             .find(|s| s.fort_enabled())
             .unwrap_or(first);
-        let opt_in = Some((fort_subscription.fort_enabled(), fort_subscription.display()));
+        let opt_in = Some((
+            fort_subscription.fort_enabled(),
+            fort_subscription.display(),
+        ));
         place_fort(&mut app, template, opt_in, previous, diagnostics);
         Claim::App(Box::new(app))
     }
@@ -288,7 +291,8 @@ fn place_fort(
             )
             .at(pin_at)
             .help(format!(
-                "annotate it with `{FORT_ANNOTATION}: {FORT_ENABLED}`, or remove the pin"
+                "annotate the {} with `{FORT_ANNOTATION}: {FORT_ENABLED}`, or remove the pin",
+                if claimer.starts_with("Subscription/") { "Subscription" } else { "policy" }
             )),
         );
     }

@@ -26,7 +26,11 @@ pub(super) fn check(inputs: &Inputs, apps: &[App], diagnostics: &mut Diagnostics
         };
         let template = &inputs.templates[t];
         for assignment in app.binding.clusters.iter().filter(|a| !a.held) {
-            let Some(cluster) = inputs.clusters.iter().find(|c| c.name == assignment.cluster) else {
+            let Some(cluster) = inputs
+                .clusters
+                .iter()
+                .find(|c| c.name == assignment.cluster)
+            else {
                 continue;
             };
             let target = Target {
@@ -56,7 +60,12 @@ pub(super) fn check(inputs: &Inputs, apps: &[App], diagnostics: &mut Diagnostics
 }
 
 /// The warning one applied override deserves, if any.
-fn note(app: &App, cluster: &str, localized: &localize::Localized<'_>, diagnostics: &mut Diagnostics) {
+fn note(
+    app: &App,
+    cluster: &str,
+    localized: &localize::Localized<'_>,
+    diagnostics: &mut Diagnostics,
+) {
     let at = localized
         .doc
         .at(&["spec", "overrides", &localized.index.to_string()]);
@@ -106,30 +115,50 @@ pub(super) fn unused(inputs: &Inputs, apps: &[App], diagnostics: &mut Diagnostic
             .iter()
             .any(|c| c.managed && c.namespace.as_deref() == Some(l.namespace.as_str()));
         let why = if !has_cluster {
-            Some(format!("no ManagedCluster lives in namespace `{}`, so it reaches no cluster", l.namespace))
+            Some(format!(
+                "no ManagedCluster lives in namespace `{}`, so it reaches no cluster",
+                l.namespace
+            ))
         } else if !delivered(i, |a| &a.localizing.localizations) {
             Some(format!("no Subscription delivers `{}`", l.spec.feed))
         } else {
             None
         };
         if let Some(why) = why {
-            unused_warning(&format!("Localization `{}/{}`", l.namespace, l.name), &l.doc, &why, diagnostics);
+            unused_warning(
+                &format!("Localization `{}/{}`", l.namespace, l.name),
+                &l.doc,
+                &why,
+                diagnostics,
+            );
         }
     }
     for (i, g) in inputs.globalizations.iter().enumerate() {
         if !delivered(i, |a| &a.localizing.globalizations) {
             let why = format!("no Subscription delivers `{}`", g.spec.feed);
-            unused_warning(&format!("Globalization `{}`", g.name), &g.doc, &why, diagnostics);
+            unused_warning(
+                &format!("Globalization `{}`", g.name),
+                &g.doc,
+                &why,
+                diagnostics,
+            );
         }
     }
     if inputs.localizations.is_empty() {
         return;
     }
-    for cluster in inputs.clusters.iter().filter(|c| c.managed && c.namespace.is_none()) {
+    for cluster in inputs
+        .clusters
+        .iter()
+        .filter(|c| c.managed && c.namespace.is_none())
+    {
         diagnostics.push(
             Diagnostic::warning(
                 Code::MissingNamespace,
-                format!("ManagedCluster `{}` has no namespace, so no Localization can reach it", cluster.name),
+                format!(
+                    "ManagedCluster `{}` has no namespace, so no Localization can reach it",
+                    cluster.name
+                ),
             )
             .at(cluster.origin)
             .help("give it its dedicated namespace, as Clusternet's hub does (`clusternet-xxxxx`)"),

@@ -25,10 +25,6 @@ use crate::schedule::clusternet::{self as cn, Selection};
 use crate::schedule::{self, Assignment, Binding, ClusterNote, Decision};
 use std::collections::{BTreeMap, BTreeSet};
 
-/// Skips a Deployment, ReplicaSet or StatefulSet's dry run, so its absent
-/// `spec.replicas` stays absent (and the feed undivided).
-const SKIP_VALIDATING: &str = "apps.clusternet.io/skip-validating";
-
 /// Every Subscription's feeds resolved and clusters bound, and which of
 /// them keep their previous schedule.
 pub(super) struct Subscribing<'a> {
@@ -89,7 +85,14 @@ impl<'a> Subscribing<'a> {
                 .iter()
                 .find_map(|&s| self.memory[s].clone())
                 .unwrap_or(Decision::Scheduled("first schedule".into()));
-            self.schedule(template, subscriptions, desired, previous, decision, diagnostics)
+            self.schedule(
+                template,
+                subscriptions,
+                desired,
+                previous,
+                decision,
+                diagnostics,
+            )
         };
         binding.static_weights = Some(self.weights(subscriptions, &binding.clusters));
         App {
@@ -271,8 +274,18 @@ impl<'a> Subscribing<'a> {
     /// The binding with what its paused clusters would get if every pause
     /// were lifted now (the held-back counts, SPEC §5.5), and the paused
     /// clusters that would get it but have none of it.
-    fn with_would_be(&self, mut binding: Binding, subscriptions: &[usize], desired: Option<u64>) -> Binding {
-        if !self.inputs.clusters.iter().any(|c| self.paused.contains(&c.name)) {
+    fn with_would_be(
+        &self,
+        mut binding: Binding,
+        subscriptions: &[usize],
+        desired: Option<u64>,
+    ) -> Binding {
+        if !self
+            .inputs
+            .clusters
+            .iter()
+            .any(|c| self.paused.contains(&c.name))
+        {
             return binding;
         }
         let would_be: Vec<Assignment> = subscriptions
@@ -312,9 +325,7 @@ impl<'a> Subscribing<'a> {
             .enumerate()
             .map(|(i, b)| Assignment {
                 cluster: b.cluster.clone(),
-                replicas: divided
-                    .as_ref()
-                    .map_or(desired.unwrap_or(0), |d| d[i]),
+                replicas: divided.as_ref().map_or(desired.unwrap_or(0), |d| d[i]),
                 held: false,
             })
             .collect()
@@ -325,9 +336,10 @@ impl<'a> Subscribing<'a> {
         self.inputs.subscriptions[s].spec.strategy() == SchedulingStrategy::Dividing
     }
 
-    /// No Subscription of the feed binds a cluster (Clusternet's FitError): a
-    /// warning; the previous schedule stays, as Clusternet keeps the
-    /// Subscription's Descriptions.
+    /// No Subscription of the feed binds a cluster (Clusternet's FitError):
+    /// a warning, and an empty schedule, as Clusternet's scheduler binds
+    /// the empty result (its Descriptions are then pruned). Paused clusters
+    /// keep what they have.
     fn unschedulable(
         &self,
         template: &Template,
@@ -343,40 +355,42 @@ impl<'a> Subscribing<'a> {
                 format!("`{}` is not scheduled: no cluster fits {}", template.key, first.display()),
             )
             .at(first.doc.at(&["spec", "subscribers"]))
-            .help("check the subscribers' clusterAffinity and the clusterTolerations against the ManagedClusters' labels and taints"),
+            .help("check the subscribers' clusterAffinity and the clusterTolerations against the ManagedClusters' labels and taints; Clusternet removes what the Subscription delivered"),
         );
-        let error = schedule::Error::NoClusterMatches;
-        let kept: Vec<Assignment> = previous
+        let workload = previous.is_some_and(|p| p.workload);
+        let mut binding = empty_binding(
+            Decision::Unschedulable(schedule::Error::NoClusterMatches),
+            desired,
+            workload,
+        );
+        binding.clusters = previous
             .map(|p| {
                 p.clusters
                     .iter()
-                    .filter(|(c, _)| self.in_fleet(c))
+                    .filter(|(c, _)| self.paused.contains(c) && self.in_fleet(c))
                     .map(|(c, r)| Assignment {
                         cluster: c.clone(),
                         replicas: *r,
-                        held: self.paused.contains(c),
+                        held: true,
                     })
                     .collect()
             })
             .unwrap_or_default();
-        let decision = if kept.is_empty() {
-            Decision::Unschedulable(error)
-        } else {
-            Decision::KeptAfterFailure(error)
-        };
-        let workload = previous.is_some_and(|p| p.workload);
-        let mut binding = empty_binding(decision, desired, workload);
-        binding.revise = workload;
-        binding.clusters = kept;
-        binding.applied = Some(previous.and_then(|p| p.placement.clone()));
         for &s in subscriptions {
-            binding.notes.extend(self.selections[s].notes.iter().cloned());
+            binding
+                .notes
+                .extend(self.selections[s].notes.iter().cloned());
         }
         binding
     }
 
     /// Two Subscriptions that deliver the template to one cluster: G0210.
-    fn overlaps(&self, template: &Template, subscriptions: &[usize], diagnostics: &mut Diagnostics) {
+    fn overlaps(
+        &self,
+        template: &Template,
+        subscriptions: &[usize],
+        diagnostics: &mut Diagnostics,
+    ) {
         let mut owner: BTreeMap<&str, usize> = BTreeMap::new();
         for &s in subscriptions {
             for bound in &self.selections[s].clusters {
@@ -384,7 +398,10 @@ impl<'a> Subscribing<'a> {
                     owner.insert(&bound.cluster, s);
                     continue;
                 };
-                let (a, b) = (&self.inputs.subscriptions[first], &self.inputs.subscriptions[s]);
+                let (a, b) = (
+                    &self.inputs.subscriptions[first],
+                    &self.inputs.subscriptions[s],
+                );
                 diagnostics.push(
                     Diagnostic::error(
                         Code::ClaimedTwice,
@@ -462,26 +479,31 @@ pub(super) fn desired_replicas(template: &Template) -> Option<u64> {
     }
     match template.value.pointer("/spec/replicas") {
         Some(value) => value.as_u64(),
-        None if template.annotations.get(SKIP_VALIDATING).is_some_and(|v| v == "true") => None,
+        None if template
+            .annotations
+            .get(super::materialise::trim::SKIP_VALIDATING)
+            .is_some_and(|v| v == "true") =>
+        {
+            None
+        }
         None => Some(1),
     }
 }
 
 /// What a schedule is made for, recorded on the binding and compared by
-/// the next render: the spec of each Subscription feeding the template
-/// (Clusternet's `admit` compares a hash of the whole spec).
+/// the next render: a digest of the spec of each Subscription feeding the
+/// template (Clusternet's `admit` compares a hash of the whole spec, too).
 fn spec_text(inputs: &Inputs, subscriptions: &[usize]) -> String {
+    use sha2::{Digest as _, Sha256};
     let specs: Vec<serde_json::Value> = subscriptions
         .iter()
         .map(|&s| {
             let subscription = &inputs.subscriptions[s];
-            serde_json::json!({
-                "subscription": subscription.display(),
-                "spec": subscription.spec,
-            })
+            serde_json::json!([subscription.display(), subscription.spec])
         })
         .collect();
-    serde_json::to_string(&specs).unwrap_or_default()
+    let digest = Sha256::digest(serde_json::to_vec(&specs).unwrap_or_default());
+    digest[..16].iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// Every template each feed names, by template; a feed naming none is
@@ -499,7 +521,10 @@ fn resolve(inputs: &Inputs, diagnostics: &mut Diagnostics) -> BTreeMap<ObjectKey
                 diagnostics.push(
                     Diagnostic::error(
                         Code::FeedWithoutTemplate,
-                        format!("{} feeds `{feed}`, which no template of the repository is", subscription.display()),
+                        format!(
+                            "{} feeds `{feed}`, which no template of the repository is",
+                            subscription.display()
+                        ),
                     )
                     .at(at)
                     .help(near_feed(inputs, feed)),
@@ -563,7 +588,10 @@ fn near_feed(inputs: &Inputs, feed: &Feed) -> String {
     if same_name.is_empty() {
         "add the template to the repository, or fix the feed's apiVersion, kind, namespace and name; garrison stops rather than prune what the feed delivered".into()
     } else {
-        format!("templates with that name: {}; match the feed's apiVersion, kind and namespace to one", same_name.join(", "))
+        format!(
+            "templates with that name: {}; match the feed's apiVersion, kind and namespace to one",
+            same_name.join(", ")
+        )
     }
 }
 

@@ -107,10 +107,9 @@ fn source_text(app: &App) -> (String, Vec<PassedOver>) {
             "Namespaces go to every cluster (Karmada's namespace auto-propagation)".into(),
             Vec::new(),
         ),
-        Source::Subscription { subscriptions } => (
-            format!("fed by {}", subscriptions.join(", ")),
-            Vec::new(),
-        ),
+        Source::Subscription { subscriptions } => {
+            (format!("fed by {}", subscriptions.join(", ")), Vec::new())
+        }
     }
 }
 

@@ -4,15 +4,19 @@
 //!
 //! Binding: the union of the ManagedClusters its subscribers' label
 //! selectors match, minus those with a NoSchedule or NoExecute taint the
-//! Subscription does not tolerate (Clusternet's one default filter), in
-//! `namespace/name` order, the order Clusternet's binder records and the tie
-//! order garrison uses where Clusternet's is a live score's (P5). A
+//! Subscription does not tolerate (Clusternet's one default filter). They
+//! are taken in score order: Clusternet's one default score counts the
+//! PreferNoSchedule taints a cluster's Subscription does not tolerate, the
+//! fewer the better; equal scores in `namespace/name` order, the order
+//! garrison uses where Clusternet's is the arbitrary order of a live filter
+//! (P5). Division and sub-groups follow this order; the binding is then
+//! recorded in `namespace/name` order, as Clusternet's binder sorts it. A
 //! cluster's weight is the sum of the positive weights of the subscribers
 //! that match it; a cluster only weight-0 subscribers match is bound with
 //! weight 0.
 
 use super::ClusterNote;
-use crate::model::cluster::Cluster;
+use crate::model::cluster::{Cluster, TaintEffect};
 use crate::model::clusternet::SubscriptionSpec;
 
 /// One cluster a Subscription binds.
@@ -26,7 +30,7 @@ pub struct Bound {
 /// What a Subscription binds, and why each cluster of the fleet is in or out.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Selection {
-    /// In `namespace/name` order.
+    /// In score order (see the module's documentation).
     pub clusters: Vec<Bound>,
     pub notes: Vec<ClusterNote>,
 }
@@ -53,7 +57,11 @@ pub fn select(spec: &SubscriptionSpec, fleet: &[Cluster]) -> Selection {
             format!(
                 "taint `{}{}:{:?}` is not tolerated",
                 taint.key,
-                taint.value.as_deref().map(|v| format!("={v}")).unwrap_or_default(),
+                taint
+                    .value
+                    .as_deref()
+                    .map(|v| format!("={v}"))
+                    .unwrap_or_default(),
                 taint.effect
             )
         } else {
@@ -65,6 +73,7 @@ pub fn select(spec: &SubscriptionSpec, fleet: &[Cluster]) -> Selection {
             note,
         });
     }
+    feasible.sort_by_key(|c| (untolerated_preferences(spec, c), c.namespaced_name()));
     let bound = if spec.by_sub_group() {
         sub_groups(spec, &feasible)
     } else {
@@ -85,8 +94,8 @@ pub fn select(spec: &SubscriptionSpec, fleet: &[Cluster]) -> Selection {
 }
 
 /// `schedulingBySubGroup`: per subscriber, the first `minClusters` feasible
-/// clusters it matches, in `namespace/name` order (Clusternet takes them in
-/// live score order), each cluster once (P11).
+/// clusters it matches, in score order (ties in `namespace/name` order
+/// where Clusternet's are arbitrary), each cluster once (P11).
 fn sub_groups<'c>(spec: &SubscriptionSpec, feasible: &[&'c Cluster]) -> Vec<&'c Cluster> {
     let mut picked: Vec<&Cluster> = Vec::new();
     for subscriber in &spec.subscribers {
@@ -108,8 +117,18 @@ fn sub_groups<'c>(spec: &SubscriptionSpec, feasible: &[&'c Cluster]) -> Vec<&'c 
             }
         }
     }
-    picked.sort_by_key(|c| c.namespaced_name());
     picked
+}
+
+/// Clusternet's TaintToleration score, as a rank: the PreferNoSchedule
+/// taints of the cluster the Subscription does not tolerate.
+fn untolerated_preferences(spec: &SubscriptionSpec, cluster: &Cluster) -> usize {
+    cluster
+        .taints
+        .iter()
+        .filter(|t| t.effect == TaintEffect::PreferNoSchedule)
+        .filter(|t| !spec.cluster_tolerations.iter().any(|tol| tol.tolerates(t)))
+        .count()
 }
 
 /// Clusternet's `getWeightList` for one cluster: the sum of the positive

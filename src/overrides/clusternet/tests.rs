@@ -21,8 +21,12 @@ fn config(kind: OverrideType, value: &str) -> OverrideConfig {
 /// (themselves JSONPatches, dropped when the path is missing).
 fn localize(mut object: Value, configs: &[OverrideConfig]) -> Result<Value, String> {
     let mut chart_seen = false;
-    let built_in = ["/metadata/managedFields", "/metadata/uid", "/status"]
-        .map(|p| config(OverrideType::JSONPatch, &format!(r#"[{{"path":"{p}","op":"remove"}}]"#)));
+    let built_in = ["/metadata/managedFields", "/metadata/uid", "/status"].map(|p| {
+        config(
+            OverrideType::JSONPatch,
+            &format!(r#"[{{"path":"{p}","op":"remove"}}]"#),
+        )
+    });
     for c in configs.iter().chain(&built_in) {
         apply(&mut object, c, &mut chart_seen)?;
     }
@@ -40,15 +44,39 @@ fn clusternets_json_patch_and_merge_patch_vector() {
     });
     let configs = [
         config(OverrideType::MergePatch, "   "),
-        config(OverrideType::MergePatch, r#"{"metadata":{"namespace":"test"}}"#),
+        config(
+            OverrideType::MergePatch,
+            r#"{"metadata":{"namespace":"test"}}"#,
+        ),
         config(OverrideType::JSONPatch, "   "),
-        config(OverrideType::MergePatch, "\nmetadata:\n    namespace: test2\n"),
-        config(OverrideType::JSONPatch, r#"[{"op": "replace", "path": "/spec/containers/0/image", "value":"nginx:1.21.1"}]"#),
-        config(OverrideType::MergePatch, r#"{"metadata":{"labels":{"foo":"bar","xyz":"def","key":"value"}}}"#),
-        config(OverrideType::MergePatch, r#"{"metadata":{"labels":{"xyz":null}}}"#),
-        config(OverrideType::MergePatch, "\nmetadata:\n  labels:\n    key: null\n"),
-        config(OverrideType::JSONPatch, r#"[{"op":"replace","path":"/spec/containers/0/image","value":"nginx:1.20.1"}]"#),
-        config(OverrideType::JSONPatch, r#"[{"op":"add","path": "/spec/containers/1","value":{"name":"injected-container","image":"redis:6.2.5"}}]"#),
+        config(
+            OverrideType::MergePatch,
+            "\nmetadata:\n    namespace: test2\n",
+        ),
+        config(
+            OverrideType::JSONPatch,
+            r#"[{"op": "replace", "path": "/spec/containers/0/image", "value":"nginx:1.21.1"}]"#,
+        ),
+        config(
+            OverrideType::MergePatch,
+            r#"{"metadata":{"labels":{"foo":"bar","xyz":"def","key":"value"}}}"#,
+        ),
+        config(
+            OverrideType::MergePatch,
+            r#"{"metadata":{"labels":{"xyz":null}}}"#,
+        ),
+        config(
+            OverrideType::MergePatch,
+            "\nmetadata:\n  labels:\n    key: null\n",
+        ),
+        config(
+            OverrideType::JSONPatch,
+            r#"[{"op":"replace","path":"/spec/containers/0/image","value":"nginx:1.20.1"}]"#,
+        ),
+        config(
+            OverrideType::JSONPatch,
+            r#"[{"op":"add","path": "/spec/containers/1","value":{"name":"injected-container","image":"redis:6.2.5"}}]"#,
+        ),
     ];
     let got = localize(pod, &configs).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(
@@ -77,9 +105,15 @@ fn clusternets_helm_values_vector_on_a_plain_object() {
     };
     let configs = [
         config(OverrideType::Helm, ""),
-        config(OverrideType::Helm, r#"{"address":{"country":"US","state":"MA"},"boat":"fighter"}"#),
+        config(
+            OverrideType::Helm,
+            r#"{"address":{"country":"US","state":"MA"},"boat":"fighter"}"#,
+        ),
         config(OverrideType::Helm, "   "),
-        config(OverrideType::Helm, "\naddress:\n  planet: Earth\n  street: 234 Spouter Inn Ct.\nhole: black\n"),
+        config(
+            OverrideType::Helm,
+            "\naddress:\n  planet: Earth\n  street: 234 Spouter Inn Ct.\nhole: black\n",
+        ),
         chart(r#"{"metadata":{"labels":{"foo":"bar"}}}"#),
         chart(r#"{"spec":{"repo":"https://clusternet.github.io/charts"}}"#),
     ];
@@ -96,14 +130,23 @@ fn clusternets_helm_values_vector_on_a_plain_object() {
 
 #[test]
 fn clusternets_json_patch_vector_removing_a_missing_key_changes_nothing() {
-    let cur = json!({"metadata": {"labels": {"some-label": "some-value"}}, "spec": {"version": "1.8.0"}});
+    let cur =
+        json!({"metadata": {"labels": {"some-label": "some-value"}}, "spec": {"version": "1.8.0"}});
     let mut doc = cur.clone();
-    let remove = |p: &str| config(OverrideType::JSONPatch, &format!(r#"[{{"path":"{p}","op":"remove"}}]"#));
+    let remove = |p: &str| {
+        config(
+            OverrideType::JSONPatch,
+            &format!(r#"[{{"path":"{p}","op":"remove"}}]"#),
+        )
+    };
     let outcome = apply(&mut doc, &remove("/spec/chart"), &mut false);
     assert!(matches!(outcome, Ok(Outcome::Dropped(_))), "{outcome:?}");
     assert_eq!(doc, cur);
     apply(&mut doc, &remove("/spec/version"), &mut false).unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(doc, json!({"metadata": {"labels": {"some-label": "some-value"}}, "spec": {}}));
+    assert_eq!(
+        doc,
+        json!({"metadata": {"labels": {"some-label": "some-value"}}, "spec": {}})
+    );
 }
 
 #[test]
@@ -116,7 +159,9 @@ fn a_missing_path_drops_the_whole_patch_and_other_faults_fail() {
         (doc, outcome)
     };
     // The first operation applies, the second misses: neither stays.
-    let (doc, outcome) = run(r#"[{"op":"replace","path":"/spec/replicas","value":5},{"op":"add","path":"/nope/x","value":1}]"#);
+    let (doc, outcome) = run(
+        r#"[{"op":"replace","path":"/spec/replicas","value":5},{"op":"add","path":"/nope/x","value":1}]"#,
+    );
     assert!(matches!(outcome, Ok(Outcome::Dropped(_))), "{outcome:?}");
     assert_eq!(doc, object);
     // An index out of range on `remove`, and a failed `test`, fail.
@@ -138,7 +183,10 @@ fn a_missing_path_drops_the_whole_patch_and_other_faults_fail() {
 #[test]
 fn replace_of_a_key_an_object_lacks_adds_it_as_the_original_api_does() {
     let mut doc = json!({"spec": {}});
-    let c = config(OverrideType::JSONPatch, r#"[{"op":"replace","path":"/spec/replicas","value":3}]"#);
+    let c = config(
+        OverrideType::JSONPatch,
+        r#"[{"op":"replace","path":"/spec/replicas","value":3}]"#,
+    );
     let outcome = apply(&mut doc, &c, &mut false).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(doc, json!({"spec": {"replicas": 3}}));
     assert_eq!(
@@ -192,9 +240,24 @@ fn field_patches_rewrite_json_sorted_with_four_spaces_and_yaml_sorted() {
         "empty": ""
     }});
     let patches = [
-        field(OverrideType::FieldJSONPatch, FieldFormat::Json, "/data/app.json", r#"[{"op":"replace","path":"/a/y","value":3}]"#),
-        field(OverrideType::FieldMergePatch, FieldFormat::Yaml, "/data/app.yaml", r#"{"a": {"x": null, "w": 4}}"#),
-        field(OverrideType::FieldMergePatch, FieldFormat::Json, "/data/empty", r#"{"a": 1}"#),
+        field(
+            OverrideType::FieldJSONPatch,
+            FieldFormat::Json,
+            "/data/app.json",
+            r#"[{"op":"replace","path":"/a/y","value":3}]"#,
+        ),
+        field(
+            OverrideType::FieldMergePatch,
+            FieldFormat::Yaml,
+            "/data/app.yaml",
+            r#"{"a": {"x": null, "w": 4}}"#,
+        ),
+        field(
+            OverrideType::FieldMergePatch,
+            FieldFormat::Json,
+            "/data/empty",
+            r#"{"a": 1}"#,
+        ),
     ];
     for p in &patches {
         apply(&mut doc, p, &mut false).unwrap_or_else(|e| panic!("{e}"));
@@ -205,7 +268,12 @@ fn field_patches_rewrite_json_sorted_with_four_spaces_and_yaml_sorted() {
     );
     assert_eq!(doc["data"]["app.yaml"], json!("a:\n  w: 4\nz: 1\n"));
     assert_eq!(doc["data"]["empty"], json!(""));
-    let missing = field(OverrideType::FieldJSONPatch, FieldFormat::Json, "/data/nope", "[]");
+    let missing = field(
+        OverrideType::FieldJSONPatch,
+        FieldFormat::Json,
+        "/data/nope",
+        "[]",
+    );
     assert!(apply(&mut doc, &missing, &mut false).is_err());
 }
 
@@ -217,17 +285,28 @@ fn the_first_override_chart_override_of_a_plain_object_is_skipped_and_later_ones
         ..config(OverrideType::MergePatch, value)
     };
     let mut seen = false;
-    let first = apply(&mut doc, &chart_json(r#"{"metadata":{"labels":{"a":"1"}}}"#), &mut seen);
+    let first = apply(
+        &mut doc,
+        &chart_json(r#"{"metadata":{"labels":{"a":"1"}}}"#),
+        &mut seen,
+    );
     assert!(matches!(first, Ok(Outcome::Skipped(_))), "{first:?}");
-    apply(&mut doc, &chart_json(r#"{"metadata":{"labels":{"b":"2"}}}"#), &mut seen)
-        .unwrap_or_else(|e| panic!("{e}"));
+    apply(
+        &mut doc,
+        &chart_json(r#"{"metadata":{"labels":{"b":"2"}}}"#),
+        &mut seen,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(doc, json!({"metadata": {"labels": {"b": "2"}}}));
 }
 
 #[test]
 fn yaml_values_read_as_yaml_1_1() {
     let mut doc = json!({"spec": {}});
-    let c = config(OverrideType::MergePatch, "spec:\n  enabled: yes\n  mode: 0644\n");
+    let c = config(
+        OverrideType::MergePatch,
+        "spec:\n  enabled: yes\n  mode: 0644\n",
+    );
     apply(&mut doc, &c, &mut false).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(doc, json!({"spec": {"enabled": true, "mode": 420}}));
 }

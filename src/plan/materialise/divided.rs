@@ -7,7 +7,11 @@ use super::{Made, Materialiser, Target};
 use crate::diag::Diagnostic;
 use serde_json::Value;
 
-pub(super) fn step(_: &Materialiser<'_>, target: &Target<'_>, made: &mut Made) -> Result<(), Diagnostic> {
+pub(super) fn step(
+    _: &Materialiser<'_>,
+    target: &Target<'_>,
+    made: &mut Made,
+) -> Result<(), Diagnostic> {
     if !target.app.binding.revise {
         return Ok(());
     }

@@ -13,7 +13,11 @@ use crate::overrides::Step;
 use crate::plan::App;
 use serde_json::Value;
 
-pub(super) fn step(materialiser: &Materialiser<'_>, target: &Target<'_>, made: &mut Made) -> Result<(), Diagnostic> {
+pub(super) fn step(
+    materialiser: &Materialiser<'_>,
+    target: &Target<'_>,
+    made: &mut Made,
+) -> Result<(), Diagnostic> {
     let inputs = materialiser.inputs;
     for outcome in chain(inputs, target, &mut made.value)? {
         if let Localized {
@@ -50,7 +54,11 @@ pub struct Localized<'i> {
 /// The overrides that apply to the target's object, in Clusternet's
 /// order, applied to `value`. An override that fails is the error, with
 /// the Localization's or Globalization's file and line.
-pub fn chain<'i>(inputs: &'i Inputs, target: &Target<'_>, value: &mut Value) -> Result<Vec<Localized<'i>>, Diagnostic> {
+pub fn chain<'i>(
+    inputs: &'i Inputs,
+    target: &Target<'_>,
+    value: &mut Value,
+) -> Result<Vec<Localized<'i>>, Diagnostic> {
     let mut done = Vec::new();
     let mut chart_seen = false;
     for (what, doc, overrides) in applicable(inputs, target.app, target) {
@@ -83,7 +91,11 @@ pub fn chain<'i>(inputs: &'i Inputs, target: &Target<'_>, value: &mut Value) -> 
 
 /// The Globalizations, then the Localizations, that apply on the target's
 /// cluster: what each is called, its document and its overrides.
-fn applicable<'i>(inputs: &'i Inputs, app: &App, target: &Target<'_>) -> Vec<(String, &'i Document, &'i [OverrideConfig])> {
+fn applicable<'i>(
+    inputs: &'i Inputs,
+    app: &App,
+    target: &Target<'_>,
+) -> Vec<(String, &'i Document, &'i [OverrideConfig])> {
     let namespace = target.cluster.namespace.as_deref();
     let mut out = Vec::new();
     for &i in &app.localizing.globalizations {
@@ -97,7 +109,11 @@ fn applicable<'i>(inputs: &'i Inputs, app: &App, target: &Target<'_>) -> Vec<(St
                 .any(|c| affinity.matches(&cluster_labels(c, app))),
         };
         if applies {
-            out.push((format!("Globalization `{}`", g.name), &g.doc, g.spec.overrides.as_slice()));
+            out.push((
+                format!("Globalization `{}`", g.name),
+                &g.doc,
+                g.spec.overrides.as_slice(),
+            ));
         }
     }
     for &i in &app.localizing.localizations {

@@ -14,9 +14,9 @@ mod overrides;
 mod prune;
 mod replicas;
 mod revised;
-pub(crate) mod trim;
 #[cfg(test)]
 mod tests;
+pub(crate) mod trim;
 
 use super::{App, Plan};
 use crate::diag::{Diagnostic, Diagnostics};

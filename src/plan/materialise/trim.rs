@@ -1,28 +1,62 @@
 //! What Clusternet removes from a feed's object (clusternet-semantics §1,
 //! §5, §6 P17): the hub's trims when it stores the feed, before any
 //! override, and the localizer's built-in overrides and the agent's wipe
-//! of system fields after them.
+//! of system fields after them. The hub also labels what it stores
+//! (`clusternet.io/created-by`), so overrides see that label, and the
+//! object is delivered with it, as Clusternet delivers it.
 
 use super::{Made, Materialiser, Target};
 use crate::diag::Diagnostic;
 use crate::model::meta::{group_of, ObjectKey};
 use serde_json::{Map, Value};
 
+/// The label Clusternet's hub puts on every object it stores.
+const CREATED_BY_LABEL: &str = "clusternet.io/created-by";
+const HUB_NAME: &str = "clusternet-hub";
+/// Skips the hub's dry run: the object is stored as written.
+pub(crate) const SKIP_VALIDATING: &str = "apps.clusternet.io/skip-validating";
+
 /// The hub's trims (`trimResult`): system metadata and status, a Job's
 /// generated `controller-uid`, and what an API server allocates for a
 /// Service whose `type` is written (a non-headless cluster IP, node ports).
-pub(super) fn hub(_: &Materialiser<'_>, target: &Target<'_>, made: &mut Made) -> Result<(), Diagnostic> {
+pub(super) fn hub(
+    _: &Materialiser<'_>,
+    target: &Target<'_>,
+    made: &mut Made,
+) -> Result<(), Diagnostic> {
     hub_trims(&target.template.key, &mut made.value);
     Ok(())
 }
 
-/// [`hub`] on an object of `key`.
+/// [`hub`] on an object of `key`. The hub also labels every object it
+/// stores as its own, and stores one whose dry run is skipped as written.
 pub(crate) fn hub_trims(key: &ObjectKey, value: &mut Value) {
     let Some(root) = value.as_object_mut() else {
         return;
     };
+    let Some(meta) = object(root, "metadata") else {
+        return;
+    };
+    let labels = meta
+        .entry("labels")
+        .or_insert_with(|| Value::Object(Map::new()));
+    if let Some(labels) = labels.as_object_mut() {
+        labels.insert(CREATED_BY_LABEL.into(), Value::from(HUB_NAME));
+    }
+    let skips = meta
+        .get("annotations")
+        .and_then(|a| a.get(SKIP_VALIDATING))
+        .is_some_and(|v| v == "true");
+    if skips {
+        return;
+    }
     if let Some(meta) = object(root, "metadata") {
-        for key in ["creationTimestamp", "managedFields", "resourceVersion", "selfLink"] {
+        for key in [
+            "creationTimestamp",
+            "managedFields",
+            "resourceVersion",
+            "selfLink",
+        ] {
             meta.shift_remove(key);
         }
     }
@@ -37,7 +71,11 @@ pub(crate) fn hub_trims(key: &ObjectKey, value: &mut Value) {
 /// After the overrides: the localizer's built-ins (managedFields, uid,
 /// status) and the agent's wipe of system metadata and of kubectl's
 /// last-applied annotation.
-pub(super) fn delivered(_: &Materialiser<'_>, _: &Target<'_>, made: &mut Made) -> Result<(), Diagnostic> {
+pub(super) fn delivered(
+    _: &Materialiser<'_>,
+    _: &Target<'_>,
+    made: &mut Made,
+) -> Result<(), Diagnostic> {
     let Some(root) = made.value.as_object_mut() else {
         return Ok(());
     };
@@ -86,7 +124,11 @@ fn service(root: &mut Map<String, Value>) {
     let Some(kind) = spec.get("type").and_then(Value::as_str).map(str::to_string) else {
         return;
     };
-    if spec.get("clusterIP").and_then(Value::as_str).is_some_and(|ip| ip != "None") {
+    if spec
+        .get("clusterIP")
+        .and_then(Value::as_str)
+        .is_some_and(|ip| ip != "None")
+    {
         spec.shift_remove("clusterIP");
         spec.shift_remove("clusterIPs");
     }
