@@ -44,3 +44,50 @@ pub fn held_for(
     }
     held
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::cluster::{KarmadaClusterDoc, ManagedClusterDoc};
+
+    fn origin() -> crate::diag::Origin {
+        crate::diag::Origin {
+            file: crate::diag::FileId(0),
+            pos: crate::node::Pos::default(),
+        }
+    }
+
+    fn read<T: serde::de::DeserializeOwned>(yaml: &str) -> T {
+        match serde_saphyr::from_str(yaml) {
+            Ok(doc) => doc,
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    #[test]
+    fn a_managed_cluster_pauses_with_sync_paused() {
+        let fleet = vec![
+            Cluster::from_clusternet(
+                read::<ManagedClusterDoc>(
+                    "metadata: {name: gz-1, namespace: clusternet-dhxfs}\nspec: {syncPaused: true}",
+                ),
+                origin(),
+            ),
+            Cluster::from_clusternet(
+                read::<ManagedClusterDoc>("metadata: {name: sh-1, namespace: clusternet-5l82l}"),
+                origin(),
+            ),
+            Cluster::from_karmada(
+                read::<KarmadaClusterDoc>(
+                    "metadata: {name: k-1, annotations: {garrison.dev/sync-paused: 'true'}}",
+                ),
+                origin(),
+            ),
+        ];
+        assert_eq!(
+            paused_clusters(&fleet),
+            BTreeSet::from(["gz-1".to_string(), "k-1".to_string()])
+        );
+        assert_eq!(held_for(None, &fleet, &paused_clusters(&fleet)).len(), 2);
+    }
+}

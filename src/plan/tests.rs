@@ -765,3 +765,5 @@ fn an_edit_to_an_affinity_group_the_schedule_did_not_observe_reschedules_nothing
         Decision::Rescheduled(_)
     ));
 }
+
+mod clusternet;

@@ -191,6 +191,141 @@ pub fn divisible(api_version: &str, kind: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::cluster::ManagedClusterDoc;
+    use crate::model::clusternet::Subscriber;
+    use crate::model::selector::LabelSelector;
+
+    fn managed(yaml: &str) -> Cluster {
+        let doc: ManagedClusterDoc = match serde_saphyr::from_str(yaml) {
+            Ok(doc) => doc,
+            Err(e) => panic!("{e}"),
+        };
+        let origin = crate::diag::Origin {
+            file: crate::diag::FileId(0),
+            pos: crate::node::Pos::default(),
+        };
+        Cluster::from_clusternet(doc, origin)
+    }
+
+    fn subscriber(label: (&str, &str), weight: i32) -> Subscriber {
+        Subscriber {
+            cluster_affinity: Some(LabelSelector {
+                match_labels: [(label.0.to_string(), label.1.to_string())].into(),
+                match_expressions: Vec::new(),
+            }),
+            weight: Some(weight),
+            sub_group_strategy: None,
+        }
+    }
+
+    fn dividing(subscribers: Vec<Subscriber>) -> SubscriptionSpec {
+        let text = "{subscribers: [], feeds: [], schedulingStrategy: Dividing, dividingScheduling: {type: Static}}";
+        let mut spec: SubscriptionSpec = match serde_saphyr::from_str(text) {
+            Ok(spec) => spec,
+            Err(e) => panic!("{e}"),
+        };
+        spec.subscribers = subscribers;
+        spec
+    }
+
+    /// Clusternet's `TestDivideReplicas` fleet: member1 {a=1}, member2
+    /// {b=2}, member3 {a=1, b=1}.
+    fn members() -> Vec<Cluster> {
+        vec![
+            managed("metadata: {name: member1, namespace: ns1, labels: {a: '1'}}"),
+            managed("metadata: {name: member2, namespace: ns2, labels: {b: '2'}}"),
+            managed("metadata: {name: member3, namespace: ns3, labels: {a: '1', b: '1'}}"),
+        ]
+    }
+
+    fn divided(spec: &SubscriptionSpec, fleet: &[Cluster], replicas: u64) -> Vec<(String, u64)> {
+        let selection = select(spec, fleet);
+        let weights: Vec<u64> = selection.clusters.iter().map(|b| b.weight).collect();
+        let shares = static_divide(replicas, &weights).unwrap_or_default();
+        selection
+            .clusters
+            .iter()
+            .map(|b| b.cluster.clone())
+            .zip(shares)
+            .collect()
+    }
+
+    /// Clusternet's `TestDivideReplicas` vectors (12 replicas), restated.
+    #[test]
+    fn division_over_subscribers_matches_clusternets_own_vectors() {
+        let fleet = members();
+        let pairs = |v: &[(&str, u64)]| -> Vec<(String, u64)> {
+            v.iter().map(|(c, r)| (c.to_string(), *r)).collect()
+        };
+        let one = dividing(vec![subscriber(("a", "1"), 1)]);
+        assert_eq!(divided(&one, &fleet[..1], 12), pairs(&[("member1", 12)]));
+        let two = dividing(vec![subscriber(("a", "1"), 1), subscriber(("b", "2"), 2)]);
+        assert_eq!(
+            divided(&two, &fleet[..2], 12),
+            pairs(&[("member1", 4), ("member2", 8)])
+        );
+        assert_eq!(
+            divided(&two, &fleet, 12),
+            pairs(&[("member1", 3), ("member2", 6), ("member3", 3)])
+        );
+        // member3 sums both subscribers that match it; member2 is bound by a
+        // weight-0 subscriber only, with no share.
+        let summed = dividing(vec![
+            subscriber(("a", "1"), 1),
+            subscriber(("b", "2"), 0),
+            subscriber(("b", "1"), 2),
+        ]);
+        assert_eq!(
+            divided(&summed, &fleet, 12),
+            pairs(&[("member1", 3), ("member2", 0), ("member3", 9)])
+        );
+    }
+
+    #[test]
+    fn untolerated_taints_filter_or_reorder_and_karmada_clusters_are_not_candidates() {
+        let mut fleet = members();
+        fleet[0].taints = vec![crate::model::cluster::Taint {
+            key: "soft".into(),
+            value: None,
+            effect: TaintEffect::PreferNoSchedule,
+            time_added: None,
+        }];
+        fleet[1].taints = vec![crate::model::cluster::Taint {
+            key: "hard".into(),
+            value: None,
+            effect: TaintEffect::NoSchedule,
+            time_added: None,
+        }];
+        fleet[2].managed = false;
+        let mut spec = dividing(vec![
+            subscriber(("a", "1"), 1),
+            subscriber(("b", "2"), 1),
+            subscriber(("b", "1"), 1),
+        ]);
+        let selection = select(&spec, &fleet);
+        let bound: Vec<&str> = selection
+            .clusters
+            .iter()
+            .map(|b| b.cluster.as_str())
+            .collect();
+        assert_eq!(bound, ["member1"]);
+        // A Karmada Cluster is never a candidate; tolerating the hard taint
+        // brings member2 in, ahead of member1 whose soft taint lowers its score.
+        spec.cluster_tolerations = vec![crate::model::cluster::Toleration {
+            key: Some("hard".into()),
+            operator: Some(crate::model::cluster::TolerationOperator::Exists),
+            value: None,
+            effect: None,
+            toleration_seconds: None,
+        }];
+        let selection = select(&spec, &fleet);
+        let bound: Vec<&str> = selection
+            .clusters
+            .iter()
+            .map(|b| b.cluster.as_str())
+            .collect();
+        assert_eq!(bound, ["member2", "member1"]);
+    }
 
     /// Clusternet's `TestStaticDivideReplicas` vectors, restated.
     #[test]

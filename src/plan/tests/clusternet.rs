@@ -1,0 +1,302 @@
+//! Clusternet applications planned (clusternet-semantics §2–§6): the
+//! binding a Subscription makes, what a Dividing one keeps between renders
+//! (Clusternet's `admit`), pauses, forts, and what Localizations reach.
+
+use super::{decide, inputs};
+use crate::model::inputs::Inputs;
+use crate::model::previous::PreviousRender;
+use crate::plan::materialise::Materialiser;
+use crate::plan::{App, Plan};
+use crate::schedule::Decision;
+use proptest::prelude::*;
+
+fn managed(name: &str, namespace: &str, labels: &str, extra: &str) -> String {
+    format!(
+        "apiVersion: clusters.clusternet.io/v1beta1
+kind: ManagedCluster
+metadata: {{name: {name}, namespace: {namespace}, labels: {{{labels}}}}}
+spec: {{clusterId: 00000000-0000-4000-8000-000000000000, syncMode: Pull{extra}}}"
+    )
+}
+
+fn deployment(replicas: u64) -> String {
+    format!(
+        "apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: web, namespace: shop}}
+spec:
+  replicas: {replicas}
+  selector: {{matchLabels: {{app: web}}}}
+  template:
+    metadata: {{labels: {{app: web}}}}
+    spec: {{containers: [{{name: web, image: nginx}}]}}"
+    )
+}
+
+/// A Subscription of `web`: `strategy` Dividing (static) or Replication,
+/// subscribers `env=prod` weight 1 and `tier=big` weight 2.
+fn subscription(strategy: &str, annotations: &str) -> String {
+    let dividing = if strategy == "Dividing" {
+        "\n  dividingScheduling: {type: Static}"
+    } else {
+        ""
+    };
+    format!(
+        "apiVersion: apps.clusternet.io/v1alpha1
+kind: Subscription
+metadata: {{name: web, namespace: shop, annotations: {{{annotations}}}}}
+spec:
+  schedulingStrategy: {strategy}{dividing}
+  subscribers:
+  - clusterAffinity: {{matchLabels: {{env: prod}}}}
+    weight: 1
+  - clusterAffinity: {{matchLabels: {{tier: big}}}}
+    weight: 2
+  feeds:
+  - {{apiVersion: apps/v1, kind: Deployment, namespace: shop, name: web}}"
+    )
+}
+
+fn fleet(extra_for_c: &str) -> Vec<String> {
+    vec![
+        managed("a", "ns-a", "env: prod", ""),
+        managed("b", "ns-b", "env: prod, tier: big", ""),
+        managed("c", "ns-c", "env: prod", extra_for_c),
+    ]
+}
+
+fn plan(docs: &[String], previous: &PreviousRender) -> (Inputs, Plan) {
+    let refs: Vec<&str> = docs.iter().map(String::as_str).collect();
+    let inputs = inputs(&refs);
+    let plan = decide(&inputs, previous);
+    (inputs, plan)
+}
+
+fn web(plan: &Plan) -> &App {
+    match plan.apps.iter().find(|a| a.key.name == "web") {
+        Some(app) => app,
+        None => panic!("`web` is not an application: {:?}", plan.unclaimed),
+    }
+}
+
+fn shares(app: &App) -> Vec<(&str, u64, bool)> {
+    app.binding
+        .clusters
+        .iter()
+        .map(|a| (a.cluster.as_str(), a.replicas, a.held))
+        .collect()
+}
+
+fn remembered(plan: &Plan) -> PreviousRender {
+    let app = web(plan);
+    PreviousRender {
+        bindings: [(app.key.clone(), app.record(None))].into(),
+        ..PreviousRender::default()
+    }
+}
+
+#[test]
+fn a_dividing_subscription_divides_by_summed_weights() {
+    let mut docs = fleet("");
+    docs.extend([deployment(10), subscription("Dividing", "")]);
+    let (_, plan) = plan(&docs, &PreviousRender::default());
+    // Weights a 1, b 1 + 2, c 1: 10 divides exactly into 2, 6, 2.
+    assert_eq!(
+        shares(web(&plan)),
+        [("a", 2, false), ("b", 6, false), ("c", 2, false)]
+    );
+    assert!(web(&plan).binding.revise);
+}
+
+#[test]
+fn replication_sends_the_whole_feed_and_writes_no_replicas() {
+    let mut docs = fleet("");
+    docs.extend([deployment(10), subscription("Replication", "")]);
+    let (_, plan) = plan(&docs, &PreviousRender::default());
+    assert_eq!(
+        shares(web(&plan)),
+        [("a", 10, false), ("b", 10, false), ("c", 10, false)]
+    );
+    assert!(!web(&plan).binding.revise);
+}
+
+#[test]
+fn a_dividing_schedule_is_kept_until_its_subscription_or_replicas_change() {
+    let mut docs = fleet("");
+    docs.extend([deployment(10), subscription("Dividing", "")]);
+    let (_, first) = plan(&docs, &PreviousRender::default());
+    let previous = remembered(&first);
+    // A cluster joins: Clusternet does not reschedule a Dividing Subscription.
+    docs.push(managed("d", "ns-d", "env: prod", ""));
+    let (_, joined) = plan(&docs, &previous);
+    assert_eq!(web(&joined).binding.decision, Decision::Kept);
+    assert_eq!(shares(web(&joined)), shares(web(&first)));
+    // The desired count changes: scheduled again, the new cluster included.
+    docs[3] = deployment(12);
+    let (_, scaled) = plan(&docs, &previous);
+    assert!(
+        matches!(web(&scaled).binding.decision, Decision::Rescheduled(ref why) if why.contains("replicas"))
+    );
+    assert_eq!(web(&scaled).binding.clusters.len(), 4);
+    // A cluster of the binding is gone: scheduled again (garrison's rule).
+    let mut gone = fleet("");
+    gone.remove(2);
+    gone.extend([deployment(10), subscription("Dividing", "")]);
+    let (_, left) = plan(&gone, &previous);
+    assert!(
+        matches!(web(&left).binding.decision, Decision::Rescheduled(ref why) if why.contains("left the fleet"))
+    );
+    // Floors 2 and 7; the one left goes to the heaviest, b.
+    assert_eq!(shares(web(&left)), [("a", 2, false), ("b", 8, false)]);
+}
+
+#[test]
+fn replication_is_worked_out_again_on_every_render() {
+    let mut docs = fleet("");
+    docs.extend([deployment(4), subscription("Replication", "")]);
+    let (_, first) = plan(&docs, &PreviousRender::default());
+    docs.push(managed("d", "ns-d", "env: prod", ""));
+    let (_, again) = plan(&docs, &remembered(&first));
+    assert_eq!(web(&again).binding.clusters.len(), 4);
+}
+
+#[test]
+fn a_paused_cluster_keeps_its_share_and_the_rest_is_divided_among_the_others() {
+    let mut docs = fleet("");
+    docs.extend([deployment(10), subscription("Dividing", "")]);
+    let (_, first) = plan(&docs, &PreviousRender::default());
+    let mut paused = fleet(", syncPaused: true");
+    paused.extend([deployment(20), subscription("Dividing", "")]);
+    let (_, held) = plan(&paused, &remembered(&first));
+    // c keeps 2; the other 18 go over a (1) and b (3): 4 and 13, one left to b.
+    assert_eq!(
+        shares(web(&held)),
+        [("a", 4, false), ("b", 14, false), ("c", 2, true)]
+    );
+    // A first render gives a paused cluster nothing.
+    let (_, fresh) = plan(&paused, &PreviousRender::default());
+    assert_eq!(shares(web(&fresh)), [("a", 5, false), ("b", 15, false)]);
+    assert_eq!(
+        web(&fresh).binding.withheld,
+        ["c".to_string()].into_iter().collect()
+    );
+}
+
+#[test]
+fn the_fort_goes_to_the_heaviest_cluster_when_the_subscription_opts_in() {
+    let mut docs = fleet("");
+    docs.extend([
+        deployment(3),
+        subscription("Replication", "garrison.dev/fort: enabled"),
+    ]);
+    let (_, plan) = plan(&docs, &PreviousRender::default());
+    let fort = web(&plan).fort.as_ref().map(|f| f.cluster.as_str());
+    assert_eq!(fort, Some("b"));
+    let mut off = fleet("");
+    off.extend([deployment(3), subscription("Replication", "")]);
+    let (_, plan) = self::plan(&off, &PreviousRender::default());
+    assert!(web(&plan).fort.is_none());
+}
+
+/// The object `web` gets on each cluster of its binding.
+fn objects(inputs: &Inputs, plan: &Plan) -> Vec<(String, serde_json::Value)> {
+    let materialiser = Materialiser::new(inputs);
+    let index = plan
+        .apps
+        .iter()
+        .position(|a| a.key.name == "web")
+        .unwrap_or(0);
+    plan.apps[index]
+        .binding
+        .clusters
+        .iter()
+        .map(|a| {
+            let cluster = inputs.clusters.iter().find(|c| c.name == a.cluster);
+            let made = cluster
+                .and_then(|c| plan.materialise(&materialiser, index, c, a.replicas))
+                .map(|m| m.map(|m| m.value));
+            match made {
+                Some(Ok(value)) => (a.cluster.clone(), value),
+                other => panic!("{}: {other:?}", a.cluster),
+            }
+        })
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Static division hands out exactly the desired replicas whenever
+    /// some bound cluster has weight.
+    #[test]
+    fn divided_replicas_sum_to_the_desired_count(
+        replicas in 0u64..500,
+        weights in prop::collection::vec(0i32..6, 1..6),
+    ) {
+        let mut docs: Vec<String> = (0..weights.len())
+            .map(|i| managed(&format!("m{i}"), &format!("ns-{i}"), &format!("i: '{i}'"), ""))
+            .collect();
+        let subscribers: String = weights
+            .iter()
+            .enumerate()
+            .map(|(i, w)| format!("\n  - clusterAffinity: {{matchLabels: {{i: '{i}'}}}}\n    weight: {w}"))
+            .collect();
+        docs.push(deployment(replicas));
+        docs.push(format!(
+            "apiVersion: apps.clusternet.io/v1alpha1
+kind: Subscription
+metadata: {{name: web, namespace: shop}}
+spec:
+  schedulingStrategy: Dividing
+  dividingScheduling: {{type: Static}}
+  subscribers:{subscribers}
+  feeds:
+  - {{apiVersion: apps/v1, kind: Deployment, namespace: shop, name: web}}"
+        ));
+        let (_, plan) = plan(&docs, &PreviousRender::default());
+        let app = web(&plan);
+        let total: u64 = app.binding.clusters.iter().map(|a| a.replicas).sum();
+        if weights.iter().any(|&w| w > 0) {
+            prop_assert_eq!(total, replicas);
+        } else {
+            prop_assert!(app.binding.clusters.iter().all(|a| a.replicas == replicas));
+        }
+        prop_assert_eq!(app.binding.clusters.len(), weights.len());
+    }
+
+    /// A Localization changes its own cluster's object and no other.
+    #[test]
+    fn a_localization_never_changes_another_clusters_output(
+        target in 0usize..3,
+        label in "[a-z]{1,8}",
+        replicas in 1u64..20,
+    ) {
+        let mut docs = fleet("");
+        docs.extend([deployment(replicas), subscription("Dividing", "")]);
+        let (inputs_before, before) = plan(&docs, &PreviousRender::default());
+        let namespace = ["ns-a", "ns-b", "ns-c"][target];
+        docs.push(format!(
+            "apiVersion: apps.clusternet.io/v1alpha1
+kind: Localization
+metadata: {{name: tag, namespace: {namespace}}}
+spec:
+  feed: {{apiVersion: apps/v1, kind: Deployment, namespace: shop, name: web}}
+  overrides:
+  - type: MergePatch
+    value: '{{\"metadata\": {{\"labels\": {{\"tag\": \"{label}\"}}}}, \"spec\": {{\"replicas\": 99}}}}'"
+        ));
+        let (inputs_after, after) = plan(&docs, &PreviousRender::default());
+        let old = objects(&inputs_before, &before);
+        let new = objects(&inputs_after, &after);
+        let cluster = ["a", "b", "c"][target];
+        for ((name, a), (_, b)) in old.iter().zip(&new) {
+            if name == cluster {
+                prop_assert_eq!(b.pointer("/metadata/labels/tag").and_then(|v| v.as_str()), Some(label.as_str()));
+                // The division is written last: the override's replicas lose.
+                prop_assert_eq!(b.pointer("/spec/replicas"), a.pointer("/spec/replicas"));
+            } else {
+                prop_assert_eq!(a, b);
+            }
+        }
+    }
+}
