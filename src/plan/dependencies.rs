@@ -2,7 +2,7 @@
 //! workload references follow it to the same clusters.
 
 use super::{App, Source, WorkOptions};
-use crate::diag::Diagnostics;
+use crate::diag::{Code, Diagnostic, Diagnostics};
 use crate::interpret;
 use crate::model::inputs::{Inputs, Template};
 use crate::model::meta::ObjectKey;
@@ -27,10 +27,35 @@ pub(super) struct Context<'a> {
 pub(super) fn propagate(context: &Context<'_>, apps: &mut Vec<App>, diagnostics: &mut Diagnostics) {
     for (key, required) in required(context, apps, diagnostics) {
         match apps.iter_mut().find(|a| a.key == key) {
+            Some(existing) if existing.clusternet() => {
+                diagnostics.push(fed_and_followed(context, existing, &required));
+            }
             Some(existing) => widen(existing, required),
             None => apps.push(follower(context, key, required)),
         }
     }
+}
+
+/// A Subscription feeds a template a Karmada workload's `propagateDeps`
+/// also brings: two control planes would deliver it (G0210).
+fn fed_and_followed(context: &Context<'_>, app: &App, required: &Required) -> Diagnostic {
+    let subscription = context
+        .inputs
+        .subscriptions
+        .iter()
+        .find(|s| matches!(&app.source, Source::Subscription { subscriptions } if subscriptions.contains(&s.display())));
+    let of: Vec<String> = required.of.iter().map(|k| format!("`{k}`")).collect();
+    Diagnostic::error(
+        Code::ClaimedTwice,
+        format!(
+            "`{}` is fed by {} and is a dependency Karmada propagates with {}",
+            app.key,
+            subscription.map_or_else(|| "a Subscription".to_string(), |s| s.display()),
+            of.join(", ")
+        ),
+    )
+    .at_opt(subscription.map(|s| s.doc.at(&["spec", "feeds"])))
+    .help("one control plane delivers each object: drop the feed, or turn off `propagateDeps` on the workload's policy")
 }
 
 /// What each dependency needs, from the workloads that reference it.

@@ -10,6 +10,7 @@ use super::{App, Source};
 use crate::diag::{Code, Diagnostic, Diagnostics, Origin};
 use crate::model::inputs::{Document, Inputs};
 use crate::overrides::clusternet::Outcome;
+use crate::overrides::OverridePolicyRef;
 use std::collections::BTreeSet;
 
 /// Apply every Localization and Globalization where it applies; report
@@ -144,6 +145,7 @@ pub(super) fn unused(inputs: &Inputs, apps: &[App], diagnostics: &mut Diagnostic
             );
         }
     }
+    karmada_overrides(inputs, apps, diagnostics);
     if inputs.localizations.is_empty() {
         return;
     }
@@ -175,4 +177,41 @@ fn unused_warning(what: &str, doc: &Document, why: &str, diagnostics: &mut Diagn
         .at(doc.at(&["spec", "feed"]))
         .help("check its namespace (a cluster's dedicated namespace) and its feed's apiVersion, kind, namespace and name"),
     );
+}
+
+/// A Karmada override policy whose selectors name a template a
+/// Subscription feeds: Karmada's overrides only change what Karmada
+/// propagates, so it changes nothing there, and says so.
+fn karmada_overrides(inputs: &Inputs, apps: &[App], diagnostics: &mut Diagnostics) {
+    let refs: Vec<OverridePolicyRef<'_>> = inputs
+        .override_policies
+        .iter()
+        .map(OverridePolicyRef::from)
+        .collect();
+    for app in apps.iter().filter(|a| a.clusternet()) {
+        let Ok(t) = inputs.templates.binary_search_by(|t| t.key.cmp(&app.key)) else {
+            continue;
+        };
+        let view = inputs.templates[t].view();
+        for policy in crate::overrides::applicable(&refs, &view) {
+            if policy.spec.resource_selectors.is_empty() {
+                continue;
+            }
+            let Some(doc) = inputs
+                .override_policies
+                .iter()
+                .find(|p| p.name == policy.name && p.namespace.as_deref() == policy.namespace)
+            else {
+                continue;
+            };
+            diagnostics.push(
+                Diagnostic::warning(
+                    Code::IgnoredField,
+                    format!("{} selects `{}`, which a Subscription feeds: Karmada's overrides do not change Clusternet deliveries", doc.display(), app.key),
+                )
+                .at(doc.doc.at(&["spec", "resourceSelectors"]))
+                .help("write the change as a Localization or Globalization of the feed, or narrow the policy's resource selectors"),
+            );
+        }
+    }
 }
