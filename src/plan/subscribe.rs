@@ -195,7 +195,8 @@ impl<'a> Subscribing<'a> {
     /// The previous schedule, unchanged.
     fn keep(&self, previous: Option<&BindingRecord>, desired: Option<u64>) -> Binding {
         let record = previous.cloned().unwrap_or_default();
-        let mut binding = empty_binding(Decision::Kept, desired, record.workload);
+        // Only a Dividing Subscription's schedule is kept.
+        let mut binding = empty_binding(Decision::Kept, desired, desired.is_some());
         binding.clusters = record
             .clusters
             .iter()
@@ -357,11 +358,10 @@ impl<'a> Subscribing<'a> {
             .at(first.doc.at(&["spec", "subscribers"]))
             .help("check the subscribers' clusterAffinity and the clusterTolerations against the ManagedClusters' labels and taints; Clusternet removes what the Subscription delivered"),
         );
-        let workload = previous.is_some_and(|p| p.workload);
         let mut binding = empty_binding(
             Decision::Unschedulable(schedule::Error::NoClusterMatches),
             desired,
-            workload,
+            false,
         );
         binding.clusters = previous
             .map(|p| {
@@ -450,13 +450,15 @@ impl<'a> Subscribing<'a> {
     }
 }
 
-/// A binding with no cluster yet.
-fn empty_binding(decision: Decision, desired: Option<u64>, divided: bool) -> Binding {
+/// A binding with no cluster yet. A feed Clusternet counts replicas of is a
+/// workload (each cluster's replicas are recorded, so a paused one keeps
+/// what its frozen file has); `revise`: the division is written into it.
+fn empty_binding(decision: Decision, desired: Option<u64>, revise: bool) -> Binding {
     Binding {
         clusters: Vec::new(),
         desired: desired.unwrap_or(0),
-        workload: divided,
-        revise: divided,
+        workload: desired.is_some(),
+        revise,
         divide_completions: false,
         affinity_name: None,
         decision,

@@ -151,6 +151,10 @@ struct App {
     weights: Vec<u64>,
     /// Per cluster: its policy suspends dispatching there.
     suspended: Vec<bool>,
+    /// In a fleet of ManagedClusters, a Clusternet Subscription feeds it
+    /// (Replication for Duplicated, Static Dividing otherwise) instead of
+    /// a PropagationPolicy; suspension is Karmada's and does not apply.
+    subscribed: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -158,6 +162,9 @@ struct World {
     clusters: usize,
     paused: Vec<bool>,
     apps: Vec<App>,
+    /// The fleet is Clusternet ManagedClusters (Karmada policies select
+    /// them too), so both dialects plan into one render.
+    managed: bool,
 }
 
 const NAMES: [&str; 5] = ["c0", "c1", "c2", "c3", "c4"];
@@ -168,13 +175,15 @@ fn app() -> impl Strategy<Value = App> {
         0u8..4,
         0u8..3,
         proptest::collection::vec(1u64..6, 5),
+        any::<bool>(),
     )
-        .prop_map(|(replicas, tag, division, weights)| App {
+        .prop_map(|(replicas, tag, division, weights, subscribed)| App {
             replicas,
             tag,
             division,
             weights,
             suspended: vec![false; NAMES.len()],
+            subscribed,
         })
 }
 
@@ -183,11 +192,13 @@ fn world() -> impl Strategy<Value = World> {
         1usize..=5,
         proptest::collection::vec(any::<bool>(), 5),
         proptest::collection::vec(app(), 1..4),
+        any::<bool>(),
     )
-        .prop_map(|(clusters, paused, apps)| World {
+        .prop_map(|(clusters, paused, apps, managed)| World {
             clusters,
             paused,
             apps,
+            managed,
         })
 }
 
@@ -195,10 +206,13 @@ fn world() -> impl Strategy<Value = World> {
 fn files(world: &World, with_pauses: bool) -> Vec<(String, String)> {
     let mut files = Vec::new();
     for (i, name) in NAMES.iter().take(world.clusters).enumerate() {
-        files.push((
-            format!("cluster-{name}.yaml"),
-            cluster(name, &[], with_pauses && world.paused[i]),
-        ));
+        let paused = with_pauses && world.paused[i];
+        let text = if world.managed {
+            managed_cluster(name, paused)
+        } else {
+            cluster(name, &[], paused)
+        };
+        files.push((format!("cluster-{name}.yaml"), text));
     }
     for (i, app) in world.apps.iter().enumerate() {
         let name = format!("app{i}");
@@ -206,6 +220,13 @@ fn files(world: &World, with_pauses: bool) -> Vec<(String, String)> {
             format!("{name}.yaml"),
             deployment(&name, app.replicas, &format!("v{}", app.tag)),
         ));
+        if world.managed && app.subscribed {
+            files.push((
+                format!("{name}-subscription.yaml"),
+                subscription(&name, app, world.clusters),
+            ));
+            continue;
+        }
         let placement = match app.division {
             0 => DUPLICATED.to_string(),
             1 => DIVIDED.to_string(),
@@ -239,6 +260,37 @@ fn files(world: &World, with_pauses: bool) -> Vec<(String, String)> {
         ));
     }
     files
+}
+
+/// A ManagedCluster named `name` in its own dedicated namespace, labelled
+/// with its name.
+fn managed_cluster(name: &str, paused: bool) -> String {
+    format!(
+        "apiVersion: clusters.clusternet.io/v1beta1\nkind: ManagedCluster\nmetadata:\n  name: {name}\n  namespace: clusternet-{name}\n  labels:\n    name: {name}\nspec:\n  clusterId: 00000000-0000-4000-8000-000000000000\n  syncMode: Pull\n  syncPaused: {paused}\n"
+    )
+}
+
+/// A Subscription feeding Deployment `apps/<name>` to the first `clusters`
+/// clusters, one subscriber per cluster: Replication for a Duplicated app,
+/// Static Dividing with equal or the app's weights otherwise.
+fn subscription(name: &str, app: &App, clusters: usize) -> String {
+    let strategy = if app.division == 0 {
+        "Replication"
+    } else {
+        "Dividing\n  dividingScheduling:\n    type: Static"
+    };
+    let subscribers: String = NAMES
+        .iter()
+        .take(clusters)
+        .zip(&app.weights)
+        .map(|(n, w)| {
+            let weight = if app.division == 2 { *w } else { 1 };
+            format!("  - clusterAffinity:\n      matchLabels:\n        name: {n}\n    weight: {weight}\n")
+        })
+        .collect();
+    format!(
+        "apiVersion: apps.clusternet.io/v1alpha1\nkind: Subscription\nmetadata:\n  name: {name}\n  namespace: apps\nspec:\n  schedulingStrategy: {strategy}\n  subscribers:\n{subscribers}  feeds:\n  - apiVersion: apps/v1\n    kind: Deployment\n    namespace: apps\n    name: {name}\n"
+    )
 }
 
 fn write(dir: &Path, files: &[(String, String)]) {
@@ -330,10 +382,12 @@ proptest! {
         let paused = |world: &World| -> Vec<&str> {
             names.iter().zip(&world.paused).filter(|(_, p)| **p).map(|(n, _)| *n).collect()
         };
-        // The clusters held for an application: paused, or suspended by its policy.
+        // The clusters held for an application: paused, or suspended by its
+        // policy (a Subscription has no suspension).
         let held = |world: &World, app: usize| -> Vec<&str> {
-            let suspended = &world.apps[app].suspended;
-            names.iter().enumerate().filter(|(c, _)| world.paused[*c] || suspended[*c]).map(|(_, n)| *n).collect()
+            let app = &world.apps[app];
+            let suspends = !(world.managed && app.subscribed);
+            names.iter().enumerate().filter(|(c, _)| world.paused[*c] || (suspends && app.suspended[*c])).map(|(_, n)| *n).collect()
         };
         let app_file = |cluster: &str, app: usize| format!("clusters/{cluster}/apps/deployment.apps_app{app}.yaml");
         write(dir.path(), &files(&world, true));
