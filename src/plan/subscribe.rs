@@ -15,7 +15,6 @@
 
 use super::{App, Localizing, Source, WorkOptions};
 use crate::diag::{Code, Diagnostic, Diagnostics};
-use crate::model::cluster::Cluster;
 use crate::model::clusternet::{Feed, SchedulingStrategy, DEFAULT_PRIORITY};
 use crate::model::inputs::{Inputs, Subscription, Template};
 use crate::model::meta::ObjectKey;
@@ -37,6 +36,11 @@ pub(super) struct Subscribing<'a> {
     selections: Vec<Selection>,
     /// Per Subscription: why its schedule is made again (`None`: kept).
     memory: Vec<Option<Decision>>,
+    /// Each cluster's `namespace/name`, by name: the fleet, and the order
+    /// bindings are recorded in.
+    fleet: BTreeMap<String, String>,
+    /// The Globalizations and Localizations of each template they name.
+    localizing: BTreeMap<ObjectKey, Localizing>,
 }
 
 impl<'a> Subscribing<'a> {
@@ -59,6 +63,12 @@ impl<'a> Subscribing<'a> {
             feeds,
             selections,
             memory: Vec::new(),
+            fleet: inputs
+                .clusters
+                .iter()
+                .map(|c| (c.name.clone(), c.namespaced_name()))
+                .collect(),
+            localizing: localizing(inputs),
         };
         subscribing.memory = (0..inputs.subscriptions.len())
             .map(|i| subscribing.recall(i))
@@ -109,7 +119,11 @@ impl<'a> Subscribing<'a> {
             placement_json: Some(text),
             held: self.paused.clone(),
             override_policies: Vec::new(),
-            localizing: localizing(self.inputs, template),
+            localizing: self
+                .localizing
+                .get(&template.key)
+                .cloned()
+                .unwrap_or_default(),
             work: WorkOptions::default(),
         }
     }
@@ -422,29 +436,33 @@ impl<'a> Subscribing<'a> {
     }
 
     fn in_fleet(&self, name: &str) -> bool {
-        self.inputs.clusters.iter().any(|c| c.name == name)
+        self.fleet.contains_key(name)
     }
 
     /// A cluster's place in Clusternet's binding order (`namespace/name`).
     fn order_key(&self, name: &str) -> String {
-        self.inputs
-            .clusters
-            .iter()
-            .find(|c| c.name == name)
-            .map_or_else(|| format!("/{name}"), Cluster::namespaced_name)
+        self.fleet
+            .get(name)
+            .cloned()
+            .unwrap_or_else(|| format!("/{name}"))
     }
 
     /// Each binding cluster's summed subscriber weight: the fort's weight (SPEC §3).
     fn weights(&self, subscriptions: &[usize], clusters: &[Assignment]) -> BTreeMap<String, u64> {
+        let mut bound: BTreeMap<&str, u64> = BTreeMap::new();
+        for b in subscriptions
+            .iter()
+            .flat_map(|&s| &self.selections[s].clusters)
+        {
+            bound.entry(&b.cluster).or_insert(b.weight);
+        }
         clusters
             .iter()
             .map(|a| {
-                let weight = subscriptions
-                    .iter()
-                    .flat_map(|&s| self.selections[s].clusters.iter())
-                    .find(|b| b.cluster == a.cluster)
-                    .map_or(0, |b| b.weight);
-                (a.cluster.clone(), weight)
+                (
+                    a.cluster.clone(),
+                    bound.get(a.cluster.as_str()).copied().unwrap_or(0),
+                )
             })
             .collect()
     }
@@ -597,28 +615,40 @@ fn near_feed(inputs: &Inputs, feed: &Feed) -> String {
     }
 }
 
-/// The Globalizations and Localizations naming the template, each in the
-/// order Clusternet applies them: priority ascending, ties by name (P13).
-fn localizing(inputs: &Inputs, template: &Template) -> Localizing {
-    let names = |feed: &Feed| resolve_feed(inputs, feed).contains(&&template.key);
-    let mut globalizations: Vec<usize> = (0..inputs.globalizations.len())
-        .filter(|&i| names(&inputs.globalizations[i].spec.feed))
-        .collect();
+/// The Globalizations and Localizations of every template they name, each
+/// list in the order Clusternet applies them: priority ascending, ties by
+/// name (P13).
+fn localizing(inputs: &Inputs) -> BTreeMap<ObjectKey, Localizing> {
+    let mut by_template: BTreeMap<ObjectKey, Localizing> = BTreeMap::new();
+    let mut globalizations: Vec<usize> = (0..inputs.globalizations.len()).collect();
     globalizations.sort_by_key(|&i| {
         let g = &inputs.globalizations[i];
-        (g.spec.priority.unwrap_or(DEFAULT_PRIORITY), g.name.clone())
+        (g.spec.priority.unwrap_or(DEFAULT_PRIORITY), &g.name)
     });
-    let mut localizations: Vec<usize> = (0..inputs.localizations.len())
-        .filter(|&i| names(&inputs.localizations[i].spec.feed))
-        .collect();
+    for i in globalizations {
+        for key in resolve_feed(inputs, &inputs.globalizations[i].spec.feed) {
+            by_template
+                .entry(key.clone())
+                .or_default()
+                .globalizations
+                .push(i);
+        }
+    }
+    let mut localizations: Vec<usize> = (0..inputs.localizations.len()).collect();
     localizations.sort_by_key(|&i| {
         let l = &inputs.localizations[i];
-        (l.spec.priority.unwrap_or(DEFAULT_PRIORITY), l.name.clone())
+        (l.spec.priority.unwrap_or(DEFAULT_PRIORITY), &l.name)
     });
-    Localizing {
-        globalizations,
-        localizations,
+    for i in localizations {
+        for key in resolve_feed(inputs, &inputs.localizations[i].spec.feed) {
+            by_template
+                .entry(key.clone())
+                .or_default()
+                .localizations
+                .push(i);
+        }
     }
+    by_template
 }
 
 impl Subscription {

@@ -282,6 +282,38 @@ mod tests {
     }
 
     #[test]
+    fn sub_groups_take_the_first_min_clusters_per_subscriber_once_each() {
+        let fleet = members();
+        let mut spec = dividing(vec![subscriber(("a", "1"), 1), subscriber(("b", "1"), 1)]);
+        spec.scheduling_by_sub_group = Some(true);
+        let min = |n: i32| {
+            Some(crate::model::clusternet::SubGroupStrategy {
+                min_clusters: Some(n),
+            })
+        };
+        // a=1 matches member1 and member3: the first one; b=1 matches member3.
+        spec.subscribers[0].sub_group_strategy = min(1);
+        spec.subscribers[1].sub_group_strategy = min(5);
+        let bound: Vec<String> = select(&spec, &fleet)
+            .clusters
+            .into_iter()
+            .map(|b| b.cluster)
+            .collect();
+        assert_eq!(bound, ["member1", "member3"]);
+        // Both subscribers pick member3 first when it comes first: once.
+        spec.subscribers[0].sub_group_strategy = min(2);
+        let bound: Vec<String> = select(&spec, &fleet)
+            .clusters
+            .into_iter()
+            .map(|b| b.cluster)
+            .collect();
+        assert_eq!(bound, ["member1", "member3"]);
+        spec.subscribers[0].sub_group_strategy = min(0);
+        spec.subscribers[1].sub_group_strategy = min(0);
+        assert!(select(&spec, &fleet).clusters.is_empty());
+    }
+
+    #[test]
     fn untolerated_taints_filter_or_reorder_and_karmada_clusters_are_not_candidates() {
         let mut fleet = members();
         fleet[0].taints = vec![crate::model::cluster::Taint {
