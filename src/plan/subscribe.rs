@@ -166,17 +166,17 @@ impl<'a> Subscribing<'a> {
             }
             reasons.extend(self.cluster_changes(record));
         }
-        reasons.dedup();
+        let mut seen = BTreeSet::new();
+        reasons.retain(|r| seen.insert(r.clone()));
         (!reasons.is_empty()).then(|| Decision::Rescheduled(reasons.join("; ")))
     }
 
     /// Clusters of a recorded schedule that left the fleet, holds it
     /// records that were lifted, and clusters of it that are held now.
     fn cluster_changes(&self, record: &BindingRecord) -> Vec<String> {
-        let in_fleet = |c: &str| self.inputs.clusters.iter().any(|k| k.name == c);
         let mut reasons = Vec::new();
         for (cluster, _) in &record.clusters {
-            if !in_fleet(cluster) {
+            if !self.in_fleet(cluster) {
                 reasons.push(format!("cluster `{cluster}` left the fleet"));
             }
         }
@@ -186,7 +186,7 @@ impl<'a> Subscribing<'a> {
             .chain(record.withheld.iter().flatten())
             .collect();
         for cluster in &recorded {
-            if in_fleet(cluster) && !self.paused.contains(*cluster) {
+            if self.in_fleet(cluster) && !self.paused.contains(*cluster) {
                 reasons.push(format!("cluster `{cluster}` is no longer paused"));
             }
         }
@@ -265,11 +265,24 @@ impl<'a> Subscribing<'a> {
             .unwrap_or_default();
         let mut binding = empty_binding(decision, desired, divided);
         let mut clusters = kept_held.clone();
-        for &s in subscriptions {
+        let bound_by = |cluster: &str| {
+            subscriptions
+                .iter()
+                .position(|&s| {
+                    self.selections[s]
+                        .clusters
+                        .iter()
+                        .any(|b| b.cluster == cluster)
+                })
+                .unwrap_or(0)
+        };
+        for (i, &s) in subscriptions.iter().enumerate() {
             let selection = &self.selections[s];
+            // What a paused cluster keeps counts against the Subscription
+            // that binds it (the first, when none does any more).
             let frozen: u64 = kept_held
                 .iter()
-                .filter(|h| selection.clusters.iter().any(|b| b.cluster == h.cluster))
+                .filter(|h| bound_by(&h.cluster) == i)
                 .map(|h| h.replicas)
                 .sum();
             let active: Vec<&cn::Bound> = selection

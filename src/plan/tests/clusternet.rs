@@ -183,6 +183,23 @@ fn a_paused_cluster_keeps_its_share_and_the_rest_is_divided_among_the_others() {
 }
 
 #[test]
+fn a_paused_cluster_the_subscription_no_longer_selects_keeps_its_share() {
+    let mut docs = fleet("");
+    docs.extend([deployment(10), subscription("Dividing", "")]);
+    let (_, first) = plan(&docs, &PreviousRender::default());
+    // c is paused and relabelled: nothing on it is evicted, and its 2
+    // replicas still count against the 10.
+    let mut moved = fleet("");
+    moved[2] = managed("c", "ns-c", "env: lab", ", syncPaused: true");
+    moved.extend([deployment(10), subscription("Dividing", "")]);
+    let (_, held) = plan(&moved, &remembered(&first));
+    assert_eq!(
+        shares(web(&held)),
+        [("a", 2, false), ("b", 6, false), ("c", 2, true)]
+    );
+}
+
+#[test]
 fn the_fort_goes_to_the_heaviest_cluster_when_the_subscription_opts_in() {
     let mut docs = fleet("");
     docs.extend([
