@@ -2002,4 +2002,29 @@ mod tests {
         }
         assert_eq!(faults, Vec::<String>::new());
     }
+
+    /// Clusternet v0.18's API, every field set (testdata/clusternet-api,
+    /// written from Clusternet's CRDs): strict reading must refuse none of
+    /// them.
+    #[test]
+    fn every_field_of_clusternets_api_is_declared() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/clusternet-api");
+        let mut faults = Vec::new();
+        let mut read = 0;
+        for name in ["subscription.yaml", "overrides.yaml", "managedcluster.yaml"] {
+            let text = std::fs::read_to_string(dir.join(name)).unwrap_or_default();
+            let (inputs, shown) = classify_text(name, &text);
+            read += inputs.subscriptions.len()
+                + inputs.localizations.len()
+                + inputs.globalizations.len()
+                + inputs.clusters.len();
+            faults.extend(
+                shown
+                    .into_iter()
+                    .filter(|line| line.contains("[G0109]") || line.contains("[G0104]")),
+            );
+        }
+        assert_eq!(faults, Vec::<String>::new());
+        assert_eq!(read, 4);
+    }
 }
