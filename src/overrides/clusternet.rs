@@ -19,9 +19,10 @@
 //! garrison keeps the object's key order; Clusternet's patch library
 //! re-serialises objects with sorted keys, which no reader can tell apart.
 
-use super::field::{go_json, go_yaml_shape};
+use super::field::{escape_html, go_json, go_yaml_shape};
 use super::patch::Change;
 use crate::model::clusternet::{FieldFormat, OverrideConfig, OverrideType};
+use crate::model::override_policy::sort_keys;
 use serde_json::{Map, Value};
 
 /// What one override did.
@@ -446,38 +447,6 @@ fn go_json_indented(value: &Value) -> String {
     }
     let pretty = String::from_utf8(out).unwrap_or_default();
     escape_html(&pretty)
-}
-
-fn sort_keys(value: &Value) -> Value {
-    match value {
-        Value::Object(map) => {
-            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
-            entries.sort_by(|a, b| a.0.cmp(b.0));
-            Value::Object(
-                entries
-                    .into_iter()
-                    .map(|(k, v)| (k.clone(), sort_keys(v)))
-                    .collect(),
-            )
-        }
-        Value::Array(items) => Value::Array(items.iter().map(sort_keys).collect()),
-        other => other.clone(),
-    }
-}
-
-fn escape_html(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '<' => out.push_str("\\u003c"),
-            '>' => out.push_str("\\u003e"),
-            '&' => out.push_str("\\u0026"),
-            '\u{2028}' => out.push_str("\\u2028"),
-            '\u{2029}' => out.push_str("\\u2029"),
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 /// The leaves that differ between two versions of an object, as changes

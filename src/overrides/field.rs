@@ -152,9 +152,14 @@ pub(crate) fn go_yaml_shape(value: &Value) -> Value {
 /// Compact JSON as Go's `encoding/json` writes it: `<`, `>`, `&`, U+2028 and
 /// U+2029 escaped (they can only occur inside strings).
 pub fn go_json(value: &Value) -> String {
-    let plain = value.to_string();
-    let mut out = String::with_capacity(plain.len());
-    for c in plain.chars() {
+    escape_html(&value.to_string())
+}
+
+/// `<`, `>`, `&`, U+2028 and U+2029 escaped as Go's `encoding/json` escapes
+/// them (in JSON text they can only occur inside strings).
+pub(crate) fn escape_html(json: &str) -> String {
+    let mut out = String::with_capacity(json.len());
+    for c in json.chars() {
         match c {
             '<' => out.push_str("\\u003c"),
             '>' => out.push_str("\\u003e"),

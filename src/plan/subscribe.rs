@@ -250,19 +250,7 @@ impl<'a> Subscribing<'a> {
         if selected.is_empty() {
             return self.unschedulable(template, subscriptions, desired, previous, diagnostics);
         }
-        let kept_held: Vec<Assignment> = previous
-            .map(|p| {
-                p.clusters
-                    .iter()
-                    .filter(|(c, _)| self.paused.contains(c) && self.in_fleet(c))
-                    .map(|(c, r)| Assignment {
-                        cluster: c.clone(),
-                        replicas: *r,
-                        held: true,
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
+        let kept_held = self.kept_held(previous);
         let mut binding = empty_binding(decision, desired, divided);
         let mut clusters = kept_held.clone();
         let bound_by = |cluster: &str| {
@@ -324,12 +312,7 @@ impl<'a> Subscribing<'a> {
             })
             .filter(|a| self.paused.contains(&a.cluster))
             .collect();
-        binding.withheld = would_be
-            .iter()
-            .filter(|w| !binding.clusters.iter().any(|a| a.cluster == w.cluster))
-            .map(|w| w.cluster.clone())
-            .collect();
-        binding.would_be = Some(would_be);
+        binding.hold_back(would_be);
         binding
     }
 
@@ -390,19 +373,7 @@ impl<'a> Subscribing<'a> {
             desired,
             false,
         );
-        binding.clusters = previous
-            .map(|p| {
-                p.clusters
-                    .iter()
-                    .filter(|(c, _)| self.paused.contains(c) && self.in_fleet(c))
-                    .map(|(c, r)| Assignment {
-                        cluster: c.clone(),
-                        replicas: *r,
-                        held: true,
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
+        binding.clusters = self.kept_held(previous);
         for &s in subscriptions {
             binding
                 .notes
@@ -446,6 +417,23 @@ impl<'a> Subscribing<'a> {
                 return;
             }
         }
+    }
+
+    /// The paused clusters of the previous schedule, with what they keep.
+    fn kept_held(&self, previous: Option<&BindingRecord>) -> Vec<Assignment> {
+        previous
+            .map(|p| {
+                p.clusters
+                    .iter()
+                    .filter(|(c, _)| self.paused.contains(c) && self.in_fleet(c))
+                    .map(|(c, r)| Assignment {
+                        cluster: c.clone(),
+                        replicas: *r,
+                        held: true,
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
     }
 
     fn in_fleet(&self, name: &str) -> bool {
@@ -633,35 +621,39 @@ fn near_feed(inputs: &Inputs, feed: &Feed) -> String {
 /// name (P13).
 fn localizing(inputs: &Inputs) -> BTreeMap<ObjectKey, Localizing> {
     let mut by_template: BTreeMap<ObjectKey, Localizing> = BTreeMap::new();
-    let mut globalizations: Vec<usize> = (0..inputs.globalizations.len()).collect();
-    globalizations.sort_by_key(|&i| {
-        let g = &inputs.globalizations[i];
-        (g.spec.priority.unwrap_or(DEFAULT_PRIORITY), &g.name)
-    });
-    for i in globalizations {
-        for key in resolve_feed(inputs, &inputs.globalizations[i].spec.feed) {
-            by_template
-                .entry(key.clone())
-                .or_default()
-                .globalizations
-                .push(i);
-        }
+    let globalizations = inputs
+        .globalizations
+        .iter()
+        .map(|g| (g.spec.priority, &g.name, &g.spec.feed));
+    for (i, key) in in_order(inputs, globalizations) {
+        by_template.entry(key).or_default().globalizations.push(i);
     }
-    let mut localizations: Vec<usize> = (0..inputs.localizations.len()).collect();
-    localizations.sort_by_key(|&i| {
-        let l = &inputs.localizations[i];
-        (l.spec.priority.unwrap_or(DEFAULT_PRIORITY), &l.name)
-    });
-    for i in localizations {
-        for key in resolve_feed(inputs, &inputs.localizations[i].spec.feed) {
-            by_template
-                .entry(key.clone())
-                .or_default()
-                .localizations
-                .push(i);
-        }
+    let localizations = inputs
+        .localizations
+        .iter()
+        .map(|l| (l.spec.priority, &l.name, &l.spec.feed));
+    for (i, key) in in_order(inputs, localizations) {
+        by_template.entry(key).or_default().localizations.push(i);
     }
     by_template
+}
+
+/// Overrides given as (priority, name, feed), by index, in Clusternet's
+/// order, each with every template its feed names.
+fn in_order<'i>(
+    inputs: &Inputs,
+    overrides: impl Iterator<Item = (Option<i32>, &'i String, &'i Feed)>,
+) -> Vec<(usize, ObjectKey)> {
+    let mut ordered: Vec<_> = overrides.enumerate().collect();
+    ordered.sort_by_key(|(_, (priority, name, _))| (priority.unwrap_or(DEFAULT_PRIORITY), *name));
+    ordered
+        .into_iter()
+        .flat_map(|(i, (_, _, feed))| {
+            resolve_feed(inputs, feed)
+                .into_iter()
+                .map(move |key| (i, key.clone()))
+        })
+        .collect()
 }
 
 impl Subscription {

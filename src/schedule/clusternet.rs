@@ -291,43 +291,36 @@ mod tests {
                 min_clusters: Some(n),
             })
         };
+        let bound = |spec: &SubscriptionSpec| -> Vec<String> {
+            select(spec, &fleet)
+                .clusters
+                .into_iter()
+                .map(|b| b.cluster)
+                .collect()
+        };
         // a=1 matches member1 and member3: the first one; b=1 matches member3.
         spec.subscribers[0].sub_group_strategy = min(1);
         spec.subscribers[1].sub_group_strategy = min(5);
-        let bound: Vec<String> = select(&spec, &fleet)
-            .clusters
-            .into_iter()
-            .map(|b| b.cluster)
-            .collect();
-        assert_eq!(bound, ["member1", "member3"]);
+        assert_eq!(bound(&spec), ["member1", "member3"]);
         // Both subscribers pick member3 first when it comes first: once.
         spec.subscribers[0].sub_group_strategy = min(2);
-        let bound: Vec<String> = select(&spec, &fleet)
-            .clusters
-            .into_iter()
-            .map(|b| b.cluster)
-            .collect();
-        assert_eq!(bound, ["member1", "member3"]);
+        assert_eq!(bound(&spec), ["member1", "member3"]);
         spec.subscribers[0].sub_group_strategy = min(0);
         spec.subscribers[1].sub_group_strategy = min(0);
-        assert!(select(&spec, &fleet).clusters.is_empty());
+        assert!(bound(&spec).is_empty());
     }
 
     #[test]
     fn untolerated_taints_filter_or_reorder_and_karmada_clusters_are_not_candidates() {
         let mut fleet = members();
-        fleet[0].taints = vec![crate::model::cluster::Taint {
-            key: "soft".into(),
+        let taint = |key: &str, effect| crate::model::cluster::Taint {
+            key: key.into(),
             value: None,
-            effect: TaintEffect::PreferNoSchedule,
+            effect,
             time_added: None,
-        }];
-        fleet[1].taints = vec![crate::model::cluster::Taint {
-            key: "hard".into(),
-            value: None,
-            effect: TaintEffect::NoSchedule,
-            time_added: None,
-        }];
+        };
+        fleet[0].taints = vec![taint("soft", TaintEffect::PreferNoSchedule)];
+        fleet[1].taints = vec![taint("hard", TaintEffect::NoSchedule)];
         fleet[2].managed = false;
         let mut spec = dividing(vec![
             subscriber(("a", "1"), 1),

@@ -178,12 +178,7 @@ pub fn schedule(request: &Request<'_>, fleet: &[Cluster]) -> Binding {
             .into_iter()
             .filter(|a| request.held.contains(&a.cluster))
             .collect();
-        binding.withheld = would_be
-            .iter()
-            .filter(|w| !binding.clusters.iter().any(|a| a.cluster == w.cluster))
-            .map(|w| w.cluster.clone())
-            .collect();
-        binding.would_be = Some(would_be);
+        binding.hold_back(would_be);
     }
     binding
 }
@@ -197,6 +192,17 @@ impl Request<'_> {
 }
 
 impl Binding {
+    /// Record what the held clusters would get without their holds, and
+    /// which of them that leaves without the application (withheld).
+    pub fn hold_back(&mut self, would_be: Vec<Assignment>) {
+        self.withheld = would_be
+            .iter()
+            .filter(|w| !self.clusters.iter().any(|a| a.cluster == w.cluster))
+            .map(|w| w.cluster.clone())
+            .collect();
+        self.would_be = Some(would_be);
+    }
+
     /// The binding as the next render reads it back from the rendered one
     /// (a binding record holds replicas for workloads, and the replicas a
     /// held cluster keeps).

@@ -2,11 +2,11 @@
 //! binding a Subscription makes, what a Dividing one keeps between renders
 //! (Clusternet's `admit`), pauses, forts, and what Localizations reach.
 
-use super::{decide, inputs};
+use super::{decide, inputs, replicas as shares, web};
 use crate::model::inputs::Inputs;
 use crate::model::previous::PreviousRender;
 use crate::plan::materialise::Materialiser;
-use crate::plan::{App, Plan};
+use crate::plan::Plan;
 use crate::schedule::Decision;
 use proptest::prelude::*;
 
@@ -70,21 +70,6 @@ fn plan(docs: &[String], previous: &PreviousRender) -> (Inputs, Plan) {
     let inputs = inputs(&refs);
     let plan = decide(&inputs, previous);
     (inputs, plan)
-}
-
-fn web(plan: &Plan) -> &App {
-    match plan.apps.iter().find(|a| a.key.name == "web") {
-        Some(app) => app,
-        None => panic!("`web` is not an application: {:?}", plan.unclaimed),
-    }
-}
-
-fn shares(app: &App) -> Vec<(&str, u64, bool)> {
-    app.binding
-        .clusters
-        .iter()
-        .map(|a| (a.cluster.as_str(), a.replicas, a.held))
-        .collect()
 }
 
 fn remembered(plan: &Plan) -> PreviousRender {
