@@ -28,3 +28,4 @@ pub mod report;
 pub mod reuse;
 pub mod schedule;
 pub mod schema;
+pub mod yaml;

@@ -1,6 +1,6 @@
 //! A document as it was written: values that remember their line and column.
 //!
-//! The YAML reader (`load::yaml`) produces [`Node`] trees; diagnostics point
+//! The YAML reader (`yaml`) produces [`Node`] trees; diagnostics point
 //! at a [`Pos`]; typed inputs keep their tree so later stages can name the
 //! exact field they complain about. A low module: it knows nothing of YAML
 //! syntax, Kubernetes or garrison's inputs.

@@ -6,8 +6,10 @@
 //! format, the template, the propagating policy, the override policies that
 //! select the template, every resource interpreter customization, the
 //! binding (clusters, replicas, holds), the fort, and the fields of each of
-//! its clusters that rendering reads (name, labels, provider, region,
-//! zones). The digest is recorded on the application's binding; when the
+//! its clusters that rendering reads (name, namespace, labels, provider,
+//! region, zones); for an application a Subscription feeds, the
+//! Subscriptions, the Globalizations and Localizations of its feed, and the
+//! clusters a division gave a share. The digest is recorded on the application's binding; when the
 //! next render computes the same digest, the files of the application's
 //! unheld clusters are taken from the previous render unread by the
 //! renderer. A change anywhere in those inputs changes the digest and the
@@ -37,6 +39,11 @@ pub struct Digests {
     clusters: BTreeMap<String, Hash>,
     overrides: BTreeMap<(Option<String>, String), Hash>,
     policies: BTreeMap<(Option<String>, String), Hash>,
+    /// Clusternet's Subscriptions (by `Subscription/ns/name`), and its
+    /// Globalizations and Localizations (by index).
+    subscriptions: BTreeMap<String, Hash>,
+    globalizations: Vec<Hash>,
+    localizations: Vec<Hash>,
 }
 
 /// A hasher that frames every field with its length, so two different
@@ -105,11 +112,31 @@ impl Digests {
                 .iter()
                 .map(|p| (&p.namespace, &p.name, &p.doc)),
         );
+        let digest = |domain: &str, doc: &Document| {
+            let mut h = Hasher::new(domain);
+            h.value(&doc.node.to_value());
+            h.finish()
+        };
         Digests {
             common: common.finish(),
             clusters,
             overrides,
             policies,
+            subscriptions: inputs
+                .subscriptions
+                .iter()
+                .map(|s| (s.display(), digest("subscription", &s.doc)))
+                .collect(),
+            globalizations: inputs
+                .globalizations
+                .iter()
+                .map(|g| digest("globalization", &g.doc))
+                .collect(),
+            localizations: inputs
+                .localizations
+                .iter()
+                .map(|l| digest("localization", &l.doc))
+                .collect(),
         }
     }
 
@@ -134,8 +161,31 @@ impl Digests {
                 h.text("subscription");
                 for s in subscriptions {
                     h.text(s);
+                    h.bytes(self.subscriptions.get(s).map_or(&[][..], |d| &d[..]));
                 }
             }
+        }
+        let localizing = &app.localizing;
+        for (domain, indices, digests) in [
+            (
+                "globalizations",
+                &localizing.globalizations,
+                &self.globalizations,
+            ),
+            (
+                "localizations",
+                &localizing.localizations,
+                &self.localizations,
+            ),
+        ] {
+            h.text(domain);
+            for &i in indices {
+                h.bytes(digests.get(i).map_or(&[][..], |d| &d[..]));
+            }
+        }
+        h.text("divided");
+        for cluster in &localizing.divided {
+            h.text(cluster);
         }
         match policy.and_then(|p| self.policies.get(&(p.namespace.clone(), p.name.clone()))) {
             Some(digest) => h.bytes(digest),
@@ -182,6 +232,8 @@ fn documents<'a>(
 fn cluster_digest(cluster: &Cluster) -> Hash {
     let mut h = Hasher::new("cluster");
     h.text(&cluster.name);
+    // A ManagedCluster's namespace decides which Localizations reach it.
+    h.opt(cluster.namespace.as_deref());
     for (k, v) in &cluster.labels {
         h.text(k);
         h.text(v);

@@ -14,7 +14,7 @@ pub mod config;
 pub mod previous;
 pub mod templates;
 pub mod typed;
-pub mod yaml;
+pub use crate::yaml;
 
 use crate::diag::{Code, Diagnostic, Diagnostics, FileId, Origin, Sources};
 use crate::model::config::Config;

@@ -40,14 +40,39 @@ pub enum TaintEffect {
 pub struct Toleration {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub key: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "empty_as_none",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub operator: Option<TolerationOperator>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub value: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "empty_as_none",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub effect: Option<TaintEffect>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub toleration_seconds: Option<i64>,
+}
+
+/// An enum field of a toleration where Kubernetes reads `""` as absent (an
+/// empty effect tolerates every effect, an empty operator is `Equal`), as
+/// tools that write every field of `corev1.Toleration` write them.
+fn empty_as_none<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: serde::de::DeserializeOwned,
+{
+    let text: Option<String> = Option::deserialize(deserializer)?;
+    match text.as_deref() {
+        None | Some("") => Ok(None),
+        Some(text) => {
+            T::deserialize(serde::de::value::StrDeserializer::<D::Error>::new(text)).map(Some)
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -366,6 +391,18 @@ mod tests {
             effect,
             time_added: None,
         }
+    }
+
+    #[test]
+    fn an_empty_effect_or_operator_reads_as_absent() {
+        let read = |yaml: &str| -> Result<Toleration, String> {
+            serde_saphyr::from_str(yaml).map_err(|e| e.to_string())
+        };
+        let empty = read("{key: gpu, operator: '', effect: ''}");
+        assert_eq!(empty.map(|t| (t.operator, t.effect)), Ok((None, None)));
+        assert!(read("{key: gpu, effect: Sometimes}").is_err());
+        let t = taint("gpu", Some("true"), TaintEffect::NoSchedule);
+        assert!(read("{key: gpu, operator: Exists, effect: ''}").is_ok_and(|tol| tol.tolerates(&t)));
     }
 
     #[test]

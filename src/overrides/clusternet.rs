@@ -80,19 +80,42 @@ pub fn apply(
     }
 }
 
-/// An override's value, or a field's text: YAML (read as YAML 1.1, as
-/// Clusternet's `yaml.YAMLToJSON` reads it: `yes` is true, `0644` octal)
-/// or JSON, within the parser's default budget.
+/// An override's value, or a field's text: YAML or JSON, read as
+/// Clusternet's `yaml.YAMLToJSON` reads it, which is kubectl's YAML 1.1
+/// reading: `yes` is true, `0644` is 420, and a plain key such as `on` or
+/// `1` becomes the string of what it reads as (`"true"`, `"1"`).
 fn yaml_to_json(text: &str) -> Result<Value, String> {
-    let mut options = serde_saphyr::Options::default();
-    options.legacy_octal_numbers = true;
-    options.with_snippet = false;
-    options.budget = Some(serde_saphyr::Budget::default());
-    if text.trim().is_empty() {
-        return Ok(Value::Null);
+    let docs = crate::yaml::parse_stream(text, &crate::yaml::Limits::default())
+        .map_err(|e| format!("the value is not valid YAML or JSON: {}", e.message))?;
+    match docs.as_slice() {
+        [] => Ok(Value::Null),
+        [one] => {
+            if let Some(key) = met_keys(one) {
+                return Err(format!("two keys of one mapping both read as `{key}` (YAML 1.1 reads `on`, `yes` and `true` alike); which one Clusternet keeps is arbitrary: quote them or keep one"));
+            }
+            Ok(one.to_value())
+        }
+        _ => Err("the value holds more than one YAML document".into()),
     }
-    serde_saphyr::from_str_with_options(text, options)
-        .map_err(|e| format!("the value is not valid YAML or JSON: {e}"))
+}
+
+/// A key two entries of one mapping share once read (`on` and `yes`).
+fn met_keys(node: &crate::node::Node) -> Option<String> {
+    use crate::node::NodeKind;
+    match &node.kind {
+        NodeKind::Map(entries) => {
+            let mut seen = std::collections::BTreeSet::new();
+            entries.iter().find_map(|(key, _, value)| {
+                if seen.insert(key.as_str()) {
+                    met_keys(value)
+                } else {
+                    Some(key.clone())
+                }
+            })
+        }
+        NodeKind::Seq(items) => items.iter().find_map(met_keys),
+        _ => None,
+    }
 }
 
 /// `JSONPatch`: `Some(reason)` when the patch is dropped for a missing path.

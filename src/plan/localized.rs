@@ -49,10 +49,12 @@ pub(super) fn check(inputs: &Inputs, apps: &[App], diagnostics: &mut Diagnostics
                 }
                 Ok(done) => {
                     for localized in done {
-                        if !reported.insert((localized.doc.origin(), localized.index)) {
-                            continue;
+                        let at = (localized.doc.origin(), localized.index);
+                        if !reported.contains(&at)
+                            && note(app, &cluster.name, &localized, diagnostics)
+                        {
+                            reported.insert(at);
                         }
-                        note(app, &cluster.name, &localized, diagnostics);
                     }
                 }
             }
@@ -60,18 +62,19 @@ pub(super) fn check(inputs: &Inputs, apps: &[App], diagnostics: &mut Diagnostics
     }
 }
 
-/// The warning one applied override deserves, if any.
+/// The warning one applied override deserves, if any; whether it gave one.
 fn note(
     app: &App,
     cluster: &str,
     localized: &localize::Localized<'_>,
     diagnostics: &mut Diagnostics,
-) {
+) -> bool {
     let at = localized
         .doc
         .at(&["spec", "overrides", &localized.index.to_string()]);
     match &localized.outcome {
-        Outcome::Dropped(why) => diagnostics.push(
+        Outcome::Dropped(why) => {
+            diagnostics.push(
             Diagnostic::warning(
                 Code::PatchDropped,
                 format!(
@@ -81,9 +84,12 @@ fn note(
             )
             .at(at)
             .help("Clusternet drops a JSONPatch whole when an operation's path is missing, and so does garrison; fix the path, or `add` under a parent that exists"),
-        ),
+        );
+            true
+        }
         Outcome::Applied(changes)
-            if app.binding.revise && changes.iter().any(|c| c.path == "/spec/replicas") =>
+            if app.localizing.divided.contains(cluster)
+                && changes.iter().any(|c| c.path == "/spec/replicas") =>
         {
             diagnostics.push(
                 Diagnostic::warning(
@@ -96,8 +102,9 @@ fn note(
                 .at(at)
                 .help("change the desired count on the template, or the subscribers' weights; Clusternet's generated priority-1000 Localization wins too"),
             );
+            true
         }
-        _ => {}
+        _ => false,
     }
 }
 

@@ -56,13 +56,17 @@ pub enum Source {
     Subscription { subscriptions: Vec<String> },
 }
 
-/// Clusternet's overrides of an application's feed, as indices into
+/// Clusternet's per-cluster changes of an application's feed: its
+/// Globalizations and Localizations, as indices into
 /// [`Inputs::globalizations`] and [`Inputs::localizations`], each list in
-/// the order Clusternet applies them. Which apply depends on the cluster.
+/// the order Clusternet applies them (which apply depends on the cluster),
+/// and the clusters whose share a static division made, which Clusternet
+/// writes as a Localization of its own, after every other.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Localizing {
     pub globalizations: Vec<usize>,
     pub localizations: Vec<usize>,
+    pub divided: BTreeSet<String>,
 }
 
 /// One application: a template and where it goes.

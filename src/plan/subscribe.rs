@@ -87,9 +87,11 @@ impl<'a> Subscribing<'a> {
         let desired = desired_replicas(template);
         let text = spec_text(self.inputs, subscriptions);
         let kept = subscriptions.iter().all(|&s| self.memory[s].is_none());
-        let mut binding = if kept {
-            let binding = self.keep(previous, desired);
-            self.with_would_be(binding, subscriptions, desired)
+        let (mut binding, divided) = if kept {
+            let mut binding = self.keep(previous, desired);
+            let divided = self.kept_division(&binding, subscriptions, desired);
+            binding.revise = !divided.is_empty();
+            self.with_would_be(binding, divided, subscriptions, desired)
         } else {
             let decision = subscriptions
                 .iter()
@@ -119,11 +121,14 @@ impl<'a> Subscribing<'a> {
             placement_json: Some(text),
             held: self.paused.clone(),
             override_policies: Vec::new(),
-            localizing: self
-                .localizing
-                .get(&template.key)
-                .cloned()
-                .unwrap_or_default(),
+            localizing: Localizing {
+                divided,
+                ..self
+                    .localizing
+                    .get(&template.key)
+                    .cloned()
+                    .unwrap_or_default()
+            },
             work: WorkOptions::default(),
         }
     }
@@ -209,8 +214,7 @@ impl<'a> Subscribing<'a> {
     /// The previous schedule, unchanged.
     fn keep(&self, previous: Option<&BindingRecord>, desired: Option<u64>) -> Binding {
         let record = previous.cloned().unwrap_or_default();
-        // Only a Dividing Subscription's schedule is kept.
-        let mut binding = empty_binding(Decision::Kept, desired, desired.is_some());
+        let mut binding = empty_binding(Decision::Kept, desired, false);
         binding.clusters = record
             .clusters
             .iter()
@@ -231,7 +235,8 @@ impl<'a> Subscribing<'a> {
 
     /// A schedule made now: each Subscription's clusters (which must not
     /// overlap), the paused ones keeping what they had, and each
-    /// Subscription's division of the replicas left over.
+    /// Subscription's division of the replicas left over; with the
+    /// clusters whose share a division made.
     fn schedule(
         &self,
         template: &Template,
@@ -240,18 +245,20 @@ impl<'a> Subscribing<'a> {
         previous: Option<&BindingRecord>,
         decision: Decision,
         diagnostics: &mut Diagnostics,
-    ) -> Binding {
+    ) -> (Binding, BTreeSet<String>) {
         self.overlaps(template, subscriptions, diagnostics);
-        let divided = desired.is_some() && subscriptions.iter().any(|&s| self.dividing(s));
         let selected: Vec<&cn::Bound> = subscriptions
             .iter()
             .flat_map(|&s| self.selections[s].clusters.iter())
             .collect();
         if selected.is_empty() {
-            return self.unschedulable(template, subscriptions, desired, previous, diagnostics);
+            let binding =
+                self.unschedulable(template, subscriptions, desired, previous, diagnostics);
+            return (binding, BTreeSet::new());
         }
         let kept_held = self.kept_held(previous);
-        let mut binding = empty_binding(decision, desired, divided);
+        let mut divided = BTreeSet::new();
+        let mut notes = Vec::new();
         let mut clusters = kept_held.clone();
         let bound_by = |cluster: &str| {
             subscriptions
@@ -279,41 +286,54 @@ impl<'a> Subscribing<'a> {
                 .filter(|b| !self.paused.contains(&b.cluster))
                 .collect();
             let to_divide = desired.map(|d| d.saturating_sub(frozen));
+            if self.division(s, to_divide, &active).is_some() {
+                divided.extend(active.iter().map(|b| b.cluster.clone()));
+            }
             clusters.extend(self.shares(s, to_divide, desired, &active));
-            binding.notes.extend(selection.notes.iter().cloned());
+            notes.extend(selection.notes.iter().cloned());
         }
         clusters.sort_by_key(|a| self.order_key(&a.cluster));
+        let mut binding = empty_binding(decision, desired, !divided.is_empty());
         binding.clusters = clusters;
-        self.with_would_be(binding, subscriptions, desired)
+        binding.notes = notes;
+        self.with_would_be(binding, divided, subscriptions, desired)
     }
 
     /// The binding with what its paused clusters would get if every pause
     /// were lifted now (the held-back counts, SPEC §5.5), and the paused
     /// clusters that would get it but have none of it.
+    /// The paused clusters a division would give a share join `divided`:
+    /// what they are counted to get is made with that share.
     fn with_would_be(
         &self,
         mut binding: Binding,
+        mut divided: BTreeSet<String>,
         subscriptions: &[usize],
         desired: Option<u64>,
-    ) -> Binding {
+    ) -> (Binding, BTreeSet<String>) {
         if !self
             .inputs
             .clusters
             .iter()
             .any(|c| self.paused.contains(&c.name))
         {
-            return binding;
+            return (binding, divided);
         }
-        let would_be: Vec<Assignment> = subscriptions
-            .iter()
-            .flat_map(|&s| {
-                let all: Vec<&cn::Bound> = self.selections[s].clusters.iter().collect();
-                self.shares(s, desired, desired, &all)
-            })
-            .filter(|a| self.paused.contains(&a.cluster))
-            .collect();
+        let mut would_be = Vec::new();
+        for &s in subscriptions {
+            let all: Vec<&cn::Bound> = self.selections[s].clusters.iter().collect();
+            let paused: Vec<Assignment> = self
+                .shares(s, desired, desired, &all)
+                .into_iter()
+                .filter(|a| self.paused.contains(&a.cluster))
+                .collect();
+            if self.division(s, desired, &all).is_some() {
+                divided.extend(paused.iter().map(|a| a.cluster.clone()));
+            }
+            would_be.extend(paused);
+        }
         binding.hold_back(would_be);
-        binding
+        (binding, divided)
     }
 
     /// The assignments Subscription `s` makes over `bound` clusters: a
@@ -326,11 +346,7 @@ impl<'a> Subscribing<'a> {
         desired: Option<u64>,
         bound: &[&cn::Bound],
     ) -> Vec<Assignment> {
-        let weights: Vec<u64> = bound.iter().map(|b| b.weight).collect();
-        let divided = match to_divide {
-            Some(r) if self.dividing(s) => cn::static_divide(r, &weights),
-            _ => None,
-        };
+        let divided = self.division(s, to_divide, bound);
         bound
             .iter()
             .enumerate()
@@ -340,6 +356,17 @@ impl<'a> Subscribing<'a> {
                 held: false,
             })
             .collect()
+    }
+
+    /// Subscription `s`'s static division of `replicas` over `bound`, in its
+    /// order; `None` when it divides nothing (Replication, a feed without
+    /// replicas, or weights that sum to zero).
+    fn division(&self, s: usize, replicas: Option<u64>, bound: &[&cn::Bound]) -> Option<Vec<u64>> {
+        let weights: Vec<u64> = bound.iter().map(|b| b.weight).collect();
+        match replicas {
+            Some(r) if self.dividing(s) => cn::static_divide(r, &weights),
+            _ => None,
+        }
     }
 
     /// Whether Subscription `s` divides replicas.
@@ -417,6 +444,30 @@ impl<'a> Subscribing<'a> {
                 return;
             }
         }
+    }
+
+    /// The clusters of a kept schedule whose share a division made: its
+    /// unpaused clusters, when a Subscription of the feed divides its
+    /// replicas by weights (only a Dividing Subscription's schedule is
+    /// kept, and its spec is the one the schedule was made for).
+    fn kept_division(
+        &self,
+        binding: &Binding,
+        subscriptions: &[usize],
+        desired: Option<u64>,
+    ) -> BTreeSet<String> {
+        let weighed = subscriptions
+            .iter()
+            .any(|&s| self.selections[s].clusters.iter().any(|b| b.weight > 0));
+        if desired.is_none() || !weighed {
+            return BTreeSet::new();
+        }
+        binding
+            .clusters
+            .iter()
+            .filter(|a| !a.held)
+            .map(|a| a.cluster.clone())
+            .collect()
     }
 
     /// The paused clusters of the previous schedule, with what they keep.
@@ -498,7 +549,11 @@ pub(super) fn desired_replicas(template: &Template) -> Option<u64> {
     if !cn::divisible(&key.api_version, &key.kind) {
         return None;
     }
-    match template.value.pointer("/spec/replicas") {
+    match template
+        .value
+        .pointer("/spec/replicas")
+        .filter(|v| !v.is_null())
+    {
         Some(value) => value.as_u64(),
         None if template
             .annotations
@@ -553,6 +608,9 @@ fn resolve(inputs: &Inputs, diagnostics: &mut Diagnostics) -> BTreeMap<ObjectKey
             }
             // A feed without a namespace delivers every template of that
             // name, as Clusternet's deployer lists every matching manifest.
+            if subscription.spec.strategy() == SchedulingStrategy::Dividing {
+                unequal_division(inputs, subscription, feed, &found, at, diagnostics);
+            }
             for key in found {
                 let subs = feeds.entry(key.clone()).or_default();
                 if subs.contains(&index) {
@@ -571,6 +629,39 @@ fn resolve(inputs: &Inputs, diagnostics: &mut Diagnostics) -> BTreeMap<ObjectKey
         }
     }
     feeds
+}
+
+/// A Dividing Subscription's feed without a namespace that names workloads
+/// of different replicas: Clusternet divides the replicas of whichever its
+/// cache lists first for all of them (its FeedInventory takes the first
+/// manifest), an answer no render can give. Refused (G0204).
+fn unequal_division(
+    inputs: &Inputs,
+    subscription: &Subscription,
+    feed: &Feed,
+    found: &[&ObjectKey],
+    at: crate::diag::Origin,
+    diagnostics: &mut Diagnostics,
+) {
+    let replicas: BTreeSet<Option<u64>> = found
+        .iter()
+        .filter_map(|key| inputs.templates.iter().find(|t| &&t.key == key))
+        .map(desired_replicas)
+        .collect();
+    if replicas.len() > 1 {
+        diagnostics.push(
+            Diagnostic::error(
+                Code::InvalidPlacement,
+                format!(
+                    "{} divides `{feed}`, which names {} workloads of different replicas: Clusternet divides the replicas of whichever its cache lists first for all of them",
+                    subscription.display(),
+                    found.len()
+                ),
+            )
+            .at(at)
+            .help("give the feed a `namespace` (one feed per workload)"),
+        );
+    }
 }
 
 fn is_helm_chart(feed: &Feed) -> bool {

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 const LAYERS: &[(&str, u8)] = &[
     ("node", 0),
     ("diag", 1),
+    ("yaml", 1),
     ("schema", 2),
     ("model", 3),
     ("load", 4),

@@ -218,13 +218,23 @@ fn files(world: &World, with_pauses: bool) -> Vec<(String, String)> {
         let name = format!("app{i}");
         files.push((
             format!("{name}.yaml"),
-            deployment(&name, app.replicas, &format!("v{}", app.tag)),
+            // A Subscription's feed keeps one image: its overrides carry the tag.
+            deployment(
+                &name,
+                app.replicas,
+                &if world.managed && app.subscribed {
+                    "base".to_string()
+                } else {
+                    format!("v{}", app.tag)
+                },
+            ),
         ));
         if world.managed && app.subscribed {
             files.push((
                 format!("{name}-subscription.yaml"),
                 subscription(&name, app, world.clusters),
             ));
+            files.push((format!("{name}-overrides.yaml"), localized(&name, app.tag)));
             continue;
         }
         let placement = match app.division {
@@ -267,6 +277,16 @@ fn files(world: &World, with_pauses: bool) -> Vec<(String, String)> {
 fn managed_cluster(name: &str, paused: bool) -> String {
     format!(
         "apiVersion: clusters.clusternet.io/v1beta1\nkind: ManagedCluster\nmetadata:\n  name: {name}\n  namespace: clusternet-{name}\n  labels:\n    name: {name}\nspec:\n  clusterId: 00000000-0000-4000-8000-000000000000\n  syncMode: Pull\n  syncPaused: {paused}\n"
+    )
+}
+
+/// A Globalization annotating Deployment `apps/<name>` with `tag` on every
+/// cluster, and a Localization moving its image to `tag` on `c0` only, so
+/// an edit of either changes some clusters' files and not others'.
+fn localized(name: &str, tag: u8) -> String {
+    let feed = format!("{{apiVersion: apps/v1, kind: Deployment, namespace: apps, name: {name}}}");
+    format!(
+        "apiVersion: apps.clusternet.io/v1alpha1\nkind: Globalization\nmetadata:\n  name: {name}-tag\nspec:\n  feed: {feed}\n  overrides:\n  - type: MergePatch\n    value: '{{\"metadata\": {{\"annotations\": {{\"tag\": \"t{tag}\"}}}}}}'\n---\napiVersion: apps.clusternet.io/v1alpha1\nkind: Localization\nmetadata:\n  name: {name}-c0\n  namespace: clusternet-c0\nspec:\n  feed: {feed}\n  overrides:\n  - type: JSONPatch\n    value: '[{{\"op\": \"replace\", \"path\": \"/spec/template/spec/containers/0/image\", \"value\": \"example.com/{name}:l{tag}\"}}]'\n"
     )
 }
 

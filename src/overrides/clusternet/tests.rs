@@ -301,6 +301,22 @@ fn the_first_override_chart_override_of_a_plain_object_is_skipped_and_later_ones
 }
 
 #[test]
+fn plain_keys_read_as_yaml_1_1_too_and_keys_that_meet_are_refused() {
+    let mut doc = json!({"data": {}});
+    let c = config(
+        OverrideType::MergePatch,
+        "data:\n  on: push\n  'yes': quoted\n  1: one\n",
+    );
+    apply(&mut doc, &c, &mut false).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        doc,
+        json!({"data": {"true": "push", "yes": "quoted", "1": "one"}})
+    );
+    let met = config(OverrideType::MergePatch, "data:\n  on: a\n  yes: b\n");
+    assert!(apply(&mut doc, &met, &mut false).is_err());
+}
+
+#[test]
 fn yaml_values_read_as_yaml_1_1() {
     let mut doc = json!({"spec": {}});
     let c = config(

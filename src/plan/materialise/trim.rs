@@ -16,9 +16,10 @@ const HUB_NAME: &str = "clusternet-hub";
 /// Skips the hub's dry run: the object is stored as written.
 pub(crate) const SKIP_VALIDATING: &str = "apps.clusternet.io/skip-validating";
 
-/// The hub's trims (`trimResult`): system metadata and status, a Job's
-/// generated `controller-uid`, and what an API server allocates for a
-/// Service whose `type` is written (a non-headless cluster IP, node ports).
+/// The hub's trims (`trimResult`) of what its dry run answered: system
+/// metadata and status, a Job's generated `controller-uid`, and what an API
+/// server allocates for a Service (a non-headless cluster IP, node ports);
+/// the dry run's defaulting of a workload's replicas to 1 comes with them.
 pub(super) fn hub(
     _: &Materialiser<'_>,
     target: &Target<'_>,
@@ -49,6 +50,9 @@ pub(crate) fn hub_trims(key: &ObjectKey, value: &mut Value) {
         .is_some_and(|v| v == "true");
     if skips {
         return;
+    }
+    if crate::schedule::clusternet::divisible(&key.api_version, &key.kind) {
+        default_replicas(root);
     }
     if let Some(meta) = object(root, "metadata") {
         for key in [
@@ -102,6 +106,17 @@ fn object<'m>(map: &'m mut Map<String, Value>, key: &str) -> Option<&'m mut Map<
     map.get_mut(key).and_then(Value::as_object_mut)
 }
 
+/// The hub's dry run defaults a workload's missing (or `null`)
+/// `spec.replicas` to 1, so overrides and the delivered object see it.
+fn default_replicas(root: &mut Map<String, Value>) {
+    if let Some(spec) = object(root, "spec") {
+        let replicas = spec.entry("replicas").or_insert(Value::Null);
+        if replicas.is_null() {
+            *replicas = Value::from(1);
+        }
+    }
+}
+
 fn job(root: &mut Map<String, Value>) {
     let Some(spec) = object(root, "spec") else {
         return;
@@ -121,9 +136,12 @@ fn service(root: &mut Map<String, Value>) {
     let Some(spec) = object(root, "spec") else {
         return;
     };
-    let Some(kind) = spec.get("type").and_then(Value::as_str).map(str::to_string) else {
-        return;
-    };
+    // The dry run defaults a missing `type` to ClusterIP before the trims.
+    let kind = spec
+        .get("type")
+        .and_then(Value::as_str)
+        .unwrap_or("ClusterIP")
+        .to_string();
     if spec
         .get("clusterIP")
         .and_then(Value::as_str)

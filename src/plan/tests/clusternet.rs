@@ -302,3 +302,42 @@ spec:
         }
     }
 }
+
+#[test]
+fn where_nothing_is_divided_the_users_replicas_stand_and_absent_ones_default_to_one() {
+    let mut docs = fleet("");
+    let weightless = subscription("Dividing", "")
+        .replace("weight: 1", "weight: 0")
+        .replace("weight: 2", "weight: 0");
+    docs.extend([deployment(4), weightless]);
+    docs.push(
+        "apiVersion: apps.clusternet.io/v1alpha1
+kind: Localization
+metadata: {name: two, namespace: ns-a}
+spec:
+  feed: {apiVersion: apps/v1, kind: Deployment, namespace: shop, name: web}
+  overrides:
+  - type: JSONPatch
+    value: '[{\"op\": \"replace\", \"path\": \"/spec/replicas\", \"value\": 2}]'"
+            .to_string(),
+    );
+    let (inputs, planned) = plan(&docs, &PreviousRender::default());
+    let replicas: Vec<(String, Option<u64>)> = objects(&inputs, &planned)
+        .into_iter()
+        .map(|(c, v)| (c, v.pointer("/spec/replicas").and_then(|r| r.as_u64())))
+        .collect();
+    let expected = [("a", 2), ("b", 4), ("c", 4)].map(|(c, r)| (c.to_string(), Some(r)));
+    assert_eq!(replicas, expected);
+    // A Deployment written without replicas is delivered with the hub's default.
+    let mut docs = fleet("");
+    let without = deployment(1).replace("  replicas: 1\n", "");
+    docs.extend([without, subscription("Replication", "")]);
+    let (inputs, planned) = plan(&docs, &PreviousRender::default());
+    for (cluster, object) in objects(&inputs, &planned) {
+        assert_eq!(
+            object.pointer("/spec/replicas"),
+            Some(&serde_json::json!(1)),
+            "{cluster}"
+        );
+    }
+}
