@@ -110,16 +110,25 @@ func schedule(sub *subscription, fleet []*managedCluster, orders []feedOrder) (r
 	dividing := sub.Spec.SchedulingStrategy == "Dividing"
 
 	// Step 1: the clusters some subscriber's affinity selects, each once,
-	// none being deleted; then the filter.
-	var candidates []*managedCluster
+	// none being deleted; then the filter. Clusternet lists each
+	// subscriber's clusters from an informer cache (a map's order) and
+	// filters them in parallel from a rotating index, so the order of the
+	// clusters it finds is arbitrary; the oracle takes them in
+	// namespace/name order (decision P5), whichever subscriber selects them.
+	var selectors []labels.Selector
 	for _, s := range sub.Spec.Subscribers {
 		selector, err := metav1.LabelSelectorAsSelector(s.ClusterAffinity)
 		if err != nil {
 			return targetClusters{}, false, err
 		}
-		for _, c := range fleet {
+		selectors = append(selectors, selector)
+	}
+	var candidates []*managedCluster
+	for _, c := range fleet {
+		for _, selector := range selectors {
 			if selector.Matches(labels.Set(c.Labels)) {
 				candidates = append(candidates, c)
+				break
 			}
 		}
 	}

@@ -2,7 +2,10 @@
 //! fixed seed, run through garrison in-process and through the oracle in
 //! `conformance/karmada/` (Karmada's scheduler, policy matching, override
 //! manager and interpreters, in one Go process), compared field by field.
+//! `clusternet/` is the same for the Clusternet dialect, against
+//! `conformance/clusternet/`.
 
+mod clusternet;
 mod compare;
 mod garrison;
 mod generate;
