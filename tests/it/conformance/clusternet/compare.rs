@@ -39,7 +39,7 @@
 //! * The hub's label `clusternet.io/created-by: clusternet-hub` is written
 //!   by both, and compared.
 
-use super::generate::{known, Case};
+use super::generate::Case;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 
@@ -116,10 +116,7 @@ pub fn divergences(case: &Case, garrison: &Value, oracle: &Value) -> Vec<String>
             .collect();
     }
     let mut found = Vec::new();
-    let known = known();
     let yaml_fields = yaml_fields(case);
-    let templates: BTreeMap<String, &Value> =
-        case.templates.iter().map(|t| (identity(t), t)).collect();
     let empty = Map::new();
     let ours = garrison["clusters"].as_object().unwrap_or(&empty);
     let theirs = oracle["clusters"].as_object().unwrap_or(&empty);
@@ -164,10 +161,7 @@ pub fn divergences(case: &Case, garrison: &Value, oracle: &Value) -> Vec<String>
                 found.push(format!("cluster {name}: {id} delivered by Clusternet only"));
                 continue;
             };
-            let mut ours = with_yaml_fields_as(ours, theirs, &yaml_fields);
-            if !known.replica_default {
-                with_replica_default(&mut ours, theirs, templates.get(id));
-            }
+            let ours = with_yaml_fields_as(ours, theirs, &yaml_fields);
             if &ours != theirs {
                 found.push(format!(
                     "cluster {name}: {id} differs:\n  garrison   {}\n  clusternet {}",
@@ -237,36 +231,6 @@ fn without_empty_maps(mut object: Value) -> Value {
         }
     }
     object
-}
-
-/// Divergence 1 let through (while [`Known::replica_default`] is off):
-/// the hub stores a Deployment, StatefulSet or ReplicaSet written without
-/// `spec.replicas` with `replicas: 1`, which garrison writes only where it
-/// divides. `ours` takes the oracle's 1 where the template has no replicas
-/// and garrison wrote none.
-fn with_replica_default(ours: &mut Value, theirs: &Value, template: Option<&&Value>) {
-    let Some(template) = template else {
-        return;
-    };
-    let divisible = matches!(
-        (template["apiVersion"].as_str(), template["kind"].as_str()),
-        (
-            Some("apps/v1"),
-            Some("Deployment" | "StatefulSet" | "ReplicaSet")
-        )
-    );
-    let skips = template
-        .pointer("/metadata/annotations/apps.clusternet.io~1skip-validating")
-        .is_some_and(|v| v == "true");
-    let written = template.pointer("/spec/replicas").is_some();
-    if !divisible || skips || written || ours.pointer("/spec/replicas").is_some() {
-        return;
-    }
-    if theirs.pointer("/spec/replicas") == Some(&Value::from(1)) {
-        if let Some(spec) = ours.get_mut("spec").and_then(Value::as_object_mut) {
-            spec.insert("replicas".into(), Value::from(1));
-        }
-    }
 }
 
 /// The field paths of the case's `fieldFormat: YAML` field patches.

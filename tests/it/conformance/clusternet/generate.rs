@@ -61,41 +61,17 @@ pub struct Case {
 /// file).
 #[derive(Clone, Copy, Debug)]
 pub struct Known {
-    /// Divergence 1: a Deployment, StatefulSet or ReplicaSet without
-    /// `spec.replicas` leaves the hub with `replicas: 1` (the dry run's
-    /// default); garrison writes it only when it divides. Let through by
-    /// the comparison while off.
-    pub replica_default: bool,
-    /// Divergence 2: a Service with a `clusterIP` but no `type`: the hub's
-    /// dry run defaults the type to ClusterIP and the trimmer drops the IP;
-    /// garrison trims only a Service whose `type` is written.
-    pub service_ip_without_type: bool,
-    /// Divergence 3: a user override of `/spec/replicas` of a workload that
-    /// some cluster receives undivided (a Replication Subscription, or a
-    /// Dividing one whose subscribers' weights sum to 0) while a Dividing
-    /// Subscription feeds it: Clusternet writes no share there and the
-    /// override stands; garrison writes the template's replicas over it.
-    pub replicas_where_undivided: bool,
     /// Divergence 4: a Dividing Subscription's feed without a namespace
     /// that selects workloads with different replicas in several
     /// namespaces: Clusternet divides the first one's replicas and gives
     /// every one of them those shares; garrison divides each its own.
     pub namespaceless_divided_feed: bool,
-    /// Divergence 5: a YAML key that YAML 1.1 reads as a boolean or a
-    /// number (`on`, `no`, `0644`, `1.0`) in an override's value or a YAML
-    /// field: Clusternet's `yaml.YAMLToJSON` turns it into `"true"`,
-    /// `"false"`, `"420"`, `"1"`; garrison keeps the key as written.
-    pub yaml_keys: bool,
     /// Divergence 6: the numbers of a JSON field a field patch rewrites:
     /// Clusternet keeps their text (`10.50`, `1e3`) through a
     /// FieldJSONPatch and writes them as Go's float64 through a
     /// FieldMergePatch (`1e16` as `10000000000000000`, integers past 2^53
     /// rounded); garrison writes its own forms.
     pub json_field_numbers: bool,
-    /// Divergence 7: a Subscription toleration with an empty `effect`
-    /// (every effect) or `operator` (`Equal`), which Clusternet's CRD
-    /// takes and garrison refuses.
-    pub empty_toleration_fields: bool,
 }
 
 /// The switches of this run (see [`Known`]): `GARRISON_CONFORMANCE_STRICT`
@@ -104,13 +80,8 @@ pub fn known() -> Known {
     let strict = std::env::var("GARRISON_CONFORMANCE_STRICT").unwrap_or_default();
     let on = |name: &str| strict == "1" || strict.split(',').any(|s| s.trim() == name);
     Known {
-        replica_default: on("replica_default"),
-        service_ip_without_type: on("service_ip_without_type"),
-        replicas_where_undivided: on("replicas_where_undivided"),
         namespaceless_divided_feed: on("namespaceless_divided_feed"),
-        yaml_keys: on("yaml_keys"),
         json_field_numbers: on("json_field_numbers"),
-        empty_toleration_fields: on("empty_toleration_fields"),
     }
 }
 
@@ -337,7 +308,7 @@ fn workload(rng: &mut Rng, kind: &str, namespace: &str, name: &str) -> Value {
     });
     if rng.chance(85) {
         spec["replicas"] = json!(rng.below(13));
-    } else if known().replica_default && rng.chance(30) {
+    } else if rng.chance(30) {
         spec["replicas"] = Value::Null;
     }
     if kind == "StatefulSet" {
@@ -366,7 +337,7 @@ fn config_map(rng: &mut Rng, namespace: &str, name: &str) -> Value {
         data["conf.yaml"] = json!(
             "kind: conf\ndb:\n  host: a\n  port: 5432\nlist:\n- 1\n- two\nmode: \"on\"\nperm: \"0644\"\nflag: yes\nfile: 0644\nwhen: 2024-01-01\n"
         );
-        if known().yaml_keys && rng.chance(50) {
+        if rng.chance(50) {
             data["conf.yaml"] = json!("kind: conf\ndb:\n  host: a\non: push\n0644: perm\n");
         }
     }
@@ -391,7 +362,7 @@ fn service(rng: &mut Rng, namespace: &str, name: &str) -> Value {
         spec["healthCheckNodePort"] = json!(32000 + rng.below(500));
         spec["externalTrafficPolicy"] = json!("Local");
     }
-    if rng.chance(50) && (!kind.is_empty() || known().service_ip_without_type) {
+    if rng.chance(50) {
         let ip = if kind == "ClusterIP" || kind.is_empty() {
             *rng.pick(&["None", "10.0.0.7"])
         } else {
@@ -445,9 +416,6 @@ pub struct Sub {
     /// Indices of the templates it feeds.
     pub fed: BTreeSet<usize>,
     pub dividing: bool,
-    /// Whether the subscribers' weights are all 0 or absent on every
-    /// cluster it binds: nothing is divided.
-    pub undivided: bool,
 }
 
 fn subscription(rng: &mut Rng, index: u64, clusters: &[Value]) -> Sub {
@@ -492,16 +460,11 @@ fn subscription(rng: &mut Rng, index: u64, clusters: &[Value]) -> Sub {
         .filter(|c| binds(&value, c))
         .filter_map(|c| text(c, "/metadata/name"))
         .collect();
-    let undivided = clusters
-        .iter()
-        .filter(|c| bound.contains(&text(c, "/metadata/name").unwrap_or_default()))
-        .all(|c| weight_of(&value, c) == 0);
     Sub {
         value,
         bound,
         fed: BTreeSet::new(),
         dividing,
-        undivided,
     }
 }
 
@@ -522,7 +485,7 @@ fn toleration(rng: &mut Rng) -> Value {
     if rng.chance(60) {
         toleration["effect"] = json!(rng.pick(EFFECTS));
     }
-    if known().empty_toleration_fields && rng.chance(30) {
+    if rng.chance(30) {
         if toleration.get("effect").is_none() {
             toleration["effect"] = json!("");
         } else if toleration.get("operator").is_none() {
@@ -634,18 +597,6 @@ pub fn binds(subscription: &Value, cluster: &Value) -> bool {
         .filter(|t| t["effect"] != "PreferNoSchedule")
         .all(|t| tolerations.iter().any(|tol| tolerates(tol, t)));
     selected && fits
-}
-
-/// A cluster's summed subscriber weight (Clusternet's `getWeightList`).
-fn weight_of(subscription: &Value, cluster: &Value) -> u64 {
-    subscription
-        .pointer("/spec/subscribers")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter(|s| matches(&s["clusterAffinity"], cluster))
-        .map(|s| s["weight"].as_u64().unwrap_or(0))
-        .sum()
 }
 
 /// The identity a feed names a template by.
@@ -882,8 +833,7 @@ fn localization(
         16 | 17 => text(&feed, "/namespace").unwrap_or_else(|| "shop".into()),
         _ => "clusternet-nowhere".into(),
     };
-    let mut spec =
-        json!({"feed": feed, "overrides": overrides(rng, templates, &targets, subs, budget)});
+    let mut spec = json!({"feed": feed, "overrides": overrides(rng, templates, &targets, budget)});
     priority(rng, &mut spec);
     json!({
         "apiVersion": "apps.clusternet.io/v1alpha1",
@@ -901,8 +851,7 @@ fn globalization(
     budget: &mut Budget,
 ) -> Value {
     let (feed, targets) = override_feed(rng, templates, subs);
-    let mut spec =
-        json!({"feed": feed, "overrides": overrides(rng, templates, &targets, subs, budget)});
+    let mut spec = json!({"feed": feed, "overrides": overrides(rng, templates, &targets, budget)});
     priority(rng, &mut spec);
     if rng.chance(40) {
         spec["clusterAffinity"] = selector(rng);
@@ -920,27 +869,19 @@ fn overrides(
     rng: &mut Rng,
     templates: &[Value],
     targets: &[usize],
-    subs: &[Sub],
     budget: &mut Budget,
 ) -> Vec<Value> {
     let first = &templates[targets[0]];
     let kind = text(first, "/kind").unwrap_or_default();
     let name = text(first, "/metadata/name").unwrap_or_default();
     let single = targets.len() == 1;
-    // A replica override of a workload a Dividing Subscription feeds while
-    // some cluster gets it undivided is a known divergence.
-    let replicas_ok = known().replicas_where_undivided
-        || !targets.iter().any(|t| {
-            let fed_by: Vec<&Sub> = subs.iter().filter(|s| s.fed.contains(t)).collect();
-            fed_by.iter().any(|s| s.dividing) && fed_by.iter().any(|s| !s.dividing || s.undivided)
-        });
     (0..1 + rng.below(3))
         .map(|k| {
             let mut config = match rng.below(10) {
                 0..=5 if single && kind == "ConfigMap" => field_patch(rng, first),
-                0..=5 => json_patch(rng, (&kind, &name), targets, budget, replicas_ok),
-                6 | 7 => merge_patch(rng, &kind, replicas_ok),
-                _ => json_patch(rng, (&kind, &name), targets, budget, replicas_ok),
+                0..=5 => json_patch(rng, (&kind, &name), targets, budget),
+                6 | 7 => merge_patch(rng, &kind),
+                _ => json_patch(rng, (&kind, &name), targets, budget),
             };
             if rng.chance(80) {
                 config["name"] = json!(format!("o{k}"));
@@ -965,10 +906,9 @@ fn json_patch(
     (kind, name): (&str, &str),
     targets: &[usize],
     budget: &mut Budget,
-    replicas_ok: bool,
 ) -> Value {
     let ops: Vec<Value> = (0..1 + rng.below(2))
-        .map(|_| operation(rng, (kind, name), targets, budget, replicas_ok))
+        .map(|_| operation(rng, (kind, name), targets, budget))
         .collect();
     let value = if rng.chance(20) {
         yaml_list(&ops)
@@ -997,7 +937,6 @@ fn operation(
     (kind, name): (&str, &str),
     targets: &[usize],
     budget: &mut Budget,
-    replicas_ok: bool,
 ) -> Value {
     // Every kind: metadata.
     let common = |rng: &mut Rng| -> Value {
@@ -1037,7 +976,7 @@ fn operation(
         "Deployment" | "StatefulSet" | "ReplicaSet" => {
             let containers = "/spec/template/spec/containers";
             match rng.below(9) {
-                0 if replicas_ok => {
+                0 => {
                     json!({"op": "replace", "path": "/spec/replicas", "value": 1 + rng.below(9)})
                 }
                 1 => {
@@ -1096,7 +1035,7 @@ fn operation(
 
 /// A MergePatch override: maps merge, `null` deletes (and is pruned from
 /// what lands where nothing was), lists are replaced; now and then YAML.
-fn merge_patch(rng: &mut Rng, kind: &str, replicas_ok: bool) -> Value {
+fn merge_patch(rng: &mut Rng, kind: &str) -> Value {
     let workload = matches!(kind, "Deployment" | "StatefulSet" | "ReplicaSet");
     let value = match rng.below(11) {
         0 => json!({"metadata": {"labels": {"merged": "yes"}}}).to_string(),
@@ -1104,12 +1043,12 @@ fn merge_patch(rng: &mut Rng, kind: &str, replicas_ok: bool) -> Value {
         2 => json!({"metadata": {"annotations": {"note": "hi", "gone": null}}}).to_string(),
         3 => json!({"metadata": {"annotations": null}}).to_string(),
         4 => "metadata:\n  annotations:\n    note: from-yaml\n    count: \"3\"\n".to_string(),
-        5 if workload && replicas_ok => json!({"spec": {"replicas": null}}).to_string(),
-        6 if workload && replicas_ok => json!({"spec": {"replicas": 4}}).to_string(),
+        5 if workload => json!({"spec": {"replicas": null}}).to_string(),
+        6 if workload => json!({"spec": {"replicas": 4}}).to_string(),
         7 if workload => json!({"spec": {"template": {"spec": {"containers": [{"name": "main", "image": "nginx:merged"}]}}}}).to_string(),
         8 if kind == "ConfigMap" => json!({"data": {"plain": null, "added": "1"}}).to_string(),
         9 if kind == "Service" => json!({"spec": {"clusterIP": null, "type": "NodePort"}}).to_string(),
-        10 if known().yaml_keys && rng.chance(50) => "metadata:\n  annotations:\n    on: x\n    1.0: z\n".to_string(),
+        10 if rng.chance(50) => "metadata:\n  annotations:\n    on: x\n    1.0: z\n".to_string(),
         10 => "   ".to_string(), // blank: skipped
         _ => json!({"metadata": {"labels": {"order": rng.below(100).to_string()}}}).to_string(),
     };
@@ -1122,7 +1061,7 @@ fn field_patch(rng: &mut Rng, template: &Value) -> Value {
     let json_field = has("conf.json");
     let yaml_field = has("conf.yaml");
     if !json_field && !yaml_field {
-        return merge_patch(rng, "ConfigMap", true);
+        return merge_patch(rng, "ConfigMap");
     }
     let yaml = yaml_field && (!json_field || rng.chance(50));
     let (path, format) = if yaml {
