@@ -277,3 +277,81 @@ fn explain_names_the_taint_policy_and_the_overflow_group() {
         "{text}"
     );
 }
+
+/// A multi-line value is written as a literal block, so changing one line of
+/// a large dashboard changes one line of the rendered file: `diff` shows a
+/// hunk with one `-` and one `+` line and its context, for each cluster.
+#[test]
+fn diff_of_a_one_line_change_in_a_multi_line_value_is_one_line() {
+    use crate::fleet::{clusters, Fleet};
+    let dashboard = |title: &str| -> String {
+        let mut text = String::from("{\n");
+        for i in 0..200 {
+            if i == 100 {
+                text.push_str(&format!("  \"title\": \"{title}\",\n"));
+            }
+            text.push_str(&format!(
+                "  \"panel{i}\": {{\"type\": \"graph\", \"span\": 4}},\n"
+            ));
+        }
+        text.push_str("  \"version\": 1\n}\n");
+        text
+    };
+    let config_map = |title: &str| -> String {
+        let body: String = dashboard(title)
+            .lines()
+            .map(|line| format!("    {line}\n"))
+            .collect();
+        format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: dashboards\n  namespace: apps\ndata:\n  fleet.json: |\n{body}")
+    };
+    let policy = "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata:\n  name: dashboards\n  namespace: apps\nspec:\n  resourceSelectors:\n  - apiVersion: v1\n    kind: ConfigMap\n    name: dashboards\n  placement:\n    replicaScheduling:\n      replicaSchedulingType: Duplicated\n";
+    let fleet = Fleet::new();
+    fleet.write("clusters.yaml", &clusters(&["a", "b"]));
+    fleet.write("policy.yaml", policy);
+    fleet.write("dashboards.yaml", &config_map("Fleet"));
+    let render = fleet.render();
+    let file = "clusters/a/apps/configmap_dashboards.yaml";
+    let written = render.file(file);
+    assert!(
+        written.contains("  fleet.json: |\n    {\n      \"panel0\":"),
+        "{file}:\n{written}"
+    );
+
+    fleet.write("dashboards.yaml", &config_map("Fleet overview"));
+    let (repo, out) = (fleet.repo.to_string_lossy(), fleet.out().to_string_lossy());
+    let diff = run(&["diff", "--repo", &repo, "--out", &out]);
+    assert_eq!(diff.status.code(), Some(0), "{}", stderr(&diff));
+    let text = stdout(&diff);
+    for cluster in ["a", "b"] {
+        let header = format!("+++ b/clusters/{cluster}/apps/configmap_dashboards.yaml\n");
+        let Some(start) = text.find(&header) else {
+            panic!("no diff of {cluster}'s ConfigMap:\n{text}");
+        };
+        let hunk: Vec<&str> = text[start + header.len()..]
+            .lines()
+            .take_while(|line| !line.starts_with("--- "))
+            .collect();
+        let changed: Vec<&str> = hunk
+            .iter()
+            .copied()
+            .filter(|line| line.starts_with(['-', '+']))
+            .collect();
+        assert_eq!(
+            changed,
+            [
+                "-      \"title\": \"Fleet\",",
+                "+      \"title\": \"Fleet overview\","
+            ],
+            "{cluster}:\n{}",
+            hunk.join("\n")
+        );
+        // One hunk: its header, three lines of context, the change, three more.
+        assert_eq!(
+            hunk.iter().filter(|line| line.starts_with("@@")).count(),
+            1,
+            "{}",
+            hunk.join("\n")
+        );
+        assert_eq!(hunk.len(), 9, "{}", hunk.join("\n"));
+    }
+}

@@ -25,3 +25,4 @@ mod reuse;
 mod secrets;
 mod shard;
 mod support;
+mod yaml_readers;
