@@ -461,18 +461,317 @@ fn a_page_that_runs_no_command_fails() {
     );
 }
 
+/// What is wrong with the diagnostics reference `text`: a code of
+/// [`garrison::diag::Code::ALL`] without its `#### GXXXX name` section, a
+/// section whose name is not its code's, a section for no code, or
+/// sections out of the codes' order.
+fn reference_faults(text: &str) -> Vec<String> {
+    use garrison::diag::Code;
+    let headings: Vec<(&str, &str)> = text
+        .lines()
+        .filter_map(|line| line.strip_prefix("#### G"))
+        .filter_map(|rest| rest.split_once(' '))
+        .collect();
+    let mut faults = Vec::new();
+    for code in Code::ALL {
+        let number = &code.code()[1..];
+        match headings.iter().find(|(n, _)| *n == number) {
+            None => faults.push(format!("no section `#### {} {}`", code.code(), code.name())),
+            Some((_, name)) if *name != code.name() => faults.push(format!(
+                "the section of {} is named `{name}`, the code `{}`",
+                code.code(),
+                code.name()
+            )),
+            Some(_) => {}
+        }
+    }
+    let known: Vec<&str> = Code::ALL.iter().map(|c| &c.code()[1..]).collect();
+    for (number, name) in &headings {
+        if !known.contains(number) {
+            faults.push(format!("a section for G{number} {name}, which no code has"));
+        }
+    }
+    let order: Vec<&str> = headings
+        .iter()
+        .map(|(n, _)| *n)
+        .filter(|n| known.contains(n))
+        .collect();
+    let mut sorted = order.clone();
+    sorted.sort_by_key(|n| known.iter().position(|k| k == n));
+    if order != sorted {
+        faults.push(format!(
+            "sections out of the codes' order: G{}",
+            order.join(", G")
+        ));
+    }
+    faults
+}
+
 #[test]
 fn every_diagnostic_code_has_a_section_in_the_reference() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/reference.md");
     let reference = std::fs::read_to_string(&path).unwrap_or_default();
-    let missing: Vec<String> = garrison::diag::Code::ALL
-        .iter()
-        .map(|code| format!("#### {} {}", code.code(), code.name()))
-        .filter(|heading| !reference.lines().any(|line| line == heading))
-        .collect();
+    let faults = reference_faults(&reference);
     assert!(
-        missing.is_empty(),
-        "docs/reference.md has no section for:\n{}",
-        missing.join("\n")
+        faults.is_empty(),
+        "docs/reference.md, diagnostics:\n{}",
+        faults.join("\n")
+    );
+}
+
+#[test]
+fn a_reference_missing_or_misnaming_a_code_is_refused() {
+    use garrison::diag::Code;
+    let whole: String = Code::ALL
+        .iter()
+        .map(|c| format!("#### {} {}\nText.\n", c.code(), c.name()))
+        .collect();
+    assert_eq!(reference_faults(&whole), Vec::<String>::new());
+    let missing = whole.replace("#### G0701 lua-load-failed\n", "");
+    assert_eq!(
+        reference_faults(&missing),
+        ["no section `#### G0701 lua-load-failed`"]
+    );
+    let misnamed = whole.replace("#### G0006 empty-repository", "#### G0006 empty-repo");
+    assert_eq!(
+        reference_faults(&misnamed),
+        ["the section of G0006 is named `empty-repo`, the code `empty-repository`"]
+    );
+    let extra = format!("{whole}#### G0999 gone\n");
+    assert_eq!(
+        reference_faults(&extra),
+        ["a section for G0999 gone, which no code has"]
+    );
+    let swapped = whole.replace("#### G0001 unreadable-file\n", "").replace(
+        "#### G0002",
+        "#### G0001 unreadable-file\nText.\n#### G0002",
+    );
+    assert_eq!(
+        reference_faults(&swapped).len(),
+        0,
+        "the same order: {swapped:.120}"
+    );
+    let late = format!(
+        "{}#### G0001 unreadable-file\n",
+        whole.replace("#### G0001 unreadable-file\n", "")
+    );
+    assert!(
+        reference_faults(&late)[0].starts_with("sections out of the codes' order"),
+        "{:?}",
+        reference_faults(&late)
+    );
+}
+
+/// The apiVersion of each typed kind the reference's table of inputs names.
+const TYPED_KINDS: &[(&str, &str)] = &[
+    ("PropagationPolicy", "policy.karmada.io/v1alpha1"),
+    ("ClusterPropagationPolicy", "policy.karmada.io/v1alpha1"),
+    ("OverridePolicy", "policy.karmada.io/v1alpha1"),
+    ("ClusterOverridePolicy", "policy.karmada.io/v1alpha1"),
+    ("ClusterTaintPolicy", "policy.karmada.io/v1alpha1"),
+    ("FederatedResourceQuota", "policy.karmada.io/v1alpha1"),
+    ("Cluster", "cluster.karmada.io/v1alpha1"),
+    ("ManagedCluster", "clusters.clusternet.io/v1beta1"),
+    ("ResourceBinding", "work.karmada.io/v1alpha2"),
+    ("ClusterResourceBinding", "work.karmada.io/v1alpha2"),
+    ("Work", "work.karmada.io/v1alpha1"),
+    (
+        "ResourceInterpreterCustomization",
+        "config.karmada.io/v1alpha1",
+    ),
+    (
+        "ResourceInterpreterWebhookConfiguration",
+        "config.karmada.io/v1alpha1",
+    ),
+    ("Kustomization", "kustomize.config.k8s.io/v1beta1"),
+];
+
+/// The reference's table of inputs says which kinds are warned about and
+/// have no effect (G0105); the binary must agree, kind by kind, in both
+/// directions: a kind the table gives a role (a ResourceInterpreterCustomization
+/// above all) is no G0105.
+#[test]
+fn the_table_of_inputs_says_which_kinds_have_no_effect() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/reference.md");
+    let reference = std::fs::read_to_string(&path).unwrap_or_default();
+    let Some(table) = reference
+        .split("| group | kind | role |")
+        .nth(1)
+        .and_then(|rest| rest.split("\n\n").next())
+    else {
+        panic!("docs/reference.md has no `| group | kind | role |` table");
+    };
+    let mut claims: Vec<(String, bool)> = Vec::new();
+    for row in table.lines().filter(|l| l.starts_with("| `")) {
+        let cells: Vec<&str> = row.split(" | ").collect();
+        let (Some(kinds), Some(role)) = (cells.get(1), cells.get(2)) else {
+            continue;
+        };
+        for kind in kinds.split('`').skip(1).step_by(2) {
+            claims.push((kind.to_string(), role.contains("G0105")));
+        }
+    }
+    assert!(
+        claims
+            .iter()
+            .any(|(k, _)| k == "ResourceInterpreterCustomization"),
+        "{claims:?}"
+    );
+    let dir = crate::support::temp();
+    for (kind, _) in &claims {
+        let Some((_, api_version)) = TYPED_KINDS.iter().find(|(k, _)| k == kind) else {
+            panic!("`{kind}` is in the table of inputs: add its apiVersion to TYPED_KINDS");
+        };
+        let text = format!(
+            "apiVersion: {api_version}\nkind: {kind}\nmetadata:\n  name: x\n  namespace: x\n"
+        );
+        if let Err(e) = std::fs::write(dir.path().join(format!("{kind}.yaml")), text) {
+            panic!("{e}");
+        }
+    }
+    let repo = dir.path().to_string_lossy().into_owned();
+    let output = crate::support::run(&["validate", "--diagnostics", "concise", "--repo", &repo]);
+    let stderr = crate::support::stderr(&output);
+    let mut wrong = Vec::new();
+    for (kind, no_effect) in &claims {
+        let warned = stderr
+            .lines()
+            .any(|l| l.starts_with(&format!("{kind}.yaml:")) && l.contains("[G0105]"));
+        if warned != *no_effect {
+            wrong.push(format!(
+                "`{kind}`: the table says {}, the binary {}",
+                if *no_effect { "G0105" } else { "no G0105" },
+                if warned { "warns G0105" } else { "does not" }
+            ));
+        }
+    }
+    assert!(wrong.is_empty(), "{}\n{stderr}", wrong.join("\n"));
+}
+
+/// The pages whose links and citations must resolve in the repository:
+/// the README, `docs/`, and every fixture's README under `testdata/` (not
+/// the corpus of real manifests, which holds other projects' pages).
+fn linked_pages() -> Vec<PathBuf> {
+    fn walk(dir: &Path, pages: &mut Vec<PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for entry in entries.filter_map(Result::ok) {
+            let path = entry.path();
+            if path.is_dir() && entry.file_name() != "corpus" {
+                walk(&path, pages);
+            } else if entry.file_name() == "README.md" {
+                pages.push(path);
+            }
+        }
+    }
+    let mut pages = documents();
+    walk(&testdata(), &mut pages);
+    pages.sort();
+    pages
+}
+
+/// The anchors GitHub gives the headings of a Markdown text.
+fn anchors(text: &str) -> Vec<String> {
+    let mut seen: Vec<String> = Vec::new();
+    let mut fenced = false;
+    for line in text.lines() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+            continue;
+        }
+        let Some(heading) = line.strip_prefix('#') else {
+            continue;
+        };
+        if fenced {
+            continue;
+        }
+        let title = heading.trim_start_matches('#').trim();
+        let slug: String = title
+            .to_lowercase()
+            .chars()
+            .filter(|c| c.is_alphanumeric() || *c == ' ' || *c == '-' || *c == '_')
+            .map(|c| if c == ' ' { '-' } else { c })
+            .collect();
+        let repeats = seen.iter().filter(|s| **s == slug).count();
+        seen.push(slug.clone());
+        if repeats > 0 {
+            seen.push(format!("{slug}-{repeats}"));
+        }
+    }
+    seen
+}
+
+/// Every relative link of the pages leads to a file of the repository
+/// and, with `#anchor`, to a heading of it; no page cites a section of a
+/// document the repository does not hold.
+#[test]
+fn every_link_in_the_docs_resolves_in_the_repository() {
+    let link = regex::Regex::new(r"\]\(([^)\s]+)\)").unwrap_or_else(|e| panic!("{e}"));
+    let mut faults = Vec::new();
+    let mut checked = 0;
+    for page in linked_pages() {
+        let name = page_name(&page);
+        let text = std::fs::read_to_string(&page).unwrap_or_default();
+        let mut fenced = false;
+        for (number, line) in text.lines().enumerate() {
+            if line.trim_start().starts_with("```") {
+                fenced = !fenced;
+            }
+            if fenced {
+                continue;
+            }
+            if line.contains("SPEC §") {
+                faults.push(format!(
+                    "{name}:{}: cites a SPEC the repository does not hold",
+                    number + 1
+                ));
+            }
+            for found in link.captures_iter(line) {
+                let target = &found[1];
+                if target.contains("://") || target.starts_with("mailto:") {
+                    continue;
+                }
+                checked += 1;
+                let (file, anchor) = target.split_once('#').unwrap_or((target, ""));
+                let resolved = if file.is_empty() {
+                    page.clone()
+                } else {
+                    page.parent().unwrap_or(&page).join(file)
+                };
+                if !resolved.exists() {
+                    faults.push(format!("{name}:{}: `{target}`: no such file", number + 1));
+                    continue;
+                }
+                if anchor.is_empty() || resolved.extension().is_none_or(|e| e != "md") {
+                    continue;
+                }
+                let target_text = std::fs::read_to_string(&resolved).unwrap_or_default();
+                if !anchors(&target_text).iter().any(|a| a == anchor) {
+                    faults.push(format!(
+                        "{name}:{}: `{target}`: no such heading",
+                        number + 1
+                    ));
+                }
+            }
+        }
+    }
+    assert!(checked > 50, "only {checked} links were checked");
+    assert!(faults.is_empty(), "{}", faults.join("\n"));
+}
+
+#[test]
+fn anchors_are_the_ones_github_makes() {
+    let text = "# Scheduling, as Karmada does it\n## `garrison render`\n#### G0603 mass-prune\n```\n# not a heading\n```\n## Notes\n## Notes\n";
+    assert_eq!(
+        anchors(text),
+        [
+            "scheduling-as-karmada-does-it",
+            "garrison-render",
+            "g0603-mass-prune",
+            "notes",
+            "notes",
+            "notes-1"
+        ]
     );
 }
