@@ -8,7 +8,7 @@
 
 use crate::cli::{Cli, ColorChoice, DiagnosticFormat};
 use crate::diag::{self, Diagnostics, Sources, Style};
-use crate::report::Summary;
+use crate::report::{Summary, Tense};
 use std::fmt::{self, Display};
 use std::io::IsTerminal;
 
@@ -90,7 +90,8 @@ impl Printer {
         Ok(())
     }
 
-    /// A render summary as text or JSON; nothing when `quiet`.
+    /// The summary of a render that was stored, as text or JSON; nothing
+    /// when `quiet`.
     pub fn summary(&self, summary: &Summary, quiet: bool) -> anyhow::Result<()> {
         if quiet {
             return Ok(());
@@ -98,7 +99,7 @@ impl Printer {
         if self.json {
             self.out_json(summary)
         } else {
-            self.out(summary.to_text());
+            self.out(summary.to_text(Tense::Done));
             Ok(())
         }
     }

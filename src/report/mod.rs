@@ -13,7 +13,7 @@ pub mod explain;
 
 pub use diff::{unified_diff, MASK};
 
-#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Counts {
     pub added: usize,
     pub changed: usize,
@@ -25,6 +25,16 @@ impl Counts {
     pub fn any(&self) -> bool {
         self.added + self.changed + self.removed > 0
     }
+}
+
+/// Whether a summary tells what a render did or what one would do: `diff`
+/// and `check` write nothing, so they must not say "rendered".
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tense {
+    /// `render`: the objects were added, changed and removed.
+    Done,
+    /// `diff`, `check`: the objects a render would add, change and remove.
+    Preview,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
@@ -177,6 +187,25 @@ impl Summary {
         }
     }
 
+    /// Every cluster of `fleet` (name, paused) as a row, and `held_back`:
+    /// for a plan that rendered no cluster (merged shards), whose rows
+    /// would otherwise be only the clusters with files, without their
+    /// pauses and what those hold back.
+    pub fn include_fleet<'a>(
+        &mut self,
+        fleet: impl IntoIterator<Item = (&'a str, bool)>,
+        held_back: BTreeMap<String, Counts>,
+    ) {
+        for (name, paused) in fleet {
+            self.clusters.entry(name.to_string()).or_default();
+            if paused && !self.paused.iter().any(|p| p == name) {
+                self.paused.push(name.to_string());
+            }
+        }
+        self.paused.sort();
+        self.held_back.extend(held_back);
+    }
+
     /// Whether the render changes anything on disk.
     pub fn changed(&self) -> bool {
         self.other.any() || self.clusters.values().any(Counts::any)
@@ -268,8 +297,10 @@ impl Summary {
         out
     }
 
-    /// The table printed after a render.
-    pub fn to_text(&self) -> String {
+    /// The table printed after a render (`Done`), or by `diff` and `check`
+    /// (`Preview`). The last line counts the objects by what happened to
+    /// them, as the table does.
+    pub fn to_text(&self, tense: Tense) -> String {
         let mut out = String::new();
         let width = self
             .clusters
@@ -309,16 +340,26 @@ impl Summary {
                 m.app, m.from, m.reason
             );
         }
-        let verdict = if self.changed() {
-            "rendered"
-        } else {
-            "no changes"
+        let total = self.totals();
+        let verdict = match (self.changed(), tense) {
+            (false, _) => "no changes",
+            (true, Tense::Done) => "rendered",
+            (true, Tense::Preview) => "would change",
+        };
+        let counts = match tense {
+            Tense::Done => ("added", "changed", "removed"),
+            Tense::Preview => ("to add", "to change", "to remove"),
         };
         let _ = writeln!(
             out,
-            "{verdict}: {} clusters, {} objects changed, {} warning(s), {} template(s) claimed by no policy",
+            "{verdict}: {} clusters, {} objects {}, {} {}, {} {}, {} warning(s), {} template(s) claimed by no policy",
             self.clusters.len(),
-            self.clusters.values().map(|c| c.added + c.changed + c.removed).sum::<usize>(),
+            total.added,
+            counts.0,
+            total.changed,
+            counts.1,
+            total.removed,
+            counts.2,
             self.warnings,
             self.unclaimed.len()
         );

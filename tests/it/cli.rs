@@ -277,3 +277,65 @@ fn explain_names_the_taint_policy_and_the_overflow_group() {
         "{text}"
     );
 }
+
+/// The last line of a summary counts the objects by what happened to them,
+/// as the table does; `diff` and `check` write nothing, so they say what a
+/// render would do, never "rendered".
+#[test]
+fn summaries_count_objects_by_what_happened_and_previews_say_would() {
+    let dir = crate::support::temp();
+    let repo = dir.path().join("repo");
+    crate::support::copy_dir(&testdata().join("fleet/repo"), &repo);
+    let out = dir.path().join("out");
+    let (repo_arg, out_arg) = (
+        repo.to_string_lossy().into_owned(),
+        out.to_string_lossy().into_owned(),
+    );
+    let mut transcript = String::new();
+    let mut step = |args: &[&str], code: i32| {
+        let output = run(&[args, &["--repo", &repo_arg, "--out", &out_arg]].concat());
+        assert_eq!(
+            output.status.code(),
+            Some(code),
+            "{args:?}: {}",
+            stderr(&output)
+        );
+        let text = stdout(&output);
+        if args[0] != "render" {
+            assert!(
+                !text.contains("rendered"),
+                "{args:?} writes nothing:\n{text}"
+            );
+        }
+        let last = text
+            .lines()
+            .filter(|l| l.contains(" clusters, "))
+            .collect::<Vec<_>>()
+            .join("\n");
+        transcript.push_str(&format!("$ garrison {}\n{last}\n", args.join(" ")));
+    };
+    step(&["render"], 0);
+    let storefront = repo.join("apps/storefront.yaml");
+    let text = std::fs::read_to_string(&storefront).unwrap_or_default();
+    let text = text.replace("storefront:3.4.1", "storefront:3.5.0");
+    std::fs::write(&storefront, text).unwrap_or_else(|e| panic!("{e}"));
+    step(&["diff"], 0);
+    step(&["check"], 1);
+    step(&["render"], 0);
+    step(&["diff"], 0);
+    step(&["render"], 0);
+    insta::assert_snapshot!(transcript, @r"
+    $ garrison render
+    rendered: 12 clusters, 80 objects added, 0 changed, 0 removed, 0 warning(s), 0 template(s) claimed by no policy
+    $ garrison diff
+    would change: 12 clusters, 0 objects to add, 8 to change, 0 to remove, 0 warning(s), 0 template(s) claimed by no policy
+    $ garrison check
+    would change: 12 clusters, 0 objects to add, 8 to change, 0 to remove, 0 warning(s), 0 template(s) claimed by no policy
+    $ garrison render
+    rendered: 12 clusters, 0 objects added, 8 changed, 0 removed, 0 warning(s), 0 template(s) claimed by no policy
+    $ garrison diff
+    no changes: 12 clusters, 0 objects to add, 0 to change, 0 to remove, 0 warning(s), 0 template(s) claimed by no policy
+    $ garrison render
+    no changes: 12 clusters, 0 objects added, 0 changed, 0 removed, 0 warning(s), 0 template(s) claimed by no policy
+    ");
+}
