@@ -393,24 +393,26 @@ fn listed(names: &[String], limit: usize) -> Option<(String, String)> {
 }
 
 /// One line per application: where it goes and with how many replicas,
-/// its fort, its held clusters, and why it was rescheduled if it was
-/// (`render --verbose`).
+/// its fort, its holds, and why it was rescheduled if it was (`render
+/// --verbose`). A held cluster the application is on keeps it frozen,
+/// marked `(held)`; one a hold keeps it from is listed as held back, with
+/// what it gets once the hold ends.
 pub fn placements(plan: &Plan) -> String {
     let mut out = String::new();
     for app in &plan.apps {
+        let at = |a: &crate::schedule::Assignment| {
+            let replicas = if app.binding.workload {
+                format!("×{}", a.replicas)
+            } else {
+                String::new()
+            };
+            format!("{}{replicas}", a.cluster)
+        };
         let clusters: Vec<String> = app
             .binding
             .clusters
             .iter()
-            .map(|a| {
-                let replicas = if app.binding.workload {
-                    format!("×{}", a.replicas)
-                } else {
-                    String::new()
-                };
-                let held = if a.held { " (held)" } else { "" };
-                format!("{}{replicas}{held}", a.cluster)
-            })
+            .map(|a| format!("{}{}", at(a), if a.held { " (held)" } else { "" }))
             .collect();
         let fort = app
             .fort
@@ -422,11 +424,24 @@ pub fn placements(plan: &Plan) -> String {
         } else {
             clusters.join(", ")
         };
+        let withheld: Vec<String> = app
+            .binding
+            .would_be
+            .iter()
+            .flatten()
+            .filter(|w| !app.binding.clusters.iter().any(|a| a.cluster == w.cluster))
+            .map(at)
+            .collect();
+        let withheld = if withheld.is_empty() {
+            String::new()
+        } else {
+            format!("; held back on {}", withheld.join(", "))
+        };
         let rescheduled = match &app.binding.decision {
             crate::schedule::Decision::Rescheduled(why) => format!("; rescheduled: {why}"),
             _ => String::new(),
         };
-        let _ = writeln!(out, "{} → {targets}{fort}{rescheduled}", app.key);
+        let _ = writeln!(out, "{} → {targets}{fort}{withheld}{rescheduled}", app.key);
     }
     out
 }

@@ -339,3 +339,31 @@ fn summaries_count_objects_by_what_happened_and_previews_say_would() {
     no changes: 12 clusters, 0 objects added, 0 changed, 0 removed, 0 warning(s), 0 template(s) claimed by no policy
     ");
 }
+
+/// `render --verbose` shows the holds: which held cluster keeps an
+/// application frozen (`(held)`, `pause.rs` tests that), and which one a
+/// hold keeps an application from, with what it would get: every object
+/// the summary counts as held back.
+#[test]
+fn verbose_render_shows_what_the_holds_keep_back() {
+    let dir = crate::support::temp();
+    let repo = testdata().join("fleet/repo");
+    let output = render_to(&repo, &dir.path().join("out"), &["--verbose"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let text = stdout(&output);
+    assert!(
+        text.contains("held back on us-west-2: 10 to add, 0 to change, 0 to remove\n"),
+        "{text}"
+    );
+    let held: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains(" → ") && l.contains("; held back on us-west-2"))
+        .collect();
+    assert_eq!(held.len(), 10, "{text}");
+    assert!(
+        held.iter()
+            .any(|l| l.starts_with("Deployment/shop/storefront → ")
+                && l.ends_with("; held back on us-west-2×2")),
+        "{text}"
+    );
+}
