@@ -17,12 +17,20 @@
 //!   any line with a `<placeholder>` or a `$VARIABLE`) is skipped and listed;
 //! - a block right after `<!-- docs-test: skip -->` is not run (listed);
 //! - a block right after `<!-- stdout -->` must equal what the last command
-//!   printed on stdout.
+//!   printed on stdout, the command of the block just before it (which must
+//!   have been run), both read through [`normalise`]: the temporary
+//!   directory is `~`, and a commit id (7 to 40 hexadecimal digits, letters
+//!   and digits both) is `<commit>`, so a page may show a plausible one;
+//! - a block with no language (or `text`) right after a ```sh block, blank
+//!   lines aside, reads as that command's output, so it must be marked
+//!   `<!-- stdout -->` (and is then checked) or `<!-- docs-test: skip -->`.
 //!
 //! A command must exit 0 unless its line ends with `# exit N`. A page must
-//! run at least one command, unless [`WITHOUT_COMMANDS`] lists it: a page
-//! whose every block is skipped, or a parser that no longer finds its
-//! blocks, would otherwise pass without testing anything.
+//! run at least one command, unless [`WITHOUT_COMMANDS`] lists it, and all
+//! pages together must run [`MIN_COMMANDS`] commands and compare
+//! [`MIN_OUTPUTS`] outputs: a page whose every block is skipped, or a parser
+//! that no longer finds its blocks, would otherwise pass without testing
+//! anything.
 
 use crate::support::testdata;
 use std::fmt::Write as _;
@@ -38,6 +46,8 @@ struct Block {
     lang: String,
     body: String,
     directive: Option<Directive>,
+    /// Only blank lines (and the directive) separate it from the block before.
+    follows_block: bool,
 }
 
 #[derive(Debug, PartialEq)]
@@ -66,8 +76,10 @@ fn parse_directive(line: &str) -> Option<Directive> {
 /// The fenced blocks of a Markdown text, with the directive on the line
 /// before each (blank lines in between are allowed).
 fn blocks(text: &str) -> Vec<Block> {
-    let mut out = Vec::new();
+    let mut out: Vec<Block> = Vec::new();
     let mut directive = None;
+    // Prose since the last block.
+    let mut prose = true;
     let mut lines = text.lines().enumerate();
     while let Some((index, line)) = lines.next() {
         let trimmed = line.trim_start();
@@ -86,13 +98,16 @@ fn blocks(text: &str) -> Vec<Block> {
                 lang: info.trim().to_string(),
                 body,
                 directive: directive.take(),
+                follows_block: !prose,
             });
+            prose = false;
             continue;
         }
         if let Some(d) = parse_directive(line) {
             directive = Some(d);
         } else if !line.trim().is_empty() {
             directive = None;
+            prose = true;
         }
     }
     out
@@ -178,6 +193,9 @@ struct Session {
     cwd: PathBuf,
     bin: PathBuf,
     last_stdout: String,
+    /// Whether `last_stdout` is the output of the last command line met:
+    /// not when that line was skipped, nor once an output was compared.
+    fresh: bool,
 }
 
 impl Session {
@@ -222,6 +240,7 @@ impl Session {
             cwd: root.to_path_buf(),
             bin,
             last_stdout: String::new(),
+            fresh: false,
         };
         // An empty repository, so `--branch` commands have somewhere to commit.
         let _ = session.bash("git init -q");
@@ -250,6 +269,7 @@ impl Session {
         match output {
             Ok(output) => {
                 self.last_stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+                self.fresh = true;
                 output
             }
             Err(e) => panic!("cannot run bash: {e}"),
@@ -273,9 +293,10 @@ const WITHOUT_COMMANDS: &[&str] = &[
 /// Run one Markdown file and check that it ran a command, or is listed in
 /// [`WITHOUT_COMMANDS`] and ran none; failures and skipped lines are
 /// appended to the reports.
-fn run_page(doc: &Path, failures: &mut String, skipped: &mut String) {
+fn run_page(doc: &Path, failures: &mut String, skipped: &mut String) -> Ran {
     let name = page_name(doc);
-    let ran = run_doc(doc, failures, skipped);
+    let checked = run_doc(doc, failures, skipped);
+    let ran = checked.commands;
     let listed = WITHOUT_COMMANDS.contains(&name.as_str());
     if ran == 0 && !listed {
         let _ = writeln!(
@@ -288,6 +309,47 @@ fn run_page(doc: &Path, failures: &mut String, skipped: &mut String) {
             "{name}: {ran} command(s) were run; take the page off WITHOUT_COMMANDS"
         );
     }
+    checked
+}
+
+/// What a page's test did.
+#[derive(Clone, Copy, Debug, Default)]
+struct Ran {
+    /// Commands run.
+    commands: usize,
+    /// Outputs compared with what the page shows.
+    compared: usize,
+}
+
+/// How many commands the pages run together, at least: fewer means
+/// examples were dropped or stopped being found. Lower it on purpose only.
+const MIN_COMMANDS: usize = 35;
+
+/// How many shown outputs the pages compare together, at least.
+const MIN_OUTPUTS: usize = 7;
+
+/// `text` as the docs test compares it: the session's directory is `~`,
+/// and a commit id (7 to 40 hexadecimal digits, with letters and digits
+/// both) is `<commit>`.
+fn normalise(text: &str, root: &Path) -> String {
+    let mut text = text.to_string();
+    let canonical = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+    for dir in [canonical.as_path(), root] {
+        text = text.replace(&dir.display().to_string(), "~");
+    }
+    let commit = regex::Regex::new(r"\b[0-9a-f]{7,40}\b").unwrap_or_else(|e| panic!("{e}"));
+    commit
+        .replace_all(&text, |found: &regex::Captures<'_>| {
+            let word = &found[0];
+            let mixed = word.bytes().any(|b| b.is_ascii_digit())
+                && word.bytes().any(|b| b.is_ascii_alphabetic());
+            if mixed {
+                "<commit>".to_string()
+            } else {
+                word.to_string()
+            }
+        })
+        .into_owned()
 }
 
 /// `doc`'s path from the repository root.
@@ -299,8 +361,8 @@ fn page_name(doc: &Path) -> String {
 }
 
 /// Run one Markdown file; failures and skipped lines are appended to the
-/// reports. Returns how many commands were run.
-fn run_doc(doc: &Path, failures: &mut String, skipped: &mut String) -> usize {
+/// reports. Returns how many commands were run and outputs compared.
+fn run_doc(doc: &Path, failures: &mut String, skipped: &mut String) -> Ran {
     let name = page_name(doc);
     let text = match std::fs::read_to_string(doc) {
         Ok(text) => text,
@@ -308,8 +370,19 @@ fn run_doc(doc: &Path, failures: &mut String, skipped: &mut String) -> usize {
     };
     let dir = crate::support::temp();
     let mut session = Session::new(dir.path());
-    let mut ran = 0;
+    let mut ran = Ran::default();
+    let mut previous_lang = String::new();
     for block in blocks(&text) {
+        let after_command = block.follows_block && previous_lang == "sh";
+        previous_lang = block.lang.clone();
+        let plain = block.lang.is_empty() || block.lang == "text";
+        if after_command && plain && block.directive.is_none() {
+            let _ = writeln!(
+                failures,
+                "{name}:{}: a block right after a command reads as its output: mark it `<!-- stdout -->` to check it, or `<!-- docs-test: skip -->`",
+                block.line
+            );
+        }
         match &block.directive {
             Some(Directive::File(path)) => {
                 let target = session.cwd.join(path);
@@ -330,14 +403,26 @@ fn run_doc(doc: &Path, failures: &mut String, skipped: &mut String) -> usize {
                 continue;
             }
             Some(Directive::Stdout) => {
-                if session.last_stdout != block.body {
+                if !session.fresh {
                     let _ = writeln!(
                         failures,
-                        "{name}:{}: the output shown differs from what the command printed:\n--- shown\n{}--- printed\n{}",
-                        block.line, block.body, session.last_stdout
+                        "{name}:{}: an output shown for no command that was run (the command before it was skipped, or its output was shown already)",
+                        block.line
                     );
                     return ran;
                 }
+                session.fresh = false;
+                let shown = normalise(&block.body, &session.root);
+                let printed = normalise(&session.last_stdout, &session.root);
+                if shown != printed {
+                    let _ = writeln!(
+                        failures,
+                        "{name}:{}: the output shown differs from what the command printed:\n--- shown\n{shown}--- printed\n{printed}",
+                        block.line
+                    );
+                    return ran;
+                }
+                ran.compared += 1;
                 continue;
             }
             None => {}
@@ -350,6 +435,7 @@ fn run_doc(doc: &Path, failures: &mut String, skipped: &mut String) -> usize {
             let (command, expected) = expected_exit(&line);
             if let Some(why) = skip_reason(&command) {
                 let _ = writeln!(skipped, "{name}:{}: `{command}`: {why}", block.line);
+                session.fresh = false;
                 continue;
             }
             let parts: Vec<&str> = command.split(" && ").map(str::trim).collect();
@@ -360,7 +446,7 @@ fn run_doc(doc: &Path, failures: &mut String, skipped: &mut String) -> usize {
                     continue;
                 }
                 let output = session.bash(part);
-                ran += 1;
+                ran.commands += 1;
                 let want = if last { expected } else { 0 };
                 if output.status.code() != Some(want) {
                     let _ = writeln!(
@@ -400,14 +486,25 @@ fn every_shell_example_in_the_docs_runs() {
     let started = Instant::now();
     let mut failures = String::new();
     let mut skipped = String::new();
+    let mut total = Ran::default();
     for doc in documents() {
-        run_page(&doc, &mut failures, &mut skipped);
+        let ran = run_page(&doc, &mut failures, &mut skipped);
+        total.commands += ran.commands;
+        total.compared += ran.compared;
     }
     println!(
-        "lines not run by the docs test:\n{skipped}(took {:?})",
+        "lines not run by the docs test:\n{skipped}({} commands run, {} outputs compared, in {:?})",
+        total.commands,
+        total.compared,
         started.elapsed()
     );
     assert!(failures.is_empty(), "{failures}");
+    assert!(
+        total.commands >= MIN_COMMANDS && total.compared >= MIN_OUTPUTS,
+        "the docs ran {} commands and compared {} outputs; at least {MIN_COMMANDS} and {MIN_OUTPUTS} were expected",
+        total.commands,
+        total.compared
+    );
 }
 
 #[test]
@@ -458,6 +555,70 @@ fn a_page_that_runs_no_command_fails() {
     insta::assert_snapshot!(
         page("prose.md", "No block at all.\n\n    garrison --version\n"),
         @"[TMP]/prose.md: no command was run (every block was skipped, or none was found); run one, or list the page in WITHOUT_COMMANDS"
+    );
+}
+
+#[test]
+fn a_shown_output_must_be_what_the_command_printed() {
+    let dir = crate::support::temp();
+    let page = |name: &str, text: &str| {
+        let path = dir.path().join(name);
+        if let Err(e) = std::fs::write(&path, text) {
+            panic!("cannot write {}: {e}", path.display());
+        }
+        let (mut failures, mut skipped) = (String::new(), String::new());
+        let ran = run_page(&path, &mut failures, &mut skipped);
+        (
+            ran.compared,
+            failures.replace(&dir.path().display().to_string(), "[TMP]"),
+        )
+    };
+    let shown =
+        |output: &str| format!("```sh\necho 3f2a1bc\n```\n\n<!-- stdout -->\n```\n{output}```\n");
+    assert_eq!(
+        page("same.md", &shown("9e8d7c6\n")),
+        (1, String::new()),
+        "any commit id"
+    );
+    insta::assert_snapshot!(page("differs.md", &shown("a different line\n")).1, @r"
+    [TMP]/differs.md:6: the output shown differs from what the command printed:
+    --- shown
+    a different line
+    --- printed
+    <commit>
+    ");
+    insta::assert_snapshot!(
+        page("unmarked.md", "```sh\necho hi\n```\n\n```\nhi\n```\n").1,
+        @"[TMP]/unmarked.md:5: a block right after a command reads as its output: mark it `<!-- stdout -->` to check it, or `<!-- docs-test: skip -->`"
+    );
+    insta::assert_snapshot!(
+        page("stale.md", "```sh\necho hi\nkubectl apply -k out\n```\n<!-- stdout -->\n```\nhi\n```\n").1,
+        @"[TMP]/stale.md:6: an output shown for no command that was run (the command before it was skipped, or its output was shown already)"
+    );
+    assert_eq!(
+        page(
+            "prose.md",
+            "```sh\necho hi\n```\n\nThen:\n\n```\nnot an output\n```\n"
+        ),
+        (0, String::new()),
+        "a block after prose is no output"
+    );
+}
+
+#[test]
+fn outputs_are_compared_with_the_temporary_directory_and_commit_ids_normalised() {
+    let root = Path::new("/tmp/.tmpAbC123");
+    assert_eq!(
+        normalise(
+            "committed 5d41402abc4b2a76b9719d911017c592bbbbbbbb to `rendered` in /tmp/.tmpAbC123/fleet\n",
+            root
+        ),
+        "committed <commit> to `rendered` in ~/fleet\n"
+    );
+    assert_eq!(
+        normalise("cluster 1234567 deadbeef abc12\n", root),
+        "cluster 1234567 deadbeef abc12\n",
+        "numbers, words and short ids stay"
     );
 }
 
