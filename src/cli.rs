@@ -222,8 +222,17 @@ pub struct ExplainArgs {
     /// A branch of `--repo` holding the stored render.
     #[arg(long, conflicts_with = "out")]
     pub branch: Option<String>,
-    /// The application: KIND/NAMESPACE/NAME, or KIND/NAME when cluster-scoped.
+    /// The application: KIND/NAMESPACE/NAME, KIND/NAME (with --namespace,
+    /// or cluster-scoped), or KIND NAME. KIND is a kind, its plural or its
+    /// kubectl short name (deploy, svc, cm, sts, …), optionally with its
+    /// group: Deployment.apps, deployments.v1.apps.
     pub object: String,
+    /// The application's name, when KIND is given alone.
+    pub name: Option<String>,
+    /// The application's namespace [default: the one in OBJECT; without
+    /// one, a cluster-scoped application, else `default`].
+    #[arg(long, short)]
+    pub namespace: Option<String>,
 }
 
 /// `K/N` with 1 <= K <= N.

@@ -39,6 +39,8 @@ impl Settings {
                     (None, None) => None,
                 },
                 object: args.object.clone(),
+                name: args.name.clone(),
+                namespace: args.namespace.clone(),
             }),
             Command::Validate(args) => Settings::Validate(RepoSettings::resolve(args, strict)),
             Command::Completions { shell } => Settings::Completions(*shell),
@@ -247,8 +249,12 @@ pub struct ExplainSettings {
     /// The stored render, if one is named (stickiness, pauses and the
     /// scheduler's memory depend on it).
     pub stored: Option<Stored>,
-    /// The application, as typed: KIND/NAMESPACE/NAME or KIND/NAME.
+    /// The application, as typed: KIND/NAMESPACE/NAME, KIND/NAME or KIND.
     pub object: String,
+    /// Its name, when `object` is the kind alone.
+    pub name: Option<String>,
+    /// `--namespace`.
+    pub namespace: Option<String>,
 }
 
 #[cfg(test)]

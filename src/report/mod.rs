@@ -10,6 +10,7 @@ use std::fmt::Write as _;
 
 mod diff;
 pub mod explain;
+pub mod query;
 
 pub use diff::{unified_diff, MASK};
 

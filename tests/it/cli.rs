@@ -367,3 +367,143 @@ fn verbose_render_shows_what_the_holds_keep_back() {
         "{text}"
     );
 }
+
+/// `explain` takes the forms kubectl users type, and when nothing matches
+/// names the applications most likely meant, with exit code 2.
+#[test]
+fn explain_takes_the_forms_kubectl_users_type() {
+    let repo = testdata().join("fleet/repo");
+    let repo = repo.to_string_lossy();
+    let explain = |args: &[&str]| run(&[&["explain", "--repo", &repo][..], args].concat());
+    for (args, first) in [
+        (
+            &["Deployment/shop/storefront"][..],
+            "Deployment/shop/storefront (apps/v1)",
+        ),
+        (
+            &["deploy/storefront", "-n", "shop"],
+            "Deployment/shop/storefront (apps/v1)",
+        ),
+        (
+            &["Deployment.apps/shop/storefront"],
+            "Deployment/shop/storefront (apps/v1)",
+        ),
+        (
+            &["deployment/storefront", "--namespace", "shop"],
+            "Deployment/shop/storefront (apps/v1)",
+        ),
+        (
+            &["deployments.v1.apps", "storefront", "-n", "shop"],
+            "Deployment/shop/storefront (apps/v1)",
+        ),
+        (
+            &["svc/storefront", "-n", "shop"],
+            "Service/shop/storefront (v1)",
+        ),
+        (
+            &["cm/storefront-config", "-n", "shop"],
+            "ConfigMap/shop/storefront-config (v1)",
+        ),
+        (
+            &["sa/storefront", "-n", "shop"],
+            "ServiceAccount/shop/storefront (v1)",
+        ),
+        (
+            &["ds/node-exporter", "-n", "monitoring"],
+            "DaemonSet/monitoring/node-exporter (apps/v1)",
+        ),
+        (&["ns/shop"], "Namespace/shop (v1)"),
+        (
+            &["clusterrole/fleet:node-reader"],
+            "ClusterRole/fleet:node-reader (rbac.authorization.k8s.io/v1)",
+        ),
+        (
+            &["crd/rollouts.rollouts.kruise.io"],
+            "CustomResourceDefinition/rollouts.rollouts.kruise.io (apiextensions.k8s.io/v1)",
+        ),
+    ] {
+        let output = explain(args);
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{args:?}: {}",
+            stderr(&output)
+        );
+        assert_eq!(stdout(&output).lines().next(), Some(first), "{args:?}");
+    }
+    let mut transcript = String::new();
+    for args in [
+        &["deploy/storefront"][..],
+        &["deploy/storefrnt", "-n", "shop"],
+        &["sts/storefront", "-n", "shop"],
+        &["Deployment/shop/checkout"],
+        &["deploy/shop/storefront", "-n", "monitoring"],
+        &["storefront"],
+    ] {
+        let output = explain(args);
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        assert_eq!(stdout(&output), "", "{args:?}");
+        transcript.push_str(&format!(
+            "$ garrison explain {}\n{}",
+            args.join(" "),
+            stderr(&output)
+        ));
+    }
+    insta::assert_snapshot!(transcript, @r"
+    $ garrison explain deploy/storefront
+    garrison: error: no application `deploy/storefront` (cluster-scoped, or in namespace `default`); did you mean `Deployment/shop/storefront`?
+    $ garrison explain deploy/storefrnt -n shop
+    garrison: error: no application `deploy/storefrnt` in namespace `shop`; did you mean `Deployment/shop/storefront`?
+    $ garrison explain sts/storefront -n shop
+    garrison: error: no application `sts/storefront` in namespace `shop`; did you mean one of `Deployment/shop/storefront`, `Service/shop/storefront`, `ServiceAccount/shop/storefront`?
+    $ garrison explain Deployment/shop/checkout
+    garrison: error: no application `Deployment/shop/checkout`; write KIND/NAMESPACE/NAME, KIND/NAME with --namespace, or KIND/NAME for a cluster-scoped one
+    $ garrison explain deploy/shop/storefront -n monitoring
+    garrison: error: `deploy/shop/storefront` names namespace `shop`, but --namespace says `monitoring`
+    $ garrison explain storefront
+    garrison: error: `storefront` names no application; write KIND/NAMESPACE/NAME, KIND/NAME with --namespace, or KIND/NAME for a cluster-scoped one
+    ");
+}
+
+/// The `schedule:` line of `explain` says how the schedule came about
+/// without repeating itself ("schedule: scheduled: …").
+#[test]
+fn explain_says_how_the_schedule_came_about_once() {
+    let dir = crate::support::temp();
+    let repo = testdata().join("fleet/repo");
+    let out = dir.path().join("out");
+    let (repo_arg, out_arg) = (repo.to_string_lossy(), out.to_string_lossy());
+    let mut lines = Vec::new();
+    for stored in [false, true] {
+        if stored {
+            let output = render_to(&repo, &out, &["-q"]);
+            assert!(output.status.success(), "{}", stderr(&output));
+        }
+        for app in [
+            "Deployment/shop/storefront",
+            "DaemonSet/monitoring/node-exporter",
+            "ConfigMap/shop/storefront-config",
+            "Namespace/shop",
+        ] {
+            let mut args = vec!["explain", "--repo", &repo_arg, app];
+            if stored {
+                args.extend(["--out", &out_arg]);
+            }
+            let output = run(&args);
+            assert!(output.status.success(), "{}", stderr(&output));
+            let text = stdout(&output);
+            let line = text.lines().find(|l| l.starts_with("schedule: "));
+            lines.push(format!("{app}: {}", line.unwrap_or("(none)")));
+        }
+    }
+    insta::assert_snapshot!(lines.join("\n"), @r"
+    Deployment/shop/storefront: schedule: made now — first schedule
+    DaemonSet/monitoring/node-exporter: schedule: made now — first schedule
+    ConfigMap/shop/storefront-config: schedule: made now — follows the workloads that reference it (propagateDeps)
+    Namespace/shop: schedule: made now — Namespaces go to every cluster
+    Deployment/shop/storefront: schedule: kept from the previous render
+    DaemonSet/monitoring/node-exporter: schedule: made now — Duplicated: re-evaluated on every render
+    ConfigMap/shop/storefront-config: schedule: made now — follows the workloads that reference it (propagateDeps)
+    Namespace/shop: schedule: made now — Namespaces go to every cluster
+    ");
+}

@@ -16,9 +16,10 @@
 //!   `touch` run with bash in the temporary directory; anything else (and
 //!   any line with a `<placeholder>` or a `$VARIABLE`) is skipped and listed;
 //! - a block right after `<!-- docs-test: skip -->` is not run (listed);
-//! - a block right after `<!-- stdout -->` must equal what the last command
-//!   printed on stdout, the command of the block just before it (which must
-//!   have been run), both read through [`normalise`]: the temporary
+//! - a block right after `<!-- stdout -->` (`<!-- stderr -->`) must equal
+//!   what the last command printed on stdout (stderr), the command of the
+//!   block just before it (which must have been run; one output is shown
+//!   per command), both read through [`normalise`]: the temporary
 //!   directory is `~`, and a commit id (7 to 40 hexadecimal digits, letters
 //!   and digits both) is `<commit>`, so a page may show a plausible one;
 //! - a block with no language (or `text`) right after a ```sh block, blank
@@ -55,6 +56,7 @@ enum Directive {
     File(String),
     Skip,
     Stdout,
+    Stderr,
 }
 
 fn parse_directive(line: &str) -> Option<Directive> {
@@ -69,6 +71,7 @@ fn parse_directive(line: &str) -> Option<Directive> {
     match inner {
         "docs-test: skip" => Some(Directive::Skip),
         "stdout" => Some(Directive::Stdout),
+        "stderr" => Some(Directive::Stderr),
         _ => None,
     }
 }
@@ -193,7 +196,8 @@ struct Session {
     cwd: PathBuf,
     bin: PathBuf,
     last_stdout: String,
-    /// Whether `last_stdout` is the output of the last command line met:
+    last_stderr: String,
+    /// Whether `last_stdout` and `last_stderr` are the output of the last command line met:
     /// not when that line was skipped, nor once an output was compared.
     fresh: bool,
 }
@@ -240,6 +244,7 @@ impl Session {
             cwd: root.to_path_buf(),
             bin,
             last_stdout: String::new(),
+            last_stderr: String::new(),
             fresh: false,
         };
         // An empty repository, so `--branch` commands have somewhere to commit.
@@ -269,6 +274,7 @@ impl Session {
         match output {
             Ok(output) => {
                 self.last_stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+                self.last_stderr = String::from_utf8_lossy(&output.stderr).into_owned();
                 self.fresh = true;
                 output
             }
@@ -402,7 +408,7 @@ fn run_doc(doc: &Path, failures: &mut String, skipped: &mut String) -> Ran {
                 );
                 continue;
             }
-            Some(Directive::Stdout) => {
+            Some(stream @ (Directive::Stdout | Directive::Stderr)) => {
                 if !session.fresh {
                     let _ = writeln!(
                         failures,
@@ -413,7 +419,11 @@ fn run_doc(doc: &Path, failures: &mut String, skipped: &mut String) -> Ran {
                 }
                 session.fresh = false;
                 let shown = normalise(&block.body, &session.root);
-                let printed = normalise(&session.last_stdout, &session.root);
+                let printed = match stream {
+                    Directive::Stderr => &session.last_stderr,
+                    _ => &session.last_stdout,
+                };
+                let printed = normalise(printed, &session.root);
                 if shown != printed {
                     let _ = writeln!(
                         failures,
