@@ -7,7 +7,8 @@ use std::path::PathBuf;
 #[derive(Debug, Parser)]
 #[command(
     name = "garrison",
-    version,
+    // The package version, and the commit it was built from (`src/build.rs`).
+    version = env!("GARRISON_VERSION"),
     about = "Offline GitOps renderer for Kubernetes fleets, with Karmada's scheduling semantics",
     after_help = "Start with: garrison render --repo testdata/fleet/repo --out out"
 )]

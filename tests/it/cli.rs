@@ -507,3 +507,91 @@ fn explain_says_how_the_schedule_came_about_once() {
     Namespace/shop: schedule: made now — Namespaces go to every cluster
     ");
 }
+
+/// `--version` names the commit garrison was built from, when it was built
+/// from a git checkout of its own (as the test suite is).
+#[test]
+fn the_version_names_the_commit_it_was_built_from() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let git = |args: &[&str]| {
+        std::process::Command::new("git")
+            .arg("-C")
+            .arg(root)
+            .args(args)
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+    };
+    let top = git(&["rev-parse", "--show-toplevel"]).map(std::path::PathBuf::from);
+    let ours =
+        top.and_then(|t| t.canonicalize().ok()) == std::path::Path::new(root).canonicalize().ok();
+    let version = stdout(&run(&["--version"]));
+    let expected = match git(&["rev-parse", "--short=12", "HEAD"]) {
+        Some(commit) if ours => format!("garrison {} ({commit})\n", env!("CARGO_PKG_VERSION")),
+        _ => format!("garrison {}\n", env!("CARGO_PKG_VERSION")),
+    };
+    assert_eq!(version, expected);
+}
+
+/// Out of a git checkout, the build script takes the commit `cargo
+/// package` recorded (a crates.io tarball), or names none: it is run as
+/// cargo runs it, on a copy of the package's manifests.
+#[test]
+fn the_version_falls_back_to_the_packaged_commit_or_to_none() {
+    let target = std::path::Path::new(env!("CARGO_BIN_EXE_garrison"))
+        .parent()
+        .map(|d| d.join("build"))
+        .unwrap_or_default();
+    let script = std::fs::read_dir(&target)
+        .into_iter()
+        .flatten()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_name().to_string_lossy().starts_with("garrison-"))
+        .map(|e| e.path().join("build-script-build"))
+        .filter(|p| p.is_file())
+        .max_by_key(|p| std::fs::metadata(p).and_then(|m| m.modified()).ok());
+    let Some(script) = script else {
+        panic!("no build script under {}", target.display());
+    };
+    let dir = crate::support::temp();
+    let package = dir.path().join("garrison-0.1.0");
+    std::fs::create_dir_all(package.join("src")).unwrap_or_else(|e| panic!("{e}"));
+    for file in ["Cargo.toml", "Cargo.lock"] {
+        let from = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(file);
+        std::fs::copy(from, package.join(file)).unwrap_or_else(|e| panic!("{e}"));
+    }
+    let version = || {
+        let output = std::process::Command::new(&script)
+            .env("CARGO_MANIFEST_DIR", &package)
+            .env("CARGO_PKG_VERSION", "0.1.0")
+            .output()
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(output.status.success(), "{}", stderr(&output));
+        stdout(&output)
+            .lines()
+            .find_map(|l| l.strip_prefix("cargo:rustc-env=GARRISON_VERSION="))
+            .map(str::to_string)
+    };
+    assert_eq!(version().as_deref(), Some("0.1.0"), "no git, no record");
+    let vcs = "{\n  \"git\": {\n    \"sha1\": \"0123456789abcdef0123456789abcdef01234567\"\n  },\n  \"path_in_vcs\": \"\"\n}\n";
+    std::fs::write(package.join(".cargo_vcs_info.json"), vcs).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        version().as_deref(),
+        Some("0.1.0 (0123456789ab)"),
+        "a crates.io tarball"
+    );
+    // Unpacked inside another project's git repository: not garrison's commit.
+    crate::support::git(dir.path(), &["init", "-q"]);
+    assert_eq!(
+        version().as_deref(),
+        Some("0.1.0 (0123456789ab)"),
+        "another repository"
+    );
+    std::fs::remove_file(package.join(".cargo_vcs_info.json")).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        version().as_deref(),
+        Some("0.1.0"),
+        "another repository, no record"
+    );
+}
