@@ -11,6 +11,7 @@
 mod check;
 mod diff;
 mod explain;
+mod man;
 mod pipeline;
 mod printer;
 mod provenance;
@@ -97,13 +98,8 @@ fn execute(settings: &Settings, printer: &Printer) -> Result<ExitStatus, Stop> {
             printer.out(String::from_utf8_lossy(&script));
             Ok(ExitStatus::Success)
         }
-        Settings::Man => {
-            let command = <Cli as clap::CommandFactory>::command();
-            let mut page = Vec::new();
-            clap_mangen::Man::new(command)
-                .render(&mut page)
-                .map_err(anyhow::Error::from)?;
-            printer.out(String::from_utf8_lossy(&page));
+        Settings::Man(command) => {
+            printer.out(man::page(command.as_deref())?);
             Ok(ExitStatus::Success)
         }
     }

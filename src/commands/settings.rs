@@ -16,7 +16,8 @@ pub enum Settings {
     Explain(ExplainSettings),
     Validate(RepoSettings),
     Completions(clap_complete::Shell),
-    Man,
+    /// The page of this command, or garrison(1).
+    Man(Option<String>),
 }
 
 impl Settings {
@@ -44,7 +45,7 @@ impl Settings {
             }),
             Command::Validate(args) => Settings::Validate(RepoSettings::resolve(args, strict)),
             Command::Completions { shell } => Settings::Completions(*shell),
-            Command::Man => Settings::Man,
+            Command::Man { command } => Settings::Man(command.clone()),
         }
     }
 
@@ -56,7 +57,7 @@ impl Settings {
             Settings::Check(settings) => Some(&settings.repo),
             Settings::Explain(settings) => Some(&settings.repo),
             Settings::Validate(repo) => Some(repo),
-            Settings::Completions(_) | Settings::Man => None,
+            Settings::Completions(_) | Settings::Man(_) => None,
         }
     }
 }

@@ -508,6 +508,88 @@ fn explain_says_how_the_schedule_came_about_once() {
     ");
 }
 
+/// Every page `garrison man` lists can be printed with `garrison man
+/// COMMAND`, and every page says what its exit codes mean.
+#[test]
+fn man_pages_list_only_pages_garrison_prints_and_give_the_exit_status() {
+    let main = run(&["man"]);
+    assert!(main.status.success(), "{}", stderr(&main));
+    let page = stdout(&main);
+    let listed: Vec<&str> = page
+        .lines()
+        .filter_map(|l| l.strip_prefix("garrison\\-")?.strip_suffix("(1)"))
+        .collect();
+    assert_eq!(
+        listed,
+        [
+            "render",
+            "diff",
+            "check",
+            "explain",
+            "validate",
+            "completions",
+            "man"
+        ],
+        "{page}"
+    );
+    for page in std::iter::once(page.clone()).chain(listed.iter().map(|command| {
+        let output = run(&["man", command]);
+        assert!(output.status.success(), "{command}: {}", stderr(&output));
+        let text = stdout(&output);
+        assert!(
+            text.contains(&format!(".TH garrison-{command} 1 ")),
+            "{command}:\n{text}"
+        );
+        text
+    })) {
+        let status = page
+            .split(".SH \"EXIT STATUS\"\n")
+            .nth(1)
+            .unwrap_or_else(|| panic!("no EXIT STATUS section:\n{page}"));
+        assert!(status.starts_with(".TP\n0\n"), "{status}");
+        assert!(
+            status.contains("Invalid command\\-line arguments also exit 2."),
+            "{status}"
+        );
+    }
+    let check = stdout(&run(&["man", "check"]));
+    assert!(
+        check.contains(".TP\n1\nThe stored render is stale.\n"),
+        "{check}"
+    );
+    let missing = run(&["man", "nope"]);
+    assert_eq!(missing.status.code(), Some(2));
+    insta::assert_snapshot!(stderr(&missing), @r"
+    garrison: error: no command `nope`; name one of render, diff, check, explain, validate, completions, man
+    ");
+}
+
+/// The help of every command speaks of paths an installed binary can
+/// have, not of the source tree's `testdata/`.
+#[test]
+fn help_names_no_path_of_the_source_tree() {
+    let commands = [
+        "render",
+        "diff",
+        "check",
+        "explain",
+        "validate",
+        "completions",
+        "man",
+    ];
+    for args in std::iter::once(vec!["--help"]).chain(commands.iter().map(|c| vec![*c, "--help"])) {
+        let output = run(&args);
+        assert!(output.status.success(), "{args:?}");
+        assert!(
+            !stdout(&output).contains("testdata"),
+            "{args:?}:\n{}",
+            stdout(&output)
+        );
+    }
+    let man = stdout(&run(&["man"]));
+    assert!(!man.contains("testdata"), "{man}");
+}
+
 /// `--version` names the commit garrison was built from, when it was built
 /// from a git checkout of its own (as the test suite is).
 #[test]
