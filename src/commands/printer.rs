@@ -22,6 +22,8 @@ pub struct Printer {
     json: bool,
     /// A spinner on stderr while a render works.
     progress: bool,
+    /// The path the files of GitHub annotations are under ([`Printer::annotating_under`]).
+    annotation_prefix: String,
 }
 
 impl Printer {
@@ -50,7 +52,20 @@ impl Printer {
             color: stdout_color && !cli.json,
             json: cli.json,
             progress: cli.progress || interactive,
+            annotation_prefix: String::new(),
         }
+    }
+
+    /// This printer with GitHub annotations naming files under `prefix`:
+    /// the repository's path from the root of its checkout.
+    pub fn annotating_under(mut self, prefix: String) -> Printer {
+        self.annotation_prefix = prefix;
+        self
+    }
+
+    /// Whether diagnostics are GitHub annotations.
+    pub fn annotates(&self) -> bool {
+        self.style == Style::Github
     }
 
     /// Whether stdout is JSON (`--json`) rather than text.
@@ -112,7 +127,7 @@ impl Printer {
         let sorted = diagnostics.clone().sorted();
         self.stderr(format_args!(
             "{}",
-            diag::render(&sorted, sources, self.style)
+            diag::render_under(&sorted, sources, self.style, &self.annotation_prefix)
         ));
         if sorted.has_errors() {
             self.stderr(format_args!(

@@ -677,3 +677,58 @@ fn the_version_falls_back_to_the_packaged_commit_or_to_none() {
         "another repository, no record"
     );
 }
+
+/// GitHub places an annotation by its file's path from the root of the
+/// checkout: with `--repo` a folder of a git work tree (a monorepo), the
+/// path starts at the work tree's root, wherever garrison runs from; out
+/// of git, at the current directory.
+#[test]
+fn github_annotations_name_files_from_the_root_of_the_checkout() {
+    use crate::fleet::{clusters, policy, DUPLICATED};
+    let dir = crate::support::temp();
+    let write = |repo: &std::path::Path| {
+        std::fs::create_dir_all(repo).unwrap_or_else(|e| panic!("{e}"));
+        for (name, text) in [
+            ("clusters.yaml", clusters(&["a"])),
+            // A policy for nothing: warning G0201, at ghost.yaml:8:5.
+            ("ghost.yaml", policy("ghost", DUPLICATED, &[], "")),
+        ] {
+            std::fs::write(repo.join(name), text).unwrap_or_else(|e| panic!("{e}"));
+        }
+    };
+    let mono = dir.path().join("mono");
+    write(&mono.join("deploy/fleet"));
+    crate::support::git(&mono, &["init", "-q"]);
+    let plain = dir.path().join("plain");
+    write(&plain.join("sub/fleet"));
+    let annotated = |cwd: &std::path::Path, repo: &str| {
+        let output = crate::support::garrison()
+            .current_dir(cwd)
+            .args(["validate", "--diagnostics", "github", "--repo", repo])
+            .output()
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(output.status.success(), "{}", stderr(&output));
+        let text = stderr(&output);
+        text.split(',')
+            .find_map(|p| p.strip_prefix("::warning file="))
+            .unwrap_or_else(|| panic!("no annotation: {text}"))
+            .to_string()
+    };
+    let absolute = mono.join("deploy/fleet").to_string_lossy().into_owned();
+    assert_eq!(
+        annotated(dir.path(), "mono/deploy/fleet"),
+        "deploy/fleet/ghost.yaml"
+    );
+    assert_eq!(
+        annotated(&mono.join("deploy"), "fleet"),
+        "deploy/fleet/ghost.yaml"
+    );
+    assert_eq!(annotated(dir.path(), &absolute), "deploy/fleet/ghost.yaml");
+    assert_eq!(annotated(&mono, "."), "deploy/fleet/ghost.yaml");
+    // Out of git (unless the temporary directory itself is in a work tree).
+    if garrison::git::path_in_work_tree(&plain).is_some() {
+        return;
+    }
+    assert_eq!(annotated(&plain, "sub/fleet"), "sub/fleet/ghost.yaml");
+    assert_eq!(annotated(&plain.join("sub/fleet"), "."), "ghost.yaml");
+}
