@@ -315,6 +315,26 @@ pub fn edit_distance(a: &str, b: &str) -> usize {
     d[a.len() * width + b.len()]
 }
 
+impl Diagnostic {
+    /// The diagnostic as JSON (`--json`): `code`, `name`, `severity`,
+    /// `message`, the `file` (from the repository), `line` and `column` it
+    /// points at (`null` when it points at no file), and the `help`
+    /// (`null` when there is none).
+    pub fn to_json(&self, sources: &Sources) -> serde_json::Value {
+        let origin = self.origin.as_ref();
+        serde_json::json!({
+            "code": self.code.code(),
+            "name": self.code.name(),
+            "severity": level_word(self.severity),
+            "message": self.message,
+            "file": origin.map(|o| sources.path(o.file)),
+            "line": origin.map(|o| o.pos.line),
+            "column": origin.map(|o| o.pos.column),
+            "help": self.help,
+        })
+    }
+}
+
 /// How diagnostics are printed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Style {

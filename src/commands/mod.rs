@@ -72,13 +72,19 @@ pub fn run(cli: &Cli) -> ExitStatus {
     if let (true, Some(repo)) = (printer.annotates(), settings.repo()) {
         printer = printer.annotating_under(annotation_prefix(&repo.root));
     }
-    match execute(&settings, &printer) {
+    let status = match execute(&settings, &printer) {
         Ok(status) | Err(Stop::Exit(status)) => status,
         Err(Stop::Failed(error)) => {
             printer.error(format_args!("{error:#}"));
             ExitStatus::Error
         }
+    };
+    // With `--json`, a command that failed says so in JSON too: what it
+    // printed on stderr, in the shape `validate --json` prints.
+    if printer.json() && status == ExitStatus::Error && !printer.printed() {
+        let _ = printer.out_json(&printer.report(false));
     }
+    status
 }
 
 /// The path of `repo` that GitHub annotations put before a file's path in

@@ -732,3 +732,109 @@ fn github_annotations_name_files_from_the_root_of_the_checkout() {
     assert_eq!(annotated(&plain, "sub/fleet"), "sub/fleet/ghost.yaml");
     assert_eq!(annotated(&plain.join("sub/fleet"), "."), "ghost.yaml");
 }
+
+/// `validate --json` prints JSON: what it read, and every diagnostic as an
+/// object; with an error, the same report with `ok: false`, exit 2.
+#[test]
+fn validate_json_reports_every_diagnostic_as_json() {
+    use crate::fleet::{clusters, policy, DUPLICATED};
+    let dir = crate::support::temp();
+    let repo = dir.path().join("repo");
+    std::fs::create_dir_all(&repo).unwrap_or_else(|e| panic!("{e}"));
+    let write = |name: &str, text: &str| {
+        std::fs::write(repo.join(name), text).unwrap_or_else(|e| panic!("{e}"))
+    };
+    write("clusters.yaml", &clusters(&["a"]));
+    write("ghost.yaml", &policy("ghost", DUPLICATED, &[], ""));
+    let repo_arg = repo.to_string_lossy().into_owned();
+    let validate = || run(&["validate", "--json", "--repo", &repo_arg]);
+    let json = |output: &std::process::Output| -> serde_json::Value {
+        serde_json::from_str(&stdout(output))
+            .unwrap_or_else(|e| panic!("not JSON ({e}):\n{}", stdout(output)))
+    };
+    let valid = validate();
+    assert_eq!(valid.status.code(), Some(0), "{}", stderr(&valid));
+    insta::assert_snapshot!(serde_json::to_string_pretty(&json(&valid)).unwrap_or_default(), @r#"
+    {
+      "ok": true,
+      "errors": 0,
+      "warnings": 1,
+      "diagnostics": [
+        {
+          "code": "G0201",
+          "name": "policy-matches-nothing",
+          "severity": "warning",
+          "message": "PropagationPolicy/apps/ghost matches no template",
+          "file": "ghost.yaml",
+          "line": 8,
+          "column": 5,
+          "help": "check apiVersion, kind, namespace, name and labels of its resource selectors"
+        }
+      ],
+      "failure": null,
+      "templates": 0,
+      "propagation_policies": 1,
+      "override_policies": 0,
+      "clusters": 1
+    }
+    "#);
+    write("broken.yaml", "kind: [\n");
+    let refused = validate();
+    assert_eq!(refused.status.code(), Some(2));
+    let report = json(&refused);
+    assert_eq!(report["ok"], false);
+    assert_eq!(
+        (report["errors"].as_u64(), report["warnings"].as_u64()),
+        (Some(1), Some(0))
+    );
+    assert_eq!(report["diagnostics"][0]["code"], "G0101");
+    assert_eq!(report["diagnostics"][0]["file"], "broken.yaml");
+}
+
+/// `render --json` that fails prints the JSON report `validate --json`
+/// prints (diagnostics, or the failure that ended it), and exits 2.
+#[test]
+fn render_json_prints_a_report_when_it_fails() {
+    let dir = crate::support::temp();
+    let repo = dir.path().join("repo");
+    crate::support::copy_dir(&testdata().join("fleet/repo"), &repo);
+    std::fs::write(repo.join("broken.yaml"), "kind: [\n").unwrap_or_else(|e| panic!("{e}"));
+    let out = dir.path().join("out");
+    let output = render_to(&repo, &out, &["--json"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(!out.exists());
+    let report: serde_json::Value = serde_json::from_str(&stdout(&output))
+        .unwrap_or_else(|e| panic!("not JSON ({e}):\n{}", stdout(&output)));
+    insta::assert_snapshot!(serde_json::to_string_pretty(&report).unwrap_or_default(), @r#"
+    {
+      "ok": false,
+      "errors": 1,
+      "warnings": 0,
+      "diagnostics": [
+        {
+          "code": "G0101",
+          "name": "yaml-syntax",
+          "severity": "error",
+          "message": "unclosed bracket '['",
+          "file": "broken.yaml",
+          "line": 1,
+          "column": 7,
+          "help": "fix the YAML at this position"
+        }
+      ],
+      "failure": null
+    }
+    "#);
+    // A failure that is no diagnostic: the stored render to compare with is missing.
+    let repo_arg = repo.to_string_lossy().into_owned();
+    std::fs::remove_file(repo.join("broken.yaml")).unwrap_or_else(|e| panic!("{e}"));
+    let missing = run(&["diff", "--json", "--repo", &repo_arg, "--out", "nowhere"]);
+    assert_eq!(missing.status.code(), Some(2));
+    let report: serde_json::Value = serde_json::from_str(&stdout(&missing))
+        .unwrap_or_else(|e| panic!("not JSON ({e}):\n{}", stdout(&missing)));
+    assert_eq!(report["ok"], false);
+    assert_eq!(
+        report["failure"],
+        "`nowhere` does not exist; render it first with `garrison render --out nowhere`, or check the path"
+    );
+}

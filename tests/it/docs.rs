@@ -329,10 +329,10 @@ struct Ran {
 
 /// How many commands the pages run together, at least: fewer means
 /// examples were dropped or stopped being found. Lower it on purpose only.
-const MIN_COMMANDS: usize = 35;
+const MIN_COMMANDS: usize = 38;
 
 /// How many shown outputs the pages compare together, at least.
-const MIN_OUTPUTS: usize = 7;
+const MIN_OUTPUTS: usize = 9;
 
 /// `text` as the docs test compares it: the session's directory is `~`,
 /// and a commit id (7 to 40 hexadecimal digits, with letters and digits
