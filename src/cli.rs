@@ -7,9 +7,10 @@ use std::path::PathBuf;
 #[derive(Debug, Parser)]
 #[command(
     name = "garrison",
-    version,
+    // The package version, and the commit it was built from (`src/build.rs`).
+    version = env!("GARRISON_VERSION"),
     about = "Offline GitOps renderer for Kubernetes fleets, with Karmada's scheduling semantics",
-    after_help = "Start with: garrison render --repo testdata/fleet/repo --out out"
+    after_help = "Start with: garrison validate --repo FLEET, then garrison render --repo FLEET --out out\n(FLEET: a folder of Kubernetes objects, Karmada or Clusternet policies and clusters)"
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -73,25 +74,25 @@ pub enum Command {
     /// Render every cluster's manifests into a directory (--out) or commit them to a branch (--branch).
     ///
     ///
-    /// Example: garrison render --repo testdata/fleet/repo --out out
+    /// Example: garrison render --repo fleet --out out
     ///
     /// Example: garrison render --branch rendered
     Render(RenderArgs),
     /// Show what a render would change: a per-cluster summary, then a unified diff.
     ///
-    /// Example: garrison diff --repo testdata/fleet/repo --out out
+    /// Example: garrison diff --repo fleet --out out
     Diff(DiffArgs),
     /// Exit 0 when the stored render is current, 1 when it is stale.
     ///
-    /// Example: garrison check --repo testdata/fleet/repo --out out
+    /// Example: garrison check --repo fleet --out out
     Check(StoredArgs),
     /// Trace one application: policy, clusters, replicas, fort, pauses, overrides.
     ///
-    /// Example: garrison explain --repo testdata/fleet/repo --out out Deployment/shop/storefront
+    /// Example: garrison explain --repo fleet --out out Deployment/shop/storefront
     Explain(ExplainArgs),
     /// Parse and check every input; render nothing.
     ///
-    /// Example: garrison validate --repo testdata/fleet/repo
+    /// Example: garrison validate --repo fleet
     Validate(RepoArgs),
     /// Print a shell completion script.
     ///
@@ -100,10 +101,13 @@ pub enum Command {
         /// The shell to complete for.
         shell: clap_complete::Shell,
     },
-    /// Print the man page (roff).
+    /// Print the man page (roff): garrison(1), or with COMMAND that command's page.
     ///
     /// Example: garrison man | man -l -
-    Man,
+    Man {
+        /// The command whose page to print (garrison-COMMAND(1), which garrison(1) lists).
+        command: Option<String>,
+    },
 }
 
 #[derive(Debug, Args)]
@@ -222,8 +226,17 @@ pub struct ExplainArgs {
     /// A branch of `--repo` holding the stored render.
     #[arg(long, conflicts_with = "out")]
     pub branch: Option<String>,
-    /// The application: KIND/NAMESPACE/NAME, or KIND/NAME when cluster-scoped.
+    /// The application: KIND/NAMESPACE/NAME, KIND/NAME (with --namespace,
+    /// or cluster-scoped), or KIND NAME. KIND is a kind, its plural or its
+    /// kubectl short name (deploy, svc, cm, sts, …), optionally with its
+    /// group: Deployment.apps, deployments.v1.apps.
     pub object: String,
+    /// The application's name, when KIND is given alone.
+    pub name: Option<String>,
+    /// The application's namespace [default: the one in OBJECT; without
+    /// one, a cluster-scoped application, else `default`].
+    #[arg(long, short)]
+    pub namespace: Option<String>,
 }
 
 /// `K/N` with 1 <= K <= N.

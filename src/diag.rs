@@ -289,7 +289,7 @@ pub fn closest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) ->
 
 /// Edit distance by characters, a swap of two neighbours counting as one
 /// edit (optimal string alignment): `fats` is one edit from `fast`.
-fn edit_distance(a: &str, b: &str) -> usize {
+pub fn edit_distance(a: &str, b: &str) -> usize {
     let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
     let width = b.len() + 1;
@@ -315,6 +315,26 @@ fn edit_distance(a: &str, b: &str) -> usize {
     d[a.len() * width + b.len()]
 }
 
+impl Diagnostic {
+    /// The diagnostic as JSON (`--json`): `code`, `name`, `severity`,
+    /// `message`, the `file` (from the repository), `line` and `column` it
+    /// points at (`null` when it points at no file), and the `help`
+    /// (`null` when there is none).
+    pub fn to_json(&self, sources: &Sources) -> serde_json::Value {
+        let origin = self.origin.as_ref();
+        serde_json::json!({
+            "code": self.code.code(),
+            "name": self.code.name(),
+            "severity": level_word(self.severity),
+            "message": self.message,
+            "file": origin.map(|o| sources.path(o.file)),
+            "line": origin.map(|o| o.pos.line),
+            "column": origin.map(|o| o.pos.column),
+            "help": self.help,
+        })
+    }
+}
+
 /// How diagnostics are printed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Style {
@@ -330,6 +350,18 @@ pub enum Style {
 
 /// Render every diagnostic in `style`, each followed by a newline.
 pub fn render(diagnostics: &Diagnostics, sources: &Sources, style: Style) -> String {
+    render_under(diagnostics, sources, style, "")
+}
+
+/// [`render`], with the files of GitHub annotations under `prefix` (a
+/// path with `/`, `""` for none): GitHub places an annotation by its path
+/// from the root of the checkout, and the repository may be a folder of it.
+pub fn render_under(
+    diagnostics: &Diagnostics,
+    sources: &Sources,
+    style: Style,
+    prefix: &str,
+) -> String {
     let mut out = String::new();
     for diagnostic in &diagnostics.0 {
         match style {
@@ -341,7 +373,7 @@ pub fn render(diagnostics: &Diagnostics, sources: &Sources, style: Style) -> Str
                 let _ = writeln!(out, "{}", render_concise(diagnostic, sources));
             }
             Style::Github => {
-                let _ = writeln!(out, "{}", render_github(diagnostic, sources));
+                let _ = writeln!(out, "{}", render_github(diagnostic, sources, prefix));
             }
         }
     }
@@ -379,8 +411,9 @@ fn render_concise(d: &Diagnostic, sources: &Sources) -> String {
     )
 }
 
-/// GitHub's workflow commands: properties and message escaped as the runner expects.
-fn render_github(d: &Diagnostic, sources: &Sources) -> String {
+/// GitHub's workflow commands: properties and message escaped as the
+/// runner expects; files under `prefix`.
+fn render_github(d: &Diagnostic, sources: &Sources, prefix: &str) -> String {
     fn escape_data(s: &str) -> String {
         s.replace('%', "%25")
             .replace('\r', "%0D")
@@ -394,10 +427,12 @@ fn render_github(d: &Diagnostic, sources: &Sources) -> String {
         escape_property(&format!("{} {}", d.code.code(), d.code.name()))
     )];
     if let Some(origin) = d.origin {
-        properties.insert(
-            0,
-            format!("file={}", escape_property(sources.path(origin.file))),
-        );
+        let path = sources.path(origin.file);
+        let path = match prefix.trim_end_matches('/') {
+            "" => path.to_string(),
+            prefix => format!("{prefix}/{path}"),
+        };
+        properties.insert(0, format!("file={}", escape_property(&path)));
         properties.insert(1, format!("line={}", origin.pos.line));
         properties.insert(2, format!("col={}", origin.pos.column));
     }
@@ -556,6 +591,7 @@ mod tests {
         let (sources, diagnostics) = sample();
         insta::assert_snapshot!(render(&diagnostics, &sources, Style::Concise), @"policies/pp.yaml:5:30: error[G0104]: unknown variant `Dvided`, expected `Duplicated` or `Divided` (help: use `Duplicated` or `Divided`)");
         insta::assert_snapshot!(render(&diagnostics, &sources, Style::Github), @"::error file=policies/pp.yaml,line=5,col=30,title=G0104 invalid-field::unknown variant `Dvided`, expected `Duplicated` or `Divided` (help: use `Duplicated` or `Divided`)");
+        insta::assert_snapshot!(render_under(&diagnostics, &sources, Style::Github, "deploy/fleet"), @"::error file=deploy/fleet/policies/pp.yaml,line=5,col=30,title=G0104 invalid-field::unknown variant `Dvided`, expected `Duplicated` or `Divided` (help: use `Duplicated` or `Divided`)");
     }
 
     #[test]

@@ -244,6 +244,17 @@ pub fn source_info(repo: &Path) -> Result<Option<Source>, Error> {
     }))
 }
 
+/// Where `path` lies in the work tree of the git repository holding it:
+/// its path from the work tree's root, with `/` (`""` at the root), or
+/// `None` when it is in no work tree.
+pub fn path_in_work_tree(path: &Path) -> Option<String> {
+    let git = Repository::discover(path).ok()?;
+    let root = git.workdir()?.canonicalize().ok()?;
+    let below = path.canonicalize().ok()?;
+    let relative = below.strip_prefix(&root).ok()?;
+    Some(relative.to_string_lossy().replace('\\', "/"))
+}
+
 /// The tip of `refs/heads/<branch>` and all its files, or `None` when the
 /// branch does not exist.
 pub fn read_branch(repo: &Path, branch: &str) -> Result<Option<Stored>, Error> {

@@ -6,6 +6,7 @@ use super::printer::Printer;
 use super::settings::{CompareSettings, Prune};
 use super::{stored, ExitStatus, Stop};
 use crate::plan::Scope;
+use crate::report;
 
 pub fn run(settings: &CompareSettings, printer: &Printer) -> Result<ExitStatus, Stop> {
     let old = stored::read(&settings.stored, &settings.repo.root)?;
@@ -29,7 +30,7 @@ pub fn run(settings: &CompareSettings, printer: &Printer) -> Result<ExitStatus, 
     } else if current {
         printer.out("current: the stored render is what the source renders to\n");
     } else {
-        printer.out(summary.to_text());
+        printer.out(summary.to_text(report::Tense::Preview));
         printer.out("stale: render again to update the stored render\n");
     }
     Ok(if current {

@@ -34,7 +34,7 @@ pub fn run(settings: &DiffSettings, printer: &Printer) -> Result<ExitStatus, Sto
         let value = serde_json::json!({ "summary": summary, "diff": diff, "heldBack": held });
         printer.out_json(&value)?;
     } else {
-        printer.out(summary.to_text());
+        printer.out(summary.to_text(report::Tense::Preview));
         if !diff.is_empty() {
             printer.out("\n");
             printer.out(&diff);

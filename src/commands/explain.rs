@@ -1,4 +1,5 @@
-//! `garrison explain KIND/NAMESPACE/NAME`: one application's decisions.
+//! `garrison explain KIND/NAMESPACE/NAME` (or a form kubectl takes,
+//! [`query`]): one application's decisions.
 
 use super::pipeline::{self, Purpose, Request};
 use super::printer::Printer;
@@ -9,9 +10,21 @@ use crate::overrides::Applied;
 use crate::plan::materialise::Materialiser;
 use crate::plan::{App, Scope};
 use crate::report::explain;
+use crate::report::query::Query;
 use std::collections::BTreeMap;
 
 pub fn run(settings: &ExplainSettings, printer: &Printer) -> Result<ExitStatus, Stop> {
+    let query = match Query::parse(
+        &settings.object,
+        settings.name.as_deref(),
+        settings.namespace.as_deref(),
+    ) {
+        Ok(query) => query,
+        Err(why) => {
+            printer.error(why);
+            return Ok(ExitStatus::Error);
+        }
+    };
     let old = match &settings.stored {
         Some(s) => stored::read(s, &settings.repo.root)?,
         None => Default::default(),
@@ -32,8 +45,7 @@ pub fn run(settings: &ExplainSettings, printer: &Printer) -> Result<ExitStatus, 
         },
         printer,
     )?;
-    let object = &settings.object;
-    let found = explain::find(&outcome.plan, object);
+    let found = query.find(&outcome.plan);
     match found.as_slice() {
         [app] => {
             let Some(explanation) = explained(&outcome, app, printer) else {
@@ -47,26 +59,26 @@ pub fn run(settings: &ExplainSettings, printer: &Printer) -> Result<ExitStatus, 
             Ok(ExitStatus::Success)
         }
         [] => {
-            let unclaimed = outcome
-                .plan
-                .unclaimed
-                .iter()
-                .any(|k| k.to_string().eq_ignore_ascii_case(object));
-            if unclaimed {
-                printer.notice(format_args!(
-                    "`{object}` is in the source but no policy or binding propagates it"
+            let plan = &outcome.plan;
+            if let [key, ..] = query.select(&plan.unclaimed, |k| k).as_slice() {
+                printer.error(format_args!(
+                    "`{key}` is in the source but no policy or binding propagates it"
                 ));
-            } else {
-                printer.notice(format_args!(
-                    "no application `{object}`; write KIND/NAMESPACE/NAME, or KIND/NAME for cluster-scoped objects"
-                ));
+                return Ok(ExitStatus::Error);
             }
+            let suggested = query.suggest(plan.apps.iter().map(|a| &a.key));
+            let hint = match suggested.as_slice() {
+                [] => "write KIND/NAMESPACE/NAME, KIND/NAME with --namespace, or KIND/NAME for a cluster-scoped one".to_string(),
+                [one] => format!("did you mean `{one}`?"),
+                many => format!("did you mean one of `{}`?", many.join("`, `")),
+            };
+            printer.error(format_args!("no application {query}; {hint}"));
             Ok(ExitStatus::Error)
         }
         many => {
             let versions: Vec<&str> = many.iter().map(|a| a.key.api_version.as_str()).collect();
             printer.notice(format_args!(
-                "`{object}` names objects of several API groups ({}); all are listed:",
+                "{query} names objects of several API groups ({}); all are listed:",
                 versions.join(", ")
             ));
             for app in many {

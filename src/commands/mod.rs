@@ -11,6 +11,7 @@
 mod check;
 mod diff;
 mod explain;
+mod man;
 mod pipeline;
 mod printer;
 mod provenance;
@@ -66,13 +67,45 @@ impl<E: Into<anyhow::Error>> From<E> for Stop {
 
 /// Run the parsed command line; what went wrong is printed.
 pub fn run(cli: &Cli) -> ExitStatus {
-    let printer = Printer::new(cli);
-    match execute(&Settings::resolve(cli), &printer) {
+    let settings = Settings::resolve(cli);
+    let mut printer = Printer::new(cli);
+    if let (true, Some(repo)) = (printer.annotates(), settings.repo()) {
+        printer = printer.annotating_under(annotation_prefix(&repo.root));
+    }
+    let status = match execute(&settings, &printer) {
         Ok(status) | Err(Stop::Exit(status)) => status,
         Err(Stop::Failed(error)) => {
             printer.error(format_args!("{error:#}"));
             ExitStatus::Error
         }
+    };
+    // With `--json`, a command that failed says so in JSON too: what it
+    // printed on stderr, in the shape `validate --json` prints.
+    if printer.json() && status == ExitStatus::Error && !printer.printed() {
+        let _ = printer.out_json(&printer.report(false));
+    }
+    status
+}
+
+/// The path of `repo` that GitHub annotations put before a file's path in
+/// the repository: from the root of the git work tree holding it, where a
+/// workflow checks it out, or else from the current directory (`""` when
+/// it is neither below, nor given as a relative path).
+fn annotation_prefix(repo: &std::path::Path) -> String {
+    if let Some(path) = crate::git::path_in_work_tree(repo) {
+        return path;
+    }
+    let from_cwd = std::env::current_dir()
+        .ok()
+        .and_then(|cwd| cwd.canonicalize().ok())
+        .and_then(|cwd| {
+            let repo = repo.canonicalize().ok()?;
+            Some(repo.strip_prefix(cwd).ok()?.to_path_buf())
+        });
+    match from_cwd {
+        Some(path) => path.to_string_lossy().replace('\\', "/"),
+        None if repo.is_relative() => repo.to_string_lossy().replace('\\', "/"),
+        None => String::new(),
     }
 }
 
@@ -97,13 +130,8 @@ fn execute(settings: &Settings, printer: &Printer) -> Result<ExitStatus, Stop> {
             printer.out(String::from_utf8_lossy(&script));
             Ok(ExitStatus::Success)
         }
-        Settings::Man => {
-            let command = <Cli as clap::CommandFactory>::command();
-            let mut page = Vec::new();
-            clap_mangen::Man::new(command)
-                .render(&mut page)
-                .map_err(anyhow::Error::from)?;
-            printer.out(String::from_utf8_lossy(&page));
+        Settings::Man(command) => {
+            printer.out(man::page(command.as_deref())?);
             Ok(ExitStatus::Success)
         }
     }

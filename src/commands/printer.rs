@@ -8,9 +8,10 @@
 
 use crate::cli::{Cli, ColorChoice, DiagnosticFormat};
 use crate::diag::{self, Diagnostics, Sources, Style};
-use crate::report::Summary;
+use crate::report::{Summary, Tense};
 use std::fmt::{self, Display};
 use std::io::IsTerminal;
+use std::sync::Mutex;
 
 /// Where output goes and how it looks.
 pub struct Printer {
@@ -22,6 +23,21 @@ pub struct Printer {
     json: bool,
     /// A spinner on stderr while a render works.
     progress: bool,
+    /// The path the files of GitHub annotations are under ([`Printer::annotating_under`]).
+    annotation_prefix: String,
+    /// With `--json`, what the JSON report ([`Printer::report`]) gathers.
+    reported: Mutex<Reported>,
+}
+
+/// The diagnostics and failures printed on stderr, and whether anything
+/// went to stdout, for the JSON report.
+#[derive(Default)]
+struct Reported {
+    diagnostics: Vec<serde_json::Value>,
+    errors: usize,
+    warnings: usize,
+    failure: Option<String>,
+    stdout: bool,
 }
 
 impl Printer {
@@ -50,7 +66,21 @@ impl Printer {
             color: stdout_color && !cli.json,
             json: cli.json,
             progress: cli.progress || interactive,
+            annotation_prefix: String::new(),
+            reported: Mutex::default(),
         }
+    }
+
+    /// This printer with GitHub annotations naming files under `prefix`:
+    /// the repository's path from the root of its checkout.
+    pub fn annotating_under(mut self, prefix: String) -> Printer {
+        self.annotation_prefix = prefix;
+        self
+    }
+
+    /// Whether diagnostics are GitHub annotations.
+    pub fn annotates(&self) -> bool {
+        self.style == Style::Github
     }
 
     /// Whether stdout is JSON (`--json`) rather than text.
@@ -90,7 +120,8 @@ impl Printer {
         Ok(())
     }
 
-    /// A render summary as text or JSON; nothing when `quiet`.
+    /// The summary of a render that was stored, as text or JSON; nothing
+    /// when `quiet`.
     pub fn summary(&self, summary: &Summary, quiet: bool) -> anyhow::Result<()> {
         if quiet {
             return Ok(());
@@ -98,7 +129,7 @@ impl Printer {
         if self.json {
             self.out_json(summary)
         } else {
-            self.out(summary.to_text());
+            self.out(summary.to_text(Tense::Done));
             Ok(())
         }
     }
@@ -109,9 +140,24 @@ impl Printer {
             return;
         }
         let sorted = diagnostics.clone().sorted();
+        if self.json {
+            self.gather(|reported| {
+                for diagnostic in &sorted.0 {
+                    let value = diagnostic.to_json(sources);
+                    if !reported.diagnostics.contains(&value) {
+                        reported.diagnostics.push(value);
+                        if diagnostic.is_error() {
+                            reported.errors += 1;
+                        } else {
+                            reported.warnings += 1;
+                        }
+                    }
+                }
+            });
+        }
         self.stderr(format_args!(
             "{}",
-            diag::render(&sorted, sources, self.style)
+            diag::render_under(&sorted, sources, self.style, &self.annotation_prefix)
         ));
         if sorted.has_errors() {
             self.stderr(format_args!(
@@ -124,7 +170,39 @@ impl Printer {
 
     /// A failure that ends the command, on stderr: `garrison: error: …`.
     pub fn error(&self, error: impl Display) {
-        self.stderr(format_args!("garrison: error: {error}\n"));
+        let text = error.to_string();
+        if self.json {
+            self.gather(|reported| {
+                reported.failure.get_or_insert_with(|| text.clone());
+            });
+        }
+        self.stderr(format_args!("garrison: error: {text}\n"));
+    }
+
+    /// The JSON report of a command (`--json`): whether it did what was
+    /// asked (`ok`), the diagnostics printed (as [`crate::diag::Diagnostic::to_json`])
+    /// with their counts, and the failure that ended it, if one did
+    /// (`failure`, else `null`). `validate` prints it, with what it read;
+    /// every command that fails without printing JSON prints it instead.
+    pub fn report(&self, ok: bool) -> serde_json::Map<String, serde_json::Value> {
+        let reported = self.reported.lock().unwrap_or_else(|e| e.into_inner());
+        let mut report = serde_json::Map::new();
+        report.insert("ok".into(), ok.into());
+        report.insert("errors".into(), reported.errors.into());
+        report.insert("warnings".into(), reported.warnings.into());
+        report.insert("diagnostics".into(), reported.diagnostics.clone().into());
+        report.insert("failure".into(), reported.failure.clone().into());
+        report
+    }
+
+    /// Whether anything was printed on stdout.
+    pub fn printed(&self) -> bool {
+        self.reported.lock().map(|r| r.stdout).unwrap_or(true)
+    }
+
+    fn gather(&self, add: impl FnOnce(&mut Reported)) {
+        let mut reported = self.reported.lock().unwrap_or_else(|e| e.into_inner());
+        add(&mut reported);
     }
 
     /// What the user should know beside the output, on stderr:
@@ -136,6 +214,7 @@ impl Printer {
     // Every byte garrison prints on stdout passes here.
     #[allow(clippy::print_stdout)]
     fn stdout(&self, text: fmt::Arguments<'_>) {
+        self.gather(|reported| reported.stdout = true);
         print!("{text}");
     }
 

@@ -95,7 +95,10 @@ fn merge(
         Stored::Branch(_) => None,
     };
     let base = stored::read_base(into, &settings.repo.root)?;
-    let mut merged = shard::combine(shards, base.tip.as_deref())?;
+    let shard::Combined {
+        tree: mut merged,
+        held_back,
+    } = shard::combine(shards, base.tip.as_deref())?;
     let outcome = pipeline::run(
         Request {
             repo: &settings.repo,
@@ -126,7 +129,7 @@ fn merge(
         MARKER_FILE.to_string(),
         outcome.tree.get(MARKER_FILE).cloned().unwrap_or_default(),
     );
-    let summary = Summary::new(
+    let mut summary = Summary::new(
         &outcome.plan,
         &outcome.previous,
         &merged,
@@ -134,6 +137,11 @@ fn merge(
         &Tree::new(),
         outcome.format,
     );
+    // Scheduled without rendering a cluster, the plan lists none: the
+    // fleet and its pauses come from the inputs, what the holds keep back
+    // from the shards that rendered those clusters.
+    let fleet = outcome.inputs.clusters.iter();
+    summary.include_fleet(fleet.map(|c| (c.name.as_str(), c.paused)), held_back);
     match into {
         Stored::Dir(out) => {
             if summary.changed() || !out.exists() {

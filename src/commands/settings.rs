@@ -16,7 +16,8 @@ pub enum Settings {
     Explain(ExplainSettings),
     Validate(RepoSettings),
     Completions(clap_complete::Shell),
-    Man,
+    /// The page of this command, or garrison(1).
+    Man(Option<String>),
 }
 
 impl Settings {
@@ -39,10 +40,12 @@ impl Settings {
                     (None, None) => None,
                 },
                 object: args.object.clone(),
+                name: args.name.clone(),
+                namespace: args.namespace.clone(),
             }),
             Command::Validate(args) => Settings::Validate(RepoSettings::resolve(args, strict)),
             Command::Completions { shell } => Settings::Completions(*shell),
-            Command::Man => Settings::Man,
+            Command::Man { command } => Settings::Man(command.clone()),
         }
     }
 
@@ -54,7 +57,7 @@ impl Settings {
             Settings::Check(settings) => Some(&settings.repo),
             Settings::Explain(settings) => Some(&settings.repo),
             Settings::Validate(repo) => Some(repo),
-            Settings::Completions(_) | Settings::Man => None,
+            Settings::Completions(_) | Settings::Man(_) => None,
         }
     }
 }
@@ -247,8 +250,12 @@ pub struct ExplainSettings {
     /// The stored render, if one is named (stickiness, pauses and the
     /// scheduler's memory depend on it).
     pub stored: Option<Stored>,
-    /// The application, as typed: KIND/NAMESPACE/NAME or KIND/NAME.
+    /// The application, as typed: KIND/NAMESPACE/NAME, KIND/NAME or KIND.
     pub object: String,
+    /// Its name, when `object` is the kind alone.
+    pub name: Option<String>,
+    /// `--namespace`.
+    pub namespace: Option<String>,
 }
 
 #[cfg(test)]

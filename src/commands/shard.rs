@@ -14,13 +14,18 @@ use crate::model::layout::{Tree, MARKER_FILE};
 use crate::plan::Scope;
 use crate::report;
 use anyhow::{bail, Context};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+/// The marker of a shard directory: which shard of how many, rendered
+/// against which stored render, and what the holds of its clusters keep
+/// back (which the merge reports, having rendered no cluster itself).
 fn shard_marker(
     index: usize,
     count: usize,
     base: Option<&str>,
     format: crate::model::layout::Format,
+    held_back: &BTreeMap<String, report::Counts>,
 ) -> Vec<u8> {
     let format = match format {
         crate::model::layout::Format::Manifests => "manifests",
@@ -30,7 +35,7 @@ fn shard_marker(
         "generator": "garrison",
         "layout": 1,
         "format": format,
-        "shard": { "index": index, "count": count, "base": base },
+        "shard": { "index": index, "count": count, "base": base, "held_back": held_back },
     });
     let mut bytes = serde_json::to_vec(&value).unwrap_or_default();
     bytes.push(b'\n');
@@ -73,21 +78,27 @@ pub fn render(
         },
         printer,
     )?;
-    let mut tree = outcome.tree;
-    tree.insert(
-        MARKER_FILE.to_string(),
-        shard_marker(index, count, tip.as_deref(), outcome.format),
-    );
-    write::write_tree(dir, &tree, &Tree::new())
-        .with_context(|| format!("cannot write shard {index}/{count} to `{}`", dir.display()))?;
     let summary = report::Summary::new(
         &outcome.plan,
         &outcome.previous,
-        &tree,
+        &outcome.tree,
         &outcome.kept,
         &outcome.shadow,
         outcome.format,
     );
+    let mut tree = outcome.tree;
+    tree.insert(
+        MARKER_FILE.to_string(),
+        shard_marker(
+            index,
+            count,
+            tip.as_deref(),
+            outcome.format,
+            &summary.held_back,
+        ),
+    );
+    write::write_tree(dir, &tree, &Tree::new())
+        .with_context(|| format!("cannot write shard {index}/{count} to `{}`", dir.display()))?;
     printer.summary(&summary, settings.verbosity == Verbosity::Quiet)?;
     Ok(ExitStatus::Success)
 }
@@ -97,6 +108,7 @@ struct ShardInfo {
     index: usize,
     count: usize,
     base: Option<String>,
+    held_back: BTreeMap<String, report::Counts>,
 }
 
 fn shard_info(dir: &Path, tree: &Tree) -> anyhow::Result<ShardInfo> {
@@ -122,6 +134,10 @@ fn shard_info(dir: &Path, tree: &Tree) -> anyhow::Result<ShardInfo> {
                 .get("base")
                 .and_then(serde_json::Value::as_str)
                 .map(str::to_string),
+            held_back: shard
+                .get("held_back")
+                .and_then(|held| serde_json::from_value(held.clone()).ok())
+                .unwrap_or_default(),
         }),
         _ => bail!(
             "`{}` has a marker without a shard index and count",
@@ -130,12 +146,21 @@ fn shard_info(dir: &Path, tree: &Tree) -> anyhow::Result<ShardInfo> {
     }
 }
 
+/// The shards of a render, combined.
+pub struct Combined {
+    /// Every file of every shard, but the shards' markers.
+    pub tree: Tree,
+    /// What the holds keep back, per held cluster of any shard.
+    pub held_back: BTreeMap<String, report::Counts>,
+}
+
 /// The files of the shard directories `shards`, combined. Refused unless
 /// they are cut from one fleet into the same number of parts, were
 /// rendered against `tip` (the stored render's), cover every part once
 /// and agree on every file they share (the bindings).
-pub fn combine(shards: &[PathBuf], tip: Option<&str>) -> anyhow::Result<Tree> {
+pub fn combine(shards: &[PathBuf], tip: Option<&str>) -> anyhow::Result<Combined> {
     let mut merged = Tree::new();
+    let mut held_back = BTreeMap::new();
     let mut seen: Vec<usize> = Vec::new();
     let mut count = None;
     for dir in shards {
@@ -163,6 +188,7 @@ pub fn combine(shards: &[PathBuf], tip: Option<&str>) -> anyhow::Result<Tree> {
             bail!("shard {}/{} is given twice", info.index, info.count);
         }
         seen.push(info.index);
+        held_back.extend(info.held_back);
         for (path, bytes) in tree.into_iter().filter(|(p, _)| p != MARKER_FILE) {
             if let Some(other) = merged.get(&path) {
                 if other != &bytes {
@@ -183,5 +209,8 @@ pub fn combine(shards: &[PathBuf], tip: Option<&str>) -> anyhow::Result<Tree> {
             missing.join(", ")
         );
     }
-    Ok(merged)
+    Ok(Combined {
+        tree: merged,
+        held_back,
+    })
 }

@@ -23,6 +23,19 @@ pub fn run(repo: &RepoSettings, printer: &Printer) -> Result<ExitStatus, Stop> {
         printer,
     )?;
     let read = outcome.read;
+    if printer.json() {
+        let mut report = printer.report(true);
+        for (key, count) in [
+            ("templates", read.templates),
+            ("propagation_policies", read.propagation_policies),
+            ("override_policies", read.override_policies),
+            ("clusters", read.clusters),
+        ] {
+            report.insert(key.into(), count.into());
+        }
+        printer.out_json(&report)?;
+        return Ok(ExitStatus::Success);
+    }
     printer.out(format_args!(
         "{} templates, {} propagation policies, {} override policies, {} clusters: valid ({} warning(s))\n",
         read.templates,

@@ -76,11 +76,32 @@ pub enum Error {
 
 /// An exclusive lock on an output directory: a render holds it from reading
 /// the previous render to the last write, a command that only reads the
-/// directory holds it while reading. It is an advisory `flock` on a file in
-/// the temporary directory named after the output's absolute path, so the
-/// kernel releases it when the process ends, even by SIGKILL.
+/// directory holds it while reading. It is an advisory `flock` on the file
+/// `.<name>.garrison-lock` beside the output, so the kernel releases it when
+/// the process ends, even by SIGKILL, and every process that can write the
+/// output finds the same lock whatever its temporary directory, user or path
+/// to the output. The last holder removes the file ([`Drop`]): nothing is
+/// left beside the output once no garrison command uses it.
 pub struct Lock {
-    _file: fs::File,
+    /// `None` for a reader that may not create the lock file, and could
+    /// not render there either.
+    file: Option<(fs::File, PathBuf)>,
+}
+
+impl Drop for Lock {
+    /// Remove the lock file when no other command holds it: only with the
+    /// lock held exclusively, and only if the path is still this file. A
+    /// command that opened the file before it was removed finds, once it
+    /// holds its lock, that the path is gone or another file, and opens
+    /// the path again ([`acquire`]), so two commands never hold locks on
+    /// two different files.
+    fn drop(&mut self) {
+        if let Some((file, path)) = &self.file {
+            if flock(file, Mode::Exclusive, false) && is_at(file, path) {
+                let _ = fs::remove_file(path);
+            }
+        }
+    }
 }
 
 fn sibling(out: &Path, suffix: &str) -> (PathBuf, PathBuf) {
@@ -101,67 +122,108 @@ fn sibling(out: &Path, suffix: &str) -> (PathBuf, PathBuf) {
 /// staging directories and uncommitted updates are removed, and a committed
 /// update is finished, so whoever holds the lock reads a whole render.
 pub fn lock(out: &Path) -> Result<Lock, Error> {
-    let (file, parent) = lock_file(out)?;
-    if !flock(&file, Mode::Exclusive, false) {
+    let (parent, path) = lock_path(out)?;
+    let Some(file) = acquire(&path, Mode::Exclusive)? else {
         return Err(Error::Locked {
             path: out.to_path_buf(),
         });
-    }
+    };
+    let lock = Lock {
+        file: Some((file, path)),
+    };
     for staging in leftovers(out, &parent, "new") {
         let _ = fs::remove_dir_all(staging);
     }
     for txn in leftovers(out, &parent, "txn") {
         recover(out, &txn)?;
     }
-    Ok(Lock { _file: file })
+    Ok(lock)
 }
 
 /// The lock for commands that only read `out` (`diff`, `check`, `explain`,
 /// a shard reading the previous render): readers share it, a render
 /// excludes them. Whoever finds the lock free takes it exclusively first, to
-/// finish what an interrupted render left, then holds it shared.
+/// finish what an interrupted render left, then holds it shared. A reader
+/// that may not create the lock file beside `out` (a read-only file system
+/// or directory) could not render there either, and reads without a lock.
 pub fn lock_shared(out: &Path) -> Result<Lock, Error> {
-    match lock(out) {
-        Ok(lock) => {
-            // Not atomic (flock(2)): a render may slip in between, and the
-            // shared lock then waits for it, so what is read is still whole.
-            flock(&lock._file, Mode::Shared, true);
-            Ok(lock)
-        }
-        Err(Error::Locked { path }) => {
-            let (file, _) = lock_file(out)?;
-            if flock(&file, Mode::Shared, false) {
-                Ok(Lock { _file: file })
-            } else {
-                Err(Error::Locked { path })
+    loop {
+        match lock(out) {
+            Ok(lock) => {
+                // Not atomic (flock(2)): a render may slip in between, and
+                // the shared lock then waits for it; if that render removed
+                // the file, this lock is on nothing and is taken again.
+                let current = lock.file.as_ref().is_some_and(|(file, path)| {
+                    flock(file, Mode::Shared, true) && is_at(file, path)
+                });
+                if current {
+                    return Ok(lock);
+                }
+                // Dropped without removing anything: the path is not this file.
             }
+            Err(Error::Locked { path }) => {
+                let (_, lock_path) = lock_path(out)?;
+                return match acquire(&lock_path, Mode::Shared)? {
+                    Some(file) => Ok(Lock {
+                        file: Some((file, lock_path)),
+                    }),
+                    None => Err(Error::Locked { path }),
+                };
+            }
+            Err(Error::Io { source, .. })
+                if matches!(
+                    source.kind(),
+                    io::ErrorKind::ReadOnlyFilesystem | io::ErrorKind::PermissionDenied
+                ) =>
+            {
+                return Ok(Lock { file: None });
+            }
+            Err(other) => return Err(other),
         }
-        Err(other) => Err(other),
     }
 }
 
-/// The lock file of `out` (opened) and the directory `out` lives in.
-fn lock_file(out: &Path) -> Result<(fs::File, PathBuf), Error> {
-    let (parent, _) = sibling(out, "lock");
+/// The directory `out` lives in (created if missing) and its lock file.
+fn lock_path(out: &Path) -> Result<(PathBuf, PathBuf), Error> {
+    let (parent, path) = sibling(out, "lock");
     fs::create_dir_all(&parent).map_err(io_error(&parent))?;
-    // The lock file lives in the temporary directory, keyed by the output's
-    // absolute path, so nothing is left beside the output for `git add` to find.
-    let absolute = parent
-        .canonicalize()
-        .map_err(io_error(&parent))?
-        .join(out.file_name().unwrap_or_default());
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for byte in absolute.to_string_lossy().bytes() {
-        hash = (hash ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3);
+    Ok((parent, path))
+}
+
+/// Open the lock file at `path` and lock it in `mode` if it is free now:
+/// `None` when another command holds it. A file its last holder removed
+/// between the open and the lock locks nothing, so it is opened again.
+fn acquire(path: &Path, mode: Mode) -> Result<Option<fs::File>, Error> {
+    loop {
+        let file = fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(path)
+            .map_err(io_error(path))?;
+        if !flock(&file, mode, false) {
+            return Ok(None);
+        }
+        if is_at(&file, path) {
+            return Ok(Some(file));
+        }
     }
-    let path = std::env::temp_dir().join(format!("garrison-{hash:016x}.lock"));
-    let file = fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&path)
-        .map_err(io_error(&path))?;
-    Ok((file, parent))
+}
+
+/// Whether `path` names the open `file` (and not a file created after
+/// `file` was removed).
+#[cfg(unix)]
+fn is_at(file: &fs::File, path: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (file.metadata(), fs::metadata(path)) {
+        (Ok(open), Ok(named)) => open.dev() == named.dev() && open.ino() == named.ino(),
+        _ => false,
+    }
+}
+
+#[cfg(not(unix))]
+fn is_at(_file: &fs::File, path: &Path) -> bool {
+    path.exists()
 }
 
 /// The siblings of `out` named `.<name>.garrison-<kind>-<pid>`: what
@@ -910,9 +972,51 @@ mod tests {
         let txn = txn_of(&out);
         stage(&txn, &change).expect("stage");
         commit(&txn).expect("commit");
-        let _reader = lock_shared(&out).expect("a reader locks");
+        let reader = lock_shared(&out).expect("a reader locks");
         assert_eq!(read_tree(&out).expect("read"), new);
+        drop(reader);
         assert!(beside(&out).is_empty(), "{:?}", beside(&out));
+    }
+
+    #[test]
+    fn the_lock_file_sits_beside_the_output_and_the_last_holder_removes_it() {
+        let (_dir, out) = written(&old_tree());
+        let path = sibling(&out, "lock").1;
+        let render = lock(&out).expect("a render locks");
+        assert_eq!(beside(&out), [".out.garrison-lock"]);
+        drop(render);
+        assert!(beside(&out).is_empty(), "{:?}", beside(&out));
+        let first = lock_shared(&out).expect("a reader locks");
+        let second = lock_shared(&out).expect("a second reader shares the lock");
+        drop(first);
+        assert!(path.exists(), "a reader leaves the file to the other");
+        drop(second);
+        assert!(beside(&out).is_empty(), "{:?}", beside(&out));
+    }
+
+    #[test]
+    fn a_lock_on_a_removed_lock_file_is_taken_again_on_the_new_one() {
+        let (_dir, out) = written(&old_tree());
+        let path = sibling(&out, "lock").1;
+        // A command opened the file, then its holder removed it.
+        let stale = fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .expect("open");
+        fs::remove_file(&path).expect("remove");
+        assert!(flock(&stale, Mode::Exclusive, false));
+        assert!(!is_at(&stale, &path), "a lock on nothing");
+        let render = lock(&out).expect("the path is locked anew");
+        assert!(
+            matches!(lock(&out), Err(Error::Locked { .. })),
+            "the new file excludes the next command"
+        );
+        drop(stale);
+        assert!(path.exists(), "a stale lock removes nothing");
+        drop(render);
+        assert!(!path.exists());
     }
 
     #[test]
@@ -1043,8 +1147,9 @@ mod tests {
                 "{applied} of {count} operations applied before the crash"
             );
             assert!(!out.join("clusters/gone").exists());
-            assert_eq!(beside(&out), Vec::<String>::new());
+            assert_eq!(beside(&out), [".out.garrison-lock"], "the lock alone");
             drop(held);
+            assert_eq!(beside(&out), Vec::<String>::new());
         }
     }
 
@@ -1055,8 +1160,10 @@ mod tests {
         let (_dir, out) = written(&old);
         let change = plan_complete(&out, &new, &old).expect("a small change");
         stage(&txn_of(&out), &change).expect("stage");
-        let _lock = lock(&out).expect("lock");
+        let held = lock(&out).expect("lock");
         assert_eq!(read_tree(&out).expect("read"), old);
+        assert_eq!(beside(&out), [".out.garrison-lock"], "the lock alone");
+        drop(held);
         assert_eq!(beside(&out), Vec::<String>::new());
     }
 

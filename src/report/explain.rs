@@ -4,7 +4,7 @@
 
 use crate::model::meta::ObjectKey;
 use crate::overrides::Applied;
-use crate::plan::{App, Plan, Source};
+use crate::plan::{App, Source};
 use crate::schedule::Decision;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -44,24 +44,6 @@ pub struct ClusterLine {
     pub weight: Option<u64>,
     pub held: bool,
     pub fort: bool,
-}
-
-/// Find the applications a `KIND/NAMESPACE/NAME` (or `KIND/NAME`) names.
-pub fn find<'a>(plan: &'a Plan, spec: &str) -> Vec<&'a App> {
-    let parts: Vec<&str> = spec.split('/').collect();
-    let (kind, namespace, name) = match parts.as_slice() {
-        [kind, name] => (*kind, None, *name),
-        [kind, namespace, name] => (*kind, Some(*namespace), *name),
-        _ => return Vec::new(),
-    };
-    plan.apps
-        .iter()
-        .filter(|a| {
-            a.key.kind.eq_ignore_ascii_case(kind)
-                && a.key.namespace.as_deref() == namespace
-                && a.key.name == name
-        })
-        .collect()
 }
 
 fn source_text(app: &App) -> (String, Vec<PassedOver>) {
@@ -113,20 +95,28 @@ fn source_text(app: &App) -> (String, Vec<PassedOver>) {
     }
 }
 
+/// How the schedule came about, as the `schedule:` line says it: what was
+/// done, then why after a dash (never "schedule: scheduled: …"; the
+/// reasons have colons and parentheses of their own).
+fn decision_text(decision: &Decision) -> String {
+    match decision {
+        Decision::Pinned => "pinned by a ResourceBinding in the source".to_string(),
+        Decision::Kept => "kept from the previous render".to_string(),
+        Decision::Scheduled(why) => format!("made now — {why}"),
+        Decision::Rescheduled(why) if why.is_empty() => "made again".to_string(),
+        Decision::Rescheduled(why) => format!("made again — {why}"),
+        Decision::KeptAfterFailure(why) => {
+            format!("kept from the previous render — scheduling failed: {why}")
+        }
+        Decision::Unschedulable(why) => format!("none — {why}"),
+    }
+}
+
 /// Explain one application; `applied` is what the overrides did on each
 /// cluster it is made for.
 pub fn explain(app: &App, applied: &BTreeMap<String, Applied>) -> Explanation {
     let (source, passed_over) = source_text(app);
-    let decision = match &app.binding.decision {
-        Decision::Pinned => "pinned".to_string(),
-        Decision::Kept => "kept from the previous render".to_string(),
-        Decision::Scheduled(why) => format!("scheduled: {why}"),
-        Decision::Rescheduled(why) => format!("rescheduled: {why}"),
-        Decision::KeptAfterFailure(why) => {
-            format!("scheduling failed ({why}); the previous schedule is kept")
-        }
-        Decision::Unschedulable(why) => format!("not scheduled: {why}"),
-    };
+    let decision = decision_text(&app.binding.decision);
     let fort_cluster = app.fort.as_ref().map(|f| f.cluster.as_str());
     let is_secret = app.key.kind == "Secret" && app.key.api_version == "v1";
     let overrides = applied
@@ -254,5 +244,46 @@ impl Explanation {
             }
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schedule::Error;
+
+    #[test]
+    fn every_decision_reads_without_repeating_the_schedule() {
+        let decisions = [
+            Decision::Pinned,
+            Decision::Kept,
+            Decision::Scheduled("first schedule".into()),
+            Decision::Scheduled("Duplicated: re-evaluated on every render".into()),
+            Decision::Rescheduled("replicas changed from 6 to 9".into()),
+            Decision::Rescheduled(String::new()),
+            Decision::KeptAfterFailure(Error::NoClusterMatches),
+            Decision::Unschedulable(Error::NoClusterMatches),
+        ];
+        let lines: Vec<String> = decisions
+            .iter()
+            .map(|d| format!("schedule: {}", decision_text(d)))
+            .collect();
+        for line in &lines {
+            let said = line.trim_start_matches("schedule: ").to_lowercase();
+            assert!(
+                !said.starts_with("schedul") && !said.starts_with("reschedul"),
+                "{line}"
+            );
+        }
+        insta::assert_snapshot!(lines.join("\n"), @r"
+        schedule: pinned by a ResourceBinding in the source
+        schedule: kept from the previous render
+        schedule: made now — first schedule
+        schedule: made now — Duplicated: re-evaluated on every render
+        schedule: made again — replicas changed from 6 to 9
+        schedule: made again
+        schedule: kept from the previous render — scheduling failed: no cluster matches the placement
+        schedule: none — no cluster matches the placement
+        ");
     }
 }

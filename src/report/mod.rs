@@ -10,10 +10,11 @@ use std::fmt::Write as _;
 
 mod diff;
 pub mod explain;
+pub mod query;
 
 pub use diff::{unified_diff, MASK};
 
-#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Counts {
     pub added: usize,
     pub changed: usize,
@@ -25,6 +26,16 @@ impl Counts {
     pub fn any(&self) -> bool {
         self.added + self.changed + self.removed > 0
     }
+}
+
+/// Whether a summary tells what a render did or what one would do: `diff`
+/// and `check` write nothing, so they must not say "rendered".
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tense {
+    /// `render`: the objects were added, changed and removed.
+    Done,
+    /// `diff`, `check`: the objects a render would add, change and remove.
+    Preview,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
@@ -177,6 +188,25 @@ impl Summary {
         }
     }
 
+    /// Every cluster of `fleet` (name, paused) as a row, and `held_back`:
+    /// for a plan that rendered no cluster (merged shards), whose rows
+    /// would otherwise be only the clusters with files, without their
+    /// pauses and what those hold back.
+    pub fn include_fleet<'a>(
+        &mut self,
+        fleet: impl IntoIterator<Item = (&'a str, bool)>,
+        held_back: BTreeMap<String, Counts>,
+    ) {
+        for (name, paused) in fleet {
+            self.clusters.entry(name.to_string()).or_default();
+            if paused && !self.paused.iter().any(|p| p == name) {
+                self.paused.push(name.to_string());
+            }
+        }
+        self.paused.sort();
+        self.held_back.extend(held_back);
+    }
+
     /// Whether the render changes anything on disk.
     pub fn changed(&self) -> bool {
         self.other.any() || self.clusters.values().any(Counts::any)
@@ -268,8 +298,10 @@ impl Summary {
         out
     }
 
-    /// The table printed after a render.
-    pub fn to_text(&self) -> String {
+    /// The table printed after a render (`Done`), or by `diff` and `check`
+    /// (`Preview`). The last line counts the objects by what happened to
+    /// them, as the table does.
+    pub fn to_text(&self, tense: Tense) -> String {
         let mut out = String::new();
         let width = self
             .clusters
@@ -309,16 +341,26 @@ impl Summary {
                 m.app, m.from, m.reason
             );
         }
-        let verdict = if self.changed() {
-            "rendered"
-        } else {
-            "no changes"
+        let total = self.totals();
+        let verdict = match (self.changed(), tense) {
+            (false, _) => "no changes",
+            (true, Tense::Done) => "rendered",
+            (true, Tense::Preview) => "would change",
+        };
+        let counts = match tense {
+            Tense::Done => ("added", "changed", "removed"),
+            Tense::Preview => ("to add", "to change", "to remove"),
         };
         let _ = writeln!(
             out,
-            "{verdict}: {} clusters, {} objects changed, {} warning(s), {} template(s) claimed by no policy",
+            "{verdict}: {} clusters, {} objects {}, {} {}, {} {}, {} warning(s), {} template(s) claimed by no policy",
             self.clusters.len(),
-            self.clusters.values().map(|c| c.added + c.changed + c.removed).sum::<usize>(),
+            total.added,
+            counts.0,
+            total.changed,
+            counts.1,
+            total.removed,
+            counts.2,
             self.warnings,
             self.unclaimed.len()
         );
@@ -352,24 +394,26 @@ fn listed(names: &[String], limit: usize) -> Option<(String, String)> {
 }
 
 /// One line per application: where it goes and with how many replicas,
-/// its fort, its held clusters, and why it was rescheduled if it was
-/// (`render --verbose`).
+/// its fort, its holds, and why it was rescheduled if it was (`render
+/// --verbose`). A held cluster the application is on keeps it frozen,
+/// marked `(held)`; one a hold keeps it from is listed as held back, with
+/// what it gets once the hold ends.
 pub fn placements(plan: &Plan) -> String {
     let mut out = String::new();
     for app in &plan.apps {
+        let at = |a: &crate::schedule::Assignment| {
+            let replicas = if app.binding.workload {
+                format!("×{}", a.replicas)
+            } else {
+                String::new()
+            };
+            format!("{}{replicas}", a.cluster)
+        };
         let clusters: Vec<String> = app
             .binding
             .clusters
             .iter()
-            .map(|a| {
-                let replicas = if app.binding.workload {
-                    format!("×{}", a.replicas)
-                } else {
-                    String::new()
-                };
-                let held = if a.held { " (held)" } else { "" };
-                format!("{}{replicas}{held}", a.cluster)
-            })
+            .map(|a| format!("{}{}", at(a), if a.held { " (held)" } else { "" }))
             .collect();
         let fort = app
             .fort
@@ -381,11 +425,24 @@ pub fn placements(plan: &Plan) -> String {
         } else {
             clusters.join(", ")
         };
+        let withheld: Vec<String> = app
+            .binding
+            .would_be
+            .iter()
+            .flatten()
+            .filter(|w| !app.binding.clusters.iter().any(|a| a.cluster == w.cluster))
+            .map(at)
+            .collect();
+        let withheld = if withheld.is_empty() {
+            String::new()
+        } else {
+            format!("; held back on {}", withheld.join(", "))
+        };
         let rescheduled = match &app.binding.decision {
             crate::schedule::Decision::Rescheduled(why) => format!("; rescheduled: {why}"),
             _ => String::new(),
         };
-        let _ = writeln!(out, "{} → {targets}{fort}{rescheduled}", app.key);
+        let _ = writeln!(out, "{} → {targets}{fort}{withheld}{rescheduled}", app.key);
     }
     out
 }

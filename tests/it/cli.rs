@@ -355,3 +355,564 @@ fn diff_of_a_one_line_change_in_a_multi_line_value_is_one_line() {
         assert_eq!(hunk.len(), 9, "{}", hunk.join("\n"));
     }
 }
+
+/// The last line of a summary counts the objects by what happened to them,
+/// as the table does; `diff` and `check` write nothing, so they say what a
+/// render would do, never "rendered".
+#[test]
+fn summaries_count_objects_by_what_happened_and_previews_say_would() {
+    let dir = crate::support::temp();
+    let repo = dir.path().join("repo");
+    crate::support::copy_dir(&testdata().join("fleet/repo"), &repo);
+    let out = dir.path().join("out");
+    let (repo_arg, out_arg) = (
+        repo.to_string_lossy().into_owned(),
+        out.to_string_lossy().into_owned(),
+    );
+    let mut transcript = String::new();
+    let mut step = |args: &[&str], code: i32| {
+        let output = run(&[args, &["--repo", &repo_arg, "--out", &out_arg]].concat());
+        assert_eq!(
+            output.status.code(),
+            Some(code),
+            "{args:?}: {}",
+            stderr(&output)
+        );
+        let text = stdout(&output);
+        if args[0] != "render" {
+            assert!(
+                !text.contains("rendered"),
+                "{args:?} writes nothing:\n{text}"
+            );
+        }
+        let last = text
+            .lines()
+            .filter(|l| l.contains(" clusters, "))
+            .collect::<Vec<_>>()
+            .join("\n");
+        transcript.push_str(&format!("$ garrison {}\n{last}\n", args.join(" ")));
+    };
+    step(&["render"], 0);
+    let storefront = repo.join("apps/storefront.yaml");
+    let text = std::fs::read_to_string(&storefront).unwrap_or_default();
+    let text = text.replace("storefront:3.4.1", "storefront:3.5.0");
+    std::fs::write(&storefront, text).unwrap_or_else(|e| panic!("{e}"));
+    step(&["diff"], 0);
+    step(&["check"], 1);
+    step(&["render"], 0);
+    step(&["diff"], 0);
+    step(&["render"], 0);
+    insta::assert_snapshot!(transcript, @r"
+    $ garrison render
+    rendered: 12 clusters, 80 objects added, 0 changed, 0 removed, 0 warning(s), 0 template(s) claimed by no policy
+    $ garrison diff
+    would change: 12 clusters, 0 objects to add, 8 to change, 0 to remove, 0 warning(s), 0 template(s) claimed by no policy
+    $ garrison check
+    would change: 12 clusters, 0 objects to add, 8 to change, 0 to remove, 0 warning(s), 0 template(s) claimed by no policy
+    $ garrison render
+    rendered: 12 clusters, 0 objects added, 8 changed, 0 removed, 0 warning(s), 0 template(s) claimed by no policy
+    $ garrison diff
+    no changes: 12 clusters, 0 objects to add, 0 to change, 0 to remove, 0 warning(s), 0 template(s) claimed by no policy
+    $ garrison render
+    no changes: 12 clusters, 0 objects added, 0 changed, 0 removed, 0 warning(s), 0 template(s) claimed by no policy
+    ");
+}
+
+/// `render --verbose` shows the holds: which held cluster keeps an
+/// application frozen (`(held)`, `pause.rs` tests that), and which one a
+/// hold keeps an application from, with what it would get: every object
+/// the summary counts as held back.
+#[test]
+fn verbose_render_shows_what_the_holds_keep_back() {
+    let dir = crate::support::temp();
+    let repo = testdata().join("fleet/repo");
+    let output = render_to(&repo, &dir.path().join("out"), &["--verbose"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let text = stdout(&output);
+    assert!(
+        text.contains("held back on us-west-2: 10 to add, 0 to change, 0 to remove\n"),
+        "{text}"
+    );
+    let held: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains(" → ") && l.contains("; held back on us-west-2"))
+        .collect();
+    assert_eq!(held.len(), 10, "{text}");
+    assert!(
+        held.iter()
+            .any(|l| l.starts_with("Deployment/shop/storefront → ")
+                && l.ends_with("; held back on us-west-2×2")),
+        "{text}"
+    );
+}
+
+/// `explain` takes the forms kubectl users type, and when nothing matches
+/// names the applications most likely meant, with exit code 2.
+#[test]
+fn explain_takes_the_forms_kubectl_users_type() {
+    let repo = testdata().join("fleet/repo");
+    let repo = repo.to_string_lossy();
+    let explain = |args: &[&str]| run(&[&["explain", "--repo", &repo][..], args].concat());
+    for (args, first) in [
+        (
+            &["Deployment/shop/storefront"][..],
+            "Deployment/shop/storefront (apps/v1)",
+        ),
+        (
+            &["deploy/storefront", "-n", "shop"],
+            "Deployment/shop/storefront (apps/v1)",
+        ),
+        (
+            &["Deployment.apps/shop/storefront"],
+            "Deployment/shop/storefront (apps/v1)",
+        ),
+        (
+            &["deployment/storefront", "--namespace", "shop"],
+            "Deployment/shop/storefront (apps/v1)",
+        ),
+        (
+            &["deployments.v1.apps", "storefront", "-n", "shop"],
+            "Deployment/shop/storefront (apps/v1)",
+        ),
+        (
+            &["svc/storefront", "-n", "shop"],
+            "Service/shop/storefront (v1)",
+        ),
+        (
+            &["cm/storefront-config", "-n", "shop"],
+            "ConfigMap/shop/storefront-config (v1)",
+        ),
+        (
+            &["sa/storefront", "-n", "shop"],
+            "ServiceAccount/shop/storefront (v1)",
+        ),
+        (
+            &["ds/node-exporter", "-n", "monitoring"],
+            "DaemonSet/monitoring/node-exporter (apps/v1)",
+        ),
+        (&["ns/shop"], "Namespace/shop (v1)"),
+        (
+            &["clusterrole/fleet:node-reader"],
+            "ClusterRole/fleet:node-reader (rbac.authorization.k8s.io/v1)",
+        ),
+        (
+            &["crd/rollouts.rollouts.kruise.io"],
+            "CustomResourceDefinition/rollouts.rollouts.kruise.io (apiextensions.k8s.io/v1)",
+        ),
+    ] {
+        let output = explain(args);
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{args:?}: {}",
+            stderr(&output)
+        );
+        assert_eq!(stdout(&output).lines().next(), Some(first), "{args:?}");
+    }
+    let mut transcript = String::new();
+    for args in [
+        &["deploy/storefront"][..],
+        &["deploy/storefrnt", "-n", "shop"],
+        &["sts/storefront", "-n", "shop"],
+        &["Deployment/shop/checkout"],
+        &["deploy/shop/storefront", "-n", "monitoring"],
+        &["storefront"],
+    ] {
+        let output = explain(args);
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        assert_eq!(stdout(&output), "", "{args:?}");
+        transcript.push_str(&format!(
+            "$ garrison explain {}\n{}",
+            args.join(" "),
+            stderr(&output)
+        ));
+    }
+    insta::assert_snapshot!(transcript, @r"
+    $ garrison explain deploy/storefront
+    garrison: error: no application `deploy/storefront` (cluster-scoped, or in namespace `default`); did you mean `Deployment/shop/storefront`?
+    $ garrison explain deploy/storefrnt -n shop
+    garrison: error: no application `deploy/storefrnt` in namespace `shop`; did you mean `Deployment/shop/storefront`?
+    $ garrison explain sts/storefront -n shop
+    garrison: error: no application `sts/storefront` in namespace `shop`; did you mean one of `Deployment/shop/storefront`, `Service/shop/storefront`, `ServiceAccount/shop/storefront`?
+    $ garrison explain Deployment/shop/checkout
+    garrison: error: no application `Deployment/shop/checkout`; write KIND/NAMESPACE/NAME, KIND/NAME with --namespace, or KIND/NAME for a cluster-scoped one
+    $ garrison explain deploy/shop/storefront -n monitoring
+    garrison: error: `deploy/shop/storefront` names namespace `shop`, but --namespace says `monitoring`
+    $ garrison explain storefront
+    garrison: error: `storefront` names no application; write KIND/NAMESPACE/NAME, KIND/NAME with --namespace, or KIND/NAME for a cluster-scoped one
+    ");
+}
+
+/// The `schedule:` line of `explain` says how the schedule came about
+/// without repeating itself ("schedule: scheduled: …").
+#[test]
+fn explain_says_how_the_schedule_came_about_once() {
+    let dir = crate::support::temp();
+    let repo = testdata().join("fleet/repo");
+    let out = dir.path().join("out");
+    let (repo_arg, out_arg) = (repo.to_string_lossy(), out.to_string_lossy());
+    let mut lines = Vec::new();
+    for stored in [false, true] {
+        if stored {
+            let output = render_to(&repo, &out, &["-q"]);
+            assert!(output.status.success(), "{}", stderr(&output));
+        }
+        for app in [
+            "Deployment/shop/storefront",
+            "DaemonSet/monitoring/node-exporter",
+            "ConfigMap/shop/storefront-config",
+            "Namespace/shop",
+        ] {
+            let mut args = vec!["explain", "--repo", &repo_arg, app];
+            if stored {
+                args.extend(["--out", &out_arg]);
+            }
+            let output = run(&args);
+            assert!(output.status.success(), "{}", stderr(&output));
+            let text = stdout(&output);
+            let line = text.lines().find(|l| l.starts_with("schedule: "));
+            lines.push(format!("{app}: {}", line.unwrap_or("(none)")));
+        }
+    }
+    insta::assert_snapshot!(lines.join("\n"), @r"
+    Deployment/shop/storefront: schedule: made now — first schedule
+    DaemonSet/monitoring/node-exporter: schedule: made now — first schedule
+    ConfigMap/shop/storefront-config: schedule: made now — follows the workloads that reference it (propagateDeps)
+    Namespace/shop: schedule: made now — Namespaces go to every cluster
+    Deployment/shop/storefront: schedule: kept from the previous render
+    DaemonSet/monitoring/node-exporter: schedule: made now — Duplicated: re-evaluated on every render
+    ConfigMap/shop/storefront-config: schedule: made now — follows the workloads that reference it (propagateDeps)
+    Namespace/shop: schedule: made now — Namespaces go to every cluster
+    ");
+}
+
+/// Every page `garrison man` lists can be printed with `garrison man
+/// COMMAND`, and every page says what its exit codes mean.
+#[test]
+fn man_pages_list_only_pages_garrison_prints_and_give_the_exit_status() {
+    let main = run(&["man"]);
+    assert!(main.status.success(), "{}", stderr(&main));
+    let page = stdout(&main);
+    let listed: Vec<&str> = page
+        .lines()
+        .filter_map(|l| l.strip_prefix("garrison\\-")?.strip_suffix("(1)"))
+        .collect();
+    assert_eq!(
+        listed,
+        [
+            "render",
+            "diff",
+            "check",
+            "explain",
+            "validate",
+            "completions",
+            "man"
+        ],
+        "{page}"
+    );
+    for page in std::iter::once(page.clone()).chain(listed.iter().map(|command| {
+        let output = run(&["man", command]);
+        assert!(output.status.success(), "{command}: {}", stderr(&output));
+        let text = stdout(&output);
+        assert!(
+            text.contains(&format!(".TH garrison-{command} 1 ")),
+            "{command}:\n{text}"
+        );
+        text
+    })) {
+        let status = page
+            .split(".SH \"EXIT STATUS\"\n")
+            .nth(1)
+            .unwrap_or_else(|| panic!("no EXIT STATUS section:\n{page}"));
+        assert!(status.starts_with(".TP\n0\n"), "{status}");
+        assert!(
+            status.contains("Invalid command\\-line arguments also exit 2."),
+            "{status}"
+        );
+    }
+    let check = stdout(&run(&["man", "check"]));
+    assert!(
+        check.contains(".TP\n1\nThe stored render is stale.\n"),
+        "{check}"
+    );
+    let missing = run(&["man", "nope"]);
+    assert_eq!(missing.status.code(), Some(2));
+    insta::assert_snapshot!(stderr(&missing), @r"
+    garrison: error: no command `nope`; name one of render, diff, check, explain, validate, completions, man
+    ");
+}
+
+/// The help of every command speaks of paths an installed binary can
+/// have, not of the source tree's `testdata/`.
+#[test]
+fn help_names_no_path_of_the_source_tree() {
+    let commands = [
+        "render",
+        "diff",
+        "check",
+        "explain",
+        "validate",
+        "completions",
+        "man",
+    ];
+    for args in std::iter::once(vec!["--help"]).chain(commands.iter().map(|c| vec![*c, "--help"])) {
+        let output = run(&args);
+        assert!(output.status.success(), "{args:?}");
+        assert!(
+            !stdout(&output).contains("testdata"),
+            "{args:?}:\n{}",
+            stdout(&output)
+        );
+    }
+    let man = stdout(&run(&["man"]));
+    assert!(!man.contains("testdata"), "{man}");
+}
+
+/// `--version` names the commit garrison was built from, when it was built
+/// from a git checkout of its own (as the test suite is).
+#[test]
+fn the_version_names_the_commit_it_was_built_from() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let git = |args: &[&str]| {
+        std::process::Command::new("git")
+            .arg("-C")
+            .arg(root)
+            .args(args)
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+    };
+    let top = git(&["rev-parse", "--show-toplevel"]).map(std::path::PathBuf::from);
+    let ours =
+        top.and_then(|t| t.canonicalize().ok()) == std::path::Path::new(root).canonicalize().ok();
+    let version = stdout(&run(&["--version"]));
+    let expected = match git(&["rev-parse", "--short=12", "HEAD"]) {
+        Some(commit) if ours => format!("garrison {} ({commit})\n", env!("CARGO_PKG_VERSION")),
+        _ => format!("garrison {}\n", env!("CARGO_PKG_VERSION")),
+    };
+    assert_eq!(version, expected);
+}
+
+/// Out of a git checkout, the build script takes the commit `cargo
+/// package` recorded (a crates.io tarball), or names none: it is run as
+/// cargo runs it, on a copy of the package's manifests.
+#[test]
+fn the_version_falls_back_to_the_packaged_commit_or_to_none() {
+    let target = std::path::Path::new(env!("CARGO_BIN_EXE_garrison"))
+        .parent()
+        .map(|d| d.join("build"))
+        .unwrap_or_default();
+    let script = std::fs::read_dir(&target)
+        .into_iter()
+        .flatten()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_name().to_string_lossy().starts_with("garrison-"))
+        .map(|e| e.path().join("build-script-build"))
+        .filter(|p| p.is_file())
+        .max_by_key(|p| std::fs::metadata(p).and_then(|m| m.modified()).ok());
+    let Some(script) = script else {
+        panic!("no build script under {}", target.display());
+    };
+    let dir = crate::support::temp();
+    let package = dir.path().join("garrison-0.1.0");
+    std::fs::create_dir_all(package.join("src")).unwrap_or_else(|e| panic!("{e}"));
+    for file in ["Cargo.toml", "Cargo.lock"] {
+        let from = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(file);
+        std::fs::copy(from, package.join(file)).unwrap_or_else(|e| panic!("{e}"));
+    }
+    let version = || {
+        let output = std::process::Command::new(&script)
+            .env("CARGO_MANIFEST_DIR", &package)
+            .env("CARGO_PKG_VERSION", "0.1.0")
+            .output()
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(output.status.success(), "{}", stderr(&output));
+        stdout(&output)
+            .lines()
+            .find_map(|l| l.strip_prefix("cargo:rustc-env=GARRISON_VERSION="))
+            .map(str::to_string)
+    };
+    assert_eq!(version().as_deref(), Some("0.1.0"), "no git, no record");
+    let vcs = "{\n  \"git\": {\n    \"sha1\": \"0123456789abcdef0123456789abcdef01234567\"\n  },\n  \"path_in_vcs\": \"\"\n}\n";
+    std::fs::write(package.join(".cargo_vcs_info.json"), vcs).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        version().as_deref(),
+        Some("0.1.0 (0123456789ab)"),
+        "a crates.io tarball"
+    );
+    // Unpacked inside another project's git repository: not garrison's commit.
+    crate::support::git(dir.path(), &["init", "-q"]);
+    assert_eq!(
+        version().as_deref(),
+        Some("0.1.0 (0123456789ab)"),
+        "another repository"
+    );
+    std::fs::remove_file(package.join(".cargo_vcs_info.json")).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        version().as_deref(),
+        Some("0.1.0"),
+        "another repository, no record"
+    );
+}
+
+/// GitHub places an annotation by its file's path from the root of the
+/// checkout: with `--repo` a folder of a git work tree (a monorepo), the
+/// path starts at the work tree's root, wherever garrison runs from; out
+/// of git, at the current directory.
+#[test]
+fn github_annotations_name_files_from_the_root_of_the_checkout() {
+    use crate::fleet::{clusters, policy, DUPLICATED};
+    let dir = crate::support::temp();
+    let write = |repo: &std::path::Path| {
+        std::fs::create_dir_all(repo).unwrap_or_else(|e| panic!("{e}"));
+        for (name, text) in [
+            ("clusters.yaml", clusters(&["a"])),
+            // A policy for nothing: warning G0201, at ghost.yaml:8:5.
+            ("ghost.yaml", policy("ghost", DUPLICATED, &[], "")),
+        ] {
+            std::fs::write(repo.join(name), text).unwrap_or_else(|e| panic!("{e}"));
+        }
+    };
+    let mono = dir.path().join("mono");
+    write(&mono.join("deploy/fleet"));
+    crate::support::git(&mono, &["init", "-q"]);
+    let plain = dir.path().join("plain");
+    write(&plain.join("sub/fleet"));
+    let annotated = |cwd: &std::path::Path, repo: &str| {
+        let output = crate::support::garrison()
+            .current_dir(cwd)
+            .args(["validate", "--diagnostics", "github", "--repo", repo])
+            .output()
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(output.status.success(), "{}", stderr(&output));
+        let text = stderr(&output);
+        text.split(',')
+            .find_map(|p| p.strip_prefix("::warning file="))
+            .unwrap_or_else(|| panic!("no annotation: {text}"))
+            .to_string()
+    };
+    let absolute = mono.join("deploy/fleet").to_string_lossy().into_owned();
+    assert_eq!(
+        annotated(dir.path(), "mono/deploy/fleet"),
+        "deploy/fleet/ghost.yaml"
+    );
+    assert_eq!(
+        annotated(&mono.join("deploy"), "fleet"),
+        "deploy/fleet/ghost.yaml"
+    );
+    assert_eq!(annotated(dir.path(), &absolute), "deploy/fleet/ghost.yaml");
+    assert_eq!(annotated(&mono, "."), "deploy/fleet/ghost.yaml");
+    // Out of git (unless the temporary directory itself is in a work tree).
+    if garrison::git::path_in_work_tree(&plain).is_some() {
+        return;
+    }
+    assert_eq!(annotated(&plain, "sub/fleet"), "sub/fleet/ghost.yaml");
+    assert_eq!(annotated(&plain.join("sub/fleet"), "."), "ghost.yaml");
+}
+
+/// `validate --json` prints JSON: what it read, and every diagnostic as an
+/// object; with an error, the same report with `ok: false`, exit 2.
+#[test]
+fn validate_json_reports_every_diagnostic_as_json() {
+    use crate::fleet::{clusters, policy, DUPLICATED};
+    let dir = crate::support::temp();
+    let repo = dir.path().join("repo");
+    std::fs::create_dir_all(&repo).unwrap_or_else(|e| panic!("{e}"));
+    let write = |name: &str, text: &str| {
+        std::fs::write(repo.join(name), text).unwrap_or_else(|e| panic!("{e}"))
+    };
+    write("clusters.yaml", &clusters(&["a"]));
+    write("ghost.yaml", &policy("ghost", DUPLICATED, &[], ""));
+    let repo_arg = repo.to_string_lossy().into_owned();
+    let validate = || run(&["validate", "--json", "--repo", &repo_arg]);
+    let json = |output: &std::process::Output| -> serde_json::Value {
+        serde_json::from_str(&stdout(output))
+            .unwrap_or_else(|e| panic!("not JSON ({e}):\n{}", stdout(output)))
+    };
+    let valid = validate();
+    assert_eq!(valid.status.code(), Some(0), "{}", stderr(&valid));
+    insta::assert_snapshot!(serde_json::to_string_pretty(&json(&valid)).unwrap_or_default(), @r#"
+    {
+      "ok": true,
+      "errors": 0,
+      "warnings": 1,
+      "diagnostics": [
+        {
+          "code": "G0201",
+          "name": "policy-matches-nothing",
+          "severity": "warning",
+          "message": "PropagationPolicy/apps/ghost matches no template",
+          "file": "ghost.yaml",
+          "line": 8,
+          "column": 5,
+          "help": "check apiVersion, kind, namespace, name and labels of its resource selectors"
+        }
+      ],
+      "failure": null,
+      "templates": 0,
+      "propagation_policies": 1,
+      "override_policies": 0,
+      "clusters": 1
+    }
+    "#);
+    write("broken.yaml", "kind: [\n");
+    let refused = validate();
+    assert_eq!(refused.status.code(), Some(2));
+    let report = json(&refused);
+    assert_eq!(report["ok"], false);
+    assert_eq!(
+        (report["errors"].as_u64(), report["warnings"].as_u64()),
+        (Some(1), Some(0))
+    );
+    assert_eq!(report["diagnostics"][0]["code"], "G0101");
+    assert_eq!(report["diagnostics"][0]["file"], "broken.yaml");
+}
+
+/// `render --json` that fails prints the JSON report `validate --json`
+/// prints (diagnostics, or the failure that ended it), and exits 2.
+#[test]
+fn render_json_prints_a_report_when_it_fails() {
+    let dir = crate::support::temp();
+    let repo = dir.path().join("repo");
+    crate::support::copy_dir(&testdata().join("fleet/repo"), &repo);
+    std::fs::write(repo.join("broken.yaml"), "kind: [\n").unwrap_or_else(|e| panic!("{e}"));
+    let out = dir.path().join("out");
+    let output = render_to(&repo, &out, &["--json"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(!out.exists());
+    let report: serde_json::Value = serde_json::from_str(&stdout(&output))
+        .unwrap_or_else(|e| panic!("not JSON ({e}):\n{}", stdout(&output)));
+    insta::assert_snapshot!(serde_json::to_string_pretty(&report).unwrap_or_default(), @r#"
+    {
+      "ok": false,
+      "errors": 1,
+      "warnings": 0,
+      "diagnostics": [
+        {
+          "code": "G0101",
+          "name": "yaml-syntax",
+          "severity": "error",
+          "message": "unclosed bracket '['",
+          "file": "broken.yaml",
+          "line": 1,
+          "column": 7,
+          "help": "fix the YAML at this position"
+        }
+      ],
+      "failure": null
+    }
+    "#);
+    // A failure that is no diagnostic: the stored render to compare with is missing.
+    let repo_arg = repo.to_string_lossy().into_owned();
+    std::fs::remove_file(repo.join("broken.yaml")).unwrap_or_else(|e| panic!("{e}"));
+    let missing = run(&["diff", "--json", "--repo", &repo_arg, "--out", "nowhere"]);
+    assert_eq!(missing.status.code(), Some(2));
+    let report: serde_json::Value = serde_json::from_str(&stdout(&missing))
+        .unwrap_or_else(|e| panic!("not JSON ({e}):\n{}", stdout(&missing)));
+    assert_eq!(report["ok"], false);
+    assert_eq!(
+        report["failure"],
+        "`nowhere` does not exist; render it first with `garrison render --out nowhere`, or check the path"
+    );
+}

@@ -267,6 +267,65 @@ fn a_second_render_into_a_locked_directory_is_refused_and_changes_nothing() {
     );
 }
 
+/// A lock file is left neither beside the output nor in the temporary
+/// directory once a command ends: every command that locks a directory
+/// (a render, a small and a large change, `diff`, `check`, `explain`,
+/// a refused render) removes what it took.
+#[test]
+fn no_command_leaves_a_lock_file_behind() {
+    let fleet = Fleet::new();
+    fleet.write("clusters.yaml", &clusters(&["a"]));
+    fleet.write("policy.yaml", EVERY_DEPLOYMENT);
+    let tmp = crate::support::temp();
+    let (repo, out) = (
+        fleet.repo.to_string_lossy().into_owned(),
+        fleet.out().to_string_lossy().into_owned(),
+    );
+    let run = |args: &[&str], code: i32| {
+        let output = garrison()
+            .env("TMPDIR", tmp.path())
+            .args(args)
+            .args(["--repo", &repo])
+            .output()
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            output.status.code(),
+            Some(code),
+            "{args:?}: {}",
+            stderr(&output)
+        );
+    };
+    write_version(&fleet, "v1", APPS);
+    run(&["render", "--out", &out], 0);
+    write_version(&fleet, "v2", 1);
+    run(&["render", "--out", &out], 0);
+    write_version(&fleet, "v3", APPS);
+    run(&["diff", "--out", &out], 0);
+    run(&["check", "--out", &out], 1);
+    run(&["explain", "--out", &out, "Deployment/apps/app00"], 0);
+    run(&["render", "--out", &out], 0);
+    fleet.write("broken.yaml", "kind: [\n");
+    run(&["render", "--out", &out], 2);
+    let beside: Vec<String> = std::fs::read_dir(fleet.out().parent().unwrap_or(fleet.out()))
+        .map(|d| {
+            d.filter_map(Result::ok)
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    assert!(
+        !beside.iter().any(|n| n.contains("garrison-")),
+        "nothing is left beside the output: {beside:?}"
+    );
+    let temporary: Vec<_> = std::fs::read_dir(tmp.path())
+        .map(|d| d.filter_map(Result::ok).map(|e| e.file_name()).collect())
+        .unwrap_or_default();
+    assert!(
+        temporary.is_empty(),
+        "nothing is left in the temporary directory: {temporary:?}"
+    );
+}
+
 /// The loose objects of the git repository `repo`: a commit writes its
 /// blobs, trees and the commit itself as loose objects before it moves the
 /// branch.

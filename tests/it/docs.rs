@@ -16,13 +16,22 @@
 //!   `touch` run with bash in the temporary directory; anything else (and
 //!   any line with a `<placeholder>` or a `$VARIABLE`) is skipped and listed;
 //! - a block right after `<!-- docs-test: skip -->` is not run (listed);
-//! - a block right after `<!-- stdout -->` must equal what the last command
-//!   printed on stdout.
+//! - a block right after `<!-- stdout -->` (`<!-- stderr -->`) must equal
+//!   what the last command printed on stdout (stderr), the command of the
+//!   block just before it (which must have been run; one output is shown
+//!   per command), both read through [`normalise`]: the temporary
+//!   directory is `~`, and a commit id (7 to 40 hexadecimal digits, letters
+//!   and digits both) is `<commit>`, so a page may show a plausible one;
+//! - a block with no language (or `text`) right after a ```sh block, blank
+//!   lines aside, reads as that command's output, so it must be marked
+//!   `<!-- stdout -->` (and is then checked) or `<!-- docs-test: skip -->`.
 //!
 //! A command must exit 0 unless its line ends with `# exit N`. A page must
-//! run at least one command, unless [`WITHOUT_COMMANDS`] lists it: a page
-//! whose every block is skipped, or a parser that no longer finds its
-//! blocks, would otherwise pass without testing anything.
+//! run at least one command, unless [`WITHOUT_COMMANDS`] lists it, and all
+//! pages together must run [`MIN_COMMANDS`] commands and compare
+//! [`MIN_OUTPUTS`] outputs: a page whose every block is skipped, or a parser
+//! that no longer finds its blocks, would otherwise pass without testing
+//! anything.
 
 use crate::support::testdata;
 use std::fmt::Write as _;
@@ -38,6 +47,8 @@ struct Block {
     lang: String,
     body: String,
     directive: Option<Directive>,
+    /// Only blank lines (and the directive) separate it from the block before.
+    follows_block: bool,
 }
 
 #[derive(Debug, PartialEq)]
@@ -45,6 +56,7 @@ enum Directive {
     File(String),
     Skip,
     Stdout,
+    Stderr,
 }
 
 fn parse_directive(line: &str) -> Option<Directive> {
@@ -59,6 +71,7 @@ fn parse_directive(line: &str) -> Option<Directive> {
     match inner {
         "docs-test: skip" => Some(Directive::Skip),
         "stdout" => Some(Directive::Stdout),
+        "stderr" => Some(Directive::Stderr),
         _ => None,
     }
 }
@@ -66,8 +79,10 @@ fn parse_directive(line: &str) -> Option<Directive> {
 /// The fenced blocks of a Markdown text, with the directive on the line
 /// before each (blank lines in between are allowed).
 fn blocks(text: &str) -> Vec<Block> {
-    let mut out = Vec::new();
+    let mut out: Vec<Block> = Vec::new();
     let mut directive = None;
+    // Prose since the last block.
+    let mut prose = true;
     let mut lines = text.lines().enumerate();
     while let Some((index, line)) = lines.next() {
         let trimmed = line.trim_start();
@@ -86,13 +101,16 @@ fn blocks(text: &str) -> Vec<Block> {
                 lang: info.trim().to_string(),
                 body,
                 directive: directive.take(),
+                follows_block: !prose,
             });
+            prose = false;
             continue;
         }
         if let Some(d) = parse_directive(line) {
             directive = Some(d);
         } else if !line.trim().is_empty() {
             directive = None;
+            prose = true;
         }
     }
     out
@@ -178,6 +196,10 @@ struct Session {
     cwd: PathBuf,
     bin: PathBuf,
     last_stdout: String,
+    last_stderr: String,
+    /// Whether `last_stdout` and `last_stderr` are the output of the last command line met:
+    /// not when that line was skipped, nor once an output was compared.
+    fresh: bool,
 }
 
 impl Session {
@@ -222,6 +244,8 @@ impl Session {
             cwd: root.to_path_buf(),
             bin,
             last_stdout: String::new(),
+            last_stderr: String::new(),
+            fresh: false,
         };
         // An empty repository, so `--branch` commands have somewhere to commit.
         let _ = session.bash("git init -q");
@@ -250,6 +274,8 @@ impl Session {
         match output {
             Ok(output) => {
                 self.last_stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+                self.last_stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+                self.fresh = true;
                 output
             }
             Err(e) => panic!("cannot run bash: {e}"),
@@ -273,9 +299,10 @@ const WITHOUT_COMMANDS: &[&str] = &[
 /// Run one Markdown file and check that it ran a command, or is listed in
 /// [`WITHOUT_COMMANDS`] and ran none; failures and skipped lines are
 /// appended to the reports.
-fn run_page(doc: &Path, failures: &mut String, skipped: &mut String) {
+fn run_page(doc: &Path, failures: &mut String, skipped: &mut String) -> Ran {
     let name = page_name(doc);
-    let ran = run_doc(doc, failures, skipped);
+    let checked = run_doc(doc, failures, skipped);
+    let ran = checked.commands;
     let listed = WITHOUT_COMMANDS.contains(&name.as_str());
     if ran == 0 && !listed {
         let _ = writeln!(
@@ -288,6 +315,47 @@ fn run_page(doc: &Path, failures: &mut String, skipped: &mut String) {
             "{name}: {ran} command(s) were run; take the page off WITHOUT_COMMANDS"
         );
     }
+    checked
+}
+
+/// What a page's test did.
+#[derive(Clone, Copy, Debug, Default)]
+struct Ran {
+    /// Commands run.
+    commands: usize,
+    /// Outputs compared with what the page shows.
+    compared: usize,
+}
+
+/// How many commands the pages run together, at least: fewer means
+/// examples were dropped or stopped being found. Lower it on purpose only.
+const MIN_COMMANDS: usize = 38;
+
+/// How many shown outputs the pages compare together, at least.
+const MIN_OUTPUTS: usize = 9;
+
+/// `text` as the docs test compares it: the session's directory is `~`,
+/// and a commit id (7 to 40 hexadecimal digits, with letters and digits
+/// both) is `<commit>`.
+fn normalise(text: &str, root: &Path) -> String {
+    let mut text = text.to_string();
+    let canonical = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+    for dir in [canonical.as_path(), root] {
+        text = text.replace(&dir.display().to_string(), "~");
+    }
+    let commit = regex::Regex::new(r"\b[0-9a-f]{7,40}\b").unwrap_or_else(|e| panic!("{e}"));
+    commit
+        .replace_all(&text, |found: &regex::Captures<'_>| {
+            let word = &found[0];
+            let mixed = word.bytes().any(|b| b.is_ascii_digit())
+                && word.bytes().any(|b| b.is_ascii_alphabetic());
+            if mixed {
+                "<commit>".to_string()
+            } else {
+                word.to_string()
+            }
+        })
+        .into_owned()
 }
 
 /// `doc`'s path from the repository root.
@@ -299,8 +367,8 @@ fn page_name(doc: &Path) -> String {
 }
 
 /// Run one Markdown file; failures and skipped lines are appended to the
-/// reports. Returns how many commands were run.
-fn run_doc(doc: &Path, failures: &mut String, skipped: &mut String) -> usize {
+/// reports. Returns how many commands were run and outputs compared.
+fn run_doc(doc: &Path, failures: &mut String, skipped: &mut String) -> Ran {
     let name = page_name(doc);
     let text = match std::fs::read_to_string(doc) {
         Ok(text) => text,
@@ -308,8 +376,19 @@ fn run_doc(doc: &Path, failures: &mut String, skipped: &mut String) -> usize {
     };
     let dir = crate::support::temp();
     let mut session = Session::new(dir.path());
-    let mut ran = 0;
+    let mut ran = Ran::default();
+    let mut previous_lang = String::new();
     for block in blocks(&text) {
+        let after_command = block.follows_block && previous_lang == "sh";
+        previous_lang = block.lang.clone();
+        let plain = block.lang.is_empty() || block.lang == "text";
+        if after_command && plain && block.directive.is_none() {
+            let _ = writeln!(
+                failures,
+                "{name}:{}: a block right after a command reads as its output: mark it `<!-- stdout -->` to check it, or `<!-- docs-test: skip -->`",
+                block.line
+            );
+        }
         match &block.directive {
             Some(Directive::File(path)) => {
                 let target = session.cwd.join(path);
@@ -329,15 +408,31 @@ fn run_doc(doc: &Path, failures: &mut String, skipped: &mut String) -> usize {
                 );
                 continue;
             }
-            Some(Directive::Stdout) => {
-                if session.last_stdout != block.body {
+            Some(stream @ (Directive::Stdout | Directive::Stderr)) => {
+                if !session.fresh {
                     let _ = writeln!(
                         failures,
-                        "{name}:{}: the output shown differs from what the command printed:\n--- shown\n{}--- printed\n{}",
-                        block.line, block.body, session.last_stdout
+                        "{name}:{}: an output shown for no command that was run (the command before it was skipped, or its output was shown already)",
+                        block.line
                     );
                     return ran;
                 }
+                session.fresh = false;
+                let shown = normalise(&block.body, &session.root);
+                let printed = match stream {
+                    Directive::Stderr => &session.last_stderr,
+                    _ => &session.last_stdout,
+                };
+                let printed = normalise(printed, &session.root);
+                if shown != printed {
+                    let _ = writeln!(
+                        failures,
+                        "{name}:{}: the output shown differs from what the command printed:\n--- shown\n{shown}--- printed\n{printed}",
+                        block.line
+                    );
+                    return ran;
+                }
+                ran.compared += 1;
                 continue;
             }
             None => {}
@@ -350,6 +445,7 @@ fn run_doc(doc: &Path, failures: &mut String, skipped: &mut String) -> usize {
             let (command, expected) = expected_exit(&line);
             if let Some(why) = skip_reason(&command) {
                 let _ = writeln!(skipped, "{name}:{}: `{command}`: {why}", block.line);
+                session.fresh = false;
                 continue;
             }
             let parts: Vec<&str> = command.split(" && ").map(str::trim).collect();
@@ -360,7 +456,7 @@ fn run_doc(doc: &Path, failures: &mut String, skipped: &mut String) -> usize {
                     continue;
                 }
                 let output = session.bash(part);
-                ran += 1;
+                ran.commands += 1;
                 let want = if last { expected } else { 0 };
                 if output.status.code() != Some(want) {
                     let _ = writeln!(
@@ -400,14 +496,25 @@ fn every_shell_example_in_the_docs_runs() {
     let started = Instant::now();
     let mut failures = String::new();
     let mut skipped = String::new();
+    let mut total = Ran::default();
     for doc in documents() {
-        run_page(&doc, &mut failures, &mut skipped);
+        let ran = run_page(&doc, &mut failures, &mut skipped);
+        total.commands += ran.commands;
+        total.compared += ran.compared;
     }
     println!(
-        "lines not run by the docs test:\n{skipped}(took {:?})",
+        "lines not run by the docs test:\n{skipped}({} commands run, {} outputs compared, in {:?})",
+        total.commands,
+        total.compared,
         started.elapsed()
     );
     assert!(failures.is_empty(), "{failures}");
+    assert!(
+        total.commands >= MIN_COMMANDS && total.compared >= MIN_OUTPUTS,
+        "the docs ran {} commands and compared {} outputs; at least {MIN_COMMANDS} and {MIN_OUTPUTS} were expected",
+        total.commands,
+        total.compared
+    );
 }
 
 #[test]
@@ -462,17 +569,380 @@ fn a_page_that_runs_no_command_fails() {
 }
 
 #[test]
+fn a_shown_output_must_be_what_the_command_printed() {
+    let dir = crate::support::temp();
+    let page = |name: &str, text: &str| {
+        let path = dir.path().join(name);
+        if let Err(e) = std::fs::write(&path, text) {
+            panic!("cannot write {}: {e}", path.display());
+        }
+        let (mut failures, mut skipped) = (String::new(), String::new());
+        let ran = run_page(&path, &mut failures, &mut skipped);
+        (
+            ran.compared,
+            failures.replace(&dir.path().display().to_string(), "[TMP]"),
+        )
+    };
+    let shown =
+        |output: &str| format!("```sh\necho 3f2a1bc\n```\n\n<!-- stdout -->\n```\n{output}```\n");
+    assert_eq!(
+        page("same.md", &shown("9e8d7c6\n")),
+        (1, String::new()),
+        "any commit id"
+    );
+    insta::assert_snapshot!(page("differs.md", &shown("a different line\n")).1, @r"
+    [TMP]/differs.md:6: the output shown differs from what the command printed:
+    --- shown
+    a different line
+    --- printed
+    <commit>
+    ");
+    insta::assert_snapshot!(
+        page("unmarked.md", "```sh\necho hi\n```\n\n```\nhi\n```\n").1,
+        @"[TMP]/unmarked.md:5: a block right after a command reads as its output: mark it `<!-- stdout -->` to check it, or `<!-- docs-test: skip -->`"
+    );
+    insta::assert_snapshot!(
+        page("stale.md", "```sh\necho hi\nkubectl apply -k out\n```\n<!-- stdout -->\n```\nhi\n```\n").1,
+        @"[TMP]/stale.md:6: an output shown for no command that was run (the command before it was skipped, or its output was shown already)"
+    );
+    assert_eq!(
+        page(
+            "prose.md",
+            "```sh\necho hi\n```\n\nThen:\n\n```\nnot an output\n```\n"
+        ),
+        (0, String::new()),
+        "a block after prose is no output"
+    );
+}
+
+#[test]
+fn outputs_are_compared_with_the_temporary_directory_and_commit_ids_normalised() {
+    let root = Path::new("/tmp/.tmpAbC123");
+    assert_eq!(
+        normalise(
+            "committed 5d41402abc4b2a76b9719d911017c592bbbbbbbb to `rendered` in /tmp/.tmpAbC123/fleet\n",
+            root
+        ),
+        "committed <commit> to `rendered` in ~/fleet\n"
+    );
+    assert_eq!(
+        normalise("cluster 1234567 deadbeef abc12\n", root),
+        "cluster 1234567 deadbeef abc12\n",
+        "numbers, words and short ids stay"
+    );
+}
+
+/// What is wrong with the diagnostics reference `text`: a code of
+/// [`garrison::diag::Code::ALL`] without its `#### GXXXX name` section, a
+/// section whose name is not its code's, a section for no code, or
+/// sections out of the codes' order.
+fn reference_faults(text: &str) -> Vec<String> {
+    use garrison::diag::Code;
+    let headings: Vec<(&str, &str)> = text
+        .lines()
+        .filter_map(|line| line.strip_prefix("#### G"))
+        .filter_map(|rest| rest.split_once(' '))
+        .collect();
+    let mut faults = Vec::new();
+    for code in Code::ALL {
+        let number = &code.code()[1..];
+        match headings.iter().find(|(n, _)| *n == number) {
+            None => faults.push(format!("no section `#### {} {}`", code.code(), code.name())),
+            Some((_, name)) if *name != code.name() => faults.push(format!(
+                "the section of {} is named `{name}`, the code `{}`",
+                code.code(),
+                code.name()
+            )),
+            Some(_) => {}
+        }
+    }
+    let known: Vec<&str> = Code::ALL.iter().map(|c| &c.code()[1..]).collect();
+    for (number, name) in &headings {
+        if !known.contains(number) {
+            faults.push(format!("a section for G{number} {name}, which no code has"));
+        }
+    }
+    let order: Vec<&str> = headings
+        .iter()
+        .map(|(n, _)| *n)
+        .filter(|n| known.contains(n))
+        .collect();
+    let mut sorted = order.clone();
+    sorted.sort_by_key(|n| known.iter().position(|k| k == n));
+    if order != sorted {
+        faults.push(format!(
+            "sections out of the codes' order: G{}",
+            order.join(", G")
+        ));
+    }
+    faults
+}
+
+#[test]
 fn every_diagnostic_code_has_a_section_in_the_reference() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/reference.md");
     let reference = std::fs::read_to_string(&path).unwrap_or_default();
-    let missing: Vec<String> = garrison::diag::Code::ALL
-        .iter()
-        .map(|code| format!("#### {} {}", code.code(), code.name()))
-        .filter(|heading| !reference.lines().any(|line| line == heading))
-        .collect();
+    let faults = reference_faults(&reference);
     assert!(
-        missing.is_empty(),
-        "docs/reference.md has no section for:\n{}",
-        missing.join("\n")
+        faults.is_empty(),
+        "docs/reference.md, diagnostics:\n{}",
+        faults.join("\n")
+    );
+}
+
+#[test]
+fn a_reference_missing_or_misnaming_a_code_is_refused() {
+    use garrison::diag::Code;
+    let whole: String = Code::ALL
+        .iter()
+        .map(|c| format!("#### {} {}\nText.\n", c.code(), c.name()))
+        .collect();
+    assert_eq!(reference_faults(&whole), Vec::<String>::new());
+    let missing = whole.replace("#### G0701 lua-load-failed\n", "");
+    assert_eq!(
+        reference_faults(&missing),
+        ["no section `#### G0701 lua-load-failed`"]
+    );
+    let misnamed = whole.replace("#### G0006 empty-repository", "#### G0006 empty-repo");
+    assert_eq!(
+        reference_faults(&misnamed),
+        ["the section of G0006 is named `empty-repo`, the code `empty-repository`"]
+    );
+    let extra = format!("{whole}#### G0999 gone\n");
+    assert_eq!(
+        reference_faults(&extra),
+        ["a section for G0999 gone, which no code has"]
+    );
+    let swapped = whole.replace("#### G0001 unreadable-file\n", "").replace(
+        "#### G0002",
+        "#### G0001 unreadable-file\nText.\n#### G0002",
+    );
+    assert_eq!(
+        reference_faults(&swapped).len(),
+        0,
+        "the same order: {swapped:.120}"
+    );
+    let late = format!(
+        "{}#### G0001 unreadable-file\n",
+        whole.replace("#### G0001 unreadable-file\n", "")
+    );
+    assert!(
+        reference_faults(&late)[0].starts_with("sections out of the codes' order"),
+        "{:?}",
+        reference_faults(&late)
+    );
+}
+
+/// The apiVersion of each typed kind the reference's table of inputs names.
+const TYPED_KINDS: &[(&str, &str)] = &[
+    ("PropagationPolicy", "policy.karmada.io/v1alpha1"),
+    ("ClusterPropagationPolicy", "policy.karmada.io/v1alpha1"),
+    ("OverridePolicy", "policy.karmada.io/v1alpha1"),
+    ("ClusterOverridePolicy", "policy.karmada.io/v1alpha1"),
+    ("ClusterTaintPolicy", "policy.karmada.io/v1alpha1"),
+    ("FederatedResourceQuota", "policy.karmada.io/v1alpha1"),
+    ("Cluster", "cluster.karmada.io/v1alpha1"),
+    ("ManagedCluster", "clusters.clusternet.io/v1beta1"),
+    ("ResourceBinding", "work.karmada.io/v1alpha2"),
+    ("ClusterResourceBinding", "work.karmada.io/v1alpha2"),
+    ("Work", "work.karmada.io/v1alpha1"),
+    (
+        "ResourceInterpreterCustomization",
+        "config.karmada.io/v1alpha1",
+    ),
+    (
+        "ResourceInterpreterWebhookConfiguration",
+        "config.karmada.io/v1alpha1",
+    ),
+    ("Kustomization", "kustomize.config.k8s.io/v1beta1"),
+];
+
+/// The reference's table of inputs says which kinds are warned about and
+/// have no effect (G0105); the binary must agree, kind by kind, in both
+/// directions: a kind the table gives a role (a ResourceInterpreterCustomization
+/// above all) is no G0105.
+#[test]
+fn the_table_of_inputs_says_which_kinds_have_no_effect() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/reference.md");
+    let reference = std::fs::read_to_string(&path).unwrap_or_default();
+    let Some(table) = reference
+        .split("| group | kind | role |")
+        .nth(1)
+        .and_then(|rest| rest.split("\n\n").next())
+    else {
+        panic!("docs/reference.md has no `| group | kind | role |` table");
+    };
+    let mut claims: Vec<(String, bool)> = Vec::new();
+    for row in table.lines().filter(|l| l.starts_with("| `")) {
+        let cells: Vec<&str> = row.split(" | ").collect();
+        let (Some(kinds), Some(role)) = (cells.get(1), cells.get(2)) else {
+            continue;
+        };
+        for kind in kinds.split('`').skip(1).step_by(2) {
+            claims.push((kind.to_string(), role.contains("G0105")));
+        }
+    }
+    assert!(
+        claims
+            .iter()
+            .any(|(k, _)| k == "ResourceInterpreterCustomization"),
+        "{claims:?}"
+    );
+    let dir = crate::support::temp();
+    for (kind, _) in &claims {
+        let Some((_, api_version)) = TYPED_KINDS.iter().find(|(k, _)| k == kind) else {
+            panic!("`{kind}` is in the table of inputs: add its apiVersion to TYPED_KINDS");
+        };
+        let text = format!(
+            "apiVersion: {api_version}\nkind: {kind}\nmetadata:\n  name: x\n  namespace: x\n"
+        );
+        if let Err(e) = std::fs::write(dir.path().join(format!("{kind}.yaml")), text) {
+            panic!("{e}");
+        }
+    }
+    let repo = dir.path().to_string_lossy().into_owned();
+    let output = crate::support::run(&["validate", "--diagnostics", "concise", "--repo", &repo]);
+    let stderr = crate::support::stderr(&output);
+    let mut wrong = Vec::new();
+    for (kind, no_effect) in &claims {
+        let warned = stderr
+            .lines()
+            .any(|l| l.starts_with(&format!("{kind}.yaml:")) && l.contains("[G0105]"));
+        if warned != *no_effect {
+            wrong.push(format!(
+                "`{kind}`: the table says {}, the binary {}",
+                if *no_effect { "G0105" } else { "no G0105" },
+                if warned { "warns G0105" } else { "does not" }
+            ));
+        }
+    }
+    assert!(wrong.is_empty(), "{}\n{stderr}", wrong.join("\n"));
+}
+
+/// The pages whose links and citations must resolve in the repository:
+/// the README, `docs/`, and every fixture's README under `testdata/` (not
+/// the corpus of real manifests, which holds other projects' pages).
+fn linked_pages() -> Vec<PathBuf> {
+    fn walk(dir: &Path, pages: &mut Vec<PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for entry in entries.filter_map(Result::ok) {
+            let path = entry.path();
+            if path.is_dir() && entry.file_name() != "corpus" {
+                walk(&path, pages);
+            } else if entry.file_name() == "README.md" {
+                pages.push(path);
+            }
+        }
+    }
+    let mut pages = documents();
+    walk(&testdata(), &mut pages);
+    pages.sort();
+    pages
+}
+
+/// The anchors GitHub gives the headings of a Markdown text.
+fn anchors(text: &str) -> Vec<String> {
+    let mut seen: Vec<String> = Vec::new();
+    let mut fenced = false;
+    for line in text.lines() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+            continue;
+        }
+        let Some(heading) = line.strip_prefix('#') else {
+            continue;
+        };
+        if fenced {
+            continue;
+        }
+        let title = heading.trim_start_matches('#').trim();
+        let slug: String = title
+            .to_lowercase()
+            .chars()
+            .filter(|c| c.is_alphanumeric() || *c == ' ' || *c == '-' || *c == '_')
+            .map(|c| if c == ' ' { '-' } else { c })
+            .collect();
+        let repeats = seen.iter().filter(|s| **s == slug).count();
+        seen.push(slug.clone());
+        if repeats > 0 {
+            seen.push(format!("{slug}-{repeats}"));
+        }
+    }
+    seen
+}
+
+/// Every relative link of the pages leads to a file of the repository
+/// and, with `#anchor`, to a heading of it; no page cites a section of a
+/// document the repository does not hold.
+#[test]
+fn every_link_in_the_docs_resolves_in_the_repository() {
+    let link = regex::Regex::new(r"\]\(([^)\s]+)\)").unwrap_or_else(|e| panic!("{e}"));
+    let mut faults = Vec::new();
+    let mut checked = 0;
+    for page in linked_pages() {
+        let name = page_name(&page);
+        let text = std::fs::read_to_string(&page).unwrap_or_default();
+        let mut fenced = false;
+        for (number, line) in text.lines().enumerate() {
+            if line.trim_start().starts_with("```") {
+                fenced = !fenced;
+            }
+            if fenced {
+                continue;
+            }
+            if line.contains("SPEC §") {
+                faults.push(format!(
+                    "{name}:{}: cites a SPEC the repository does not hold",
+                    number + 1
+                ));
+            }
+            for found in link.captures_iter(line) {
+                let target = &found[1];
+                if target.contains("://") || target.starts_with("mailto:") {
+                    continue;
+                }
+                checked += 1;
+                let (file, anchor) = target.split_once('#').unwrap_or((target, ""));
+                let resolved = if file.is_empty() {
+                    page.clone()
+                } else {
+                    page.parent().unwrap_or(&page).join(file)
+                };
+                if !resolved.exists() {
+                    faults.push(format!("{name}:{}: `{target}`: no such file", number + 1));
+                    continue;
+                }
+                if anchor.is_empty() || resolved.extension().is_none_or(|e| e != "md") {
+                    continue;
+                }
+                let target_text = std::fs::read_to_string(&resolved).unwrap_or_default();
+                if !anchors(&target_text).iter().any(|a| a == anchor) {
+                    faults.push(format!(
+                        "{name}:{}: `{target}`: no such heading",
+                        number + 1
+                    ));
+                }
+            }
+        }
+    }
+    assert!(checked > 50, "only {checked} links were checked");
+    assert!(faults.is_empty(), "{}", faults.join("\n"));
+}
+
+#[test]
+fn anchors_are_the_ones_github_makes() {
+    let text = "# Scheduling, as Karmada does it\n## `garrison render`\n#### G0603 mass-prune\n```\n# not a heading\n```\n## Notes\n## Notes\n";
+    assert_eq!(
+        anchors(text),
+        [
+            "scheduling-as-karmada-does-it",
+            "garrison-render",
+            "g0603-mass-prune",
+            "notes",
+            "notes",
+            "notes-1"
+        ]
     );
 }

@@ -138,7 +138,7 @@ fn a_cluster_paused_since_the_first_render_gets_its_share_when_unpaused() {
     insta::assert_snapshot!(fleet.explain("Deployment/apps/web"), @r"
     Deployment/apps/web (apps/v1)
     policy: PropagationPolicy/apps/web
-    schedule: rescheduled: cluster `c` is no longer paused or suspended: divided again over all its clusters
+    schedule: made again — cluster `c` is no longer paused or suspended: divided again over all its clusters
       desired replicas: 6
     clusters considered:
       a: selected
@@ -288,7 +288,7 @@ fn a_binding_written_before_withheld_clusters_were_recorded_still_gives_an_unpau
     };
     // While c stays paused, the older binding is kept as it is.
     older(&fleet);
-    insta::assert_snapshot!(fleet.placements(), @"Deployment/apps/web → a×3, b×3");
+    insta::assert_snapshot!(fleet.placements(), @"Deployment/apps/web → a×3, b×3; held back on c×2");
     older(&fleet);
     fleet.write("clusters.yaml", &three(None));
     insta::assert_snapshot!(fleet.placements(), @"Deployment/apps/web → a×2, b×2, c×2; rescheduled: cluster `c` is selected but not in a binding written before garrison recorded withheld clusters (it may have been paused then): divided again over all its clusters");

@@ -91,3 +91,52 @@ fn a_bad_shard_spec_is_refused_by_the_command_line() {
         stderr(&output)
     );
 }
+
+/// The summary of merged shards is the summary of the whole render: every
+/// cluster's row, the paused one marked, and what its pause holds back, on
+/// stdout and in the step summary, first render and re-render alike.
+#[test]
+fn merged_shards_report_what_the_whole_render_reports() {
+    let dir = crate::support::temp();
+    let repo = testdata().join("fleet/repo");
+    let (whole, merged) = (dir.path().join("whole"), dir.path().join("merged"));
+    for round in ["first render", "re-render"] {
+        let steps = [dir.path().join("whole.md"), dir.path().join("merged.md")];
+        let step = |i: usize| steps[i].to_string_lossy().into_owned();
+        for step in &steps {
+            let _ = std::fs::remove_file(step);
+        }
+        let direct = render_to(&repo, &whole, &["--step-summary", &step(0)]);
+        assert!(direct.status.success(), "{}", stderr(&direct));
+        let mut shards = Vec::new();
+        for k in 1..=2 {
+            let shard = dir.path().join(format!("shard-{k}"));
+            let shard_arg = shard.to_string_lossy().into_owned();
+            let output = render_to(
+                &repo,
+                &merged,
+                &["--shard", &format!("{k}/2"), "--shard-dir", &shard_arg],
+            );
+            assert!(output.status.success(), "{}", stderr(&output));
+            shards.push(shard_arg);
+        }
+        let merged_step = step(1);
+        let mut extra = vec!["--step-summary", &merged_step, "--merge-shards"];
+        extra.extend(shards.iter().map(String::as_str));
+        let output = render_to(&repo, &merged, &extra);
+        assert!(output.status.success(), "{}", stderr(&output));
+        let text = crate::support::stdout(&output);
+        assert!(
+            text.contains("us-west-2           0        0        0          0  (paused)\n")
+                && text.contains("held back on us-west-2: 10 to add, 0 to change, 0 to remove\n"),
+            "{round}:\n{text}"
+        );
+        assert_eq!(text, crate::support::stdout(&direct), "{round}");
+        let read = |path: &std::path::Path| std::fs::read_to_string(path).unwrap_or_default();
+        assert_eq!(read(&steps[1]), read(&steps[0]), "{round}: step summary");
+        assert!(
+            read(&steps[1]).contains("| `us-west-2` (paused) |"),
+            "{round}"
+        );
+    }
+}
