@@ -580,11 +580,7 @@ fn finish(sources: &Sources<'_>, index: Index, clusters: Vec<Column>, totals: To
             let changed = cells.clone().any(|c| c.change.is_some());
             let held_back = cells.clone().any(|c| c.held_back.is_some());
             let new = matches!(row.what, What::App(_))
-                && !sources.previous.bindings.contains_key(&row.key)
-                && row
-                    .cells
-                    .values()
-                    .all(|c| c.change != Some(Change::Unchanged));
+                && !sources.previous.bindings.contains_key(&row.key);
             Row {
                 key,
                 kind: kinds.binary_search(&row.key.kind).unwrap_or_default(),
@@ -732,3 +728,92 @@ const BODY: &str = r#"<header>
 <pre id="explain-text"></pre>
 </aside>
 "#;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cell_token_says_what_the_cluster_has() {
+        let token = |cell: Cell| cell.token();
+        assert_eq!(token(Cell::default()), "");
+        let present = Cell {
+            present: true,
+            ..Cell::default()
+        };
+        assert_eq!(token(present.clone()), ".");
+        let share = Cell {
+            replicas: Some(3),
+            ..present.clone()
+        };
+        assert_eq!(token(share.clone()), "3");
+        assert_eq!(
+            token(Cell {
+                fort: true,
+                held: true,
+                change: Some(Change::Changed),
+                previous: Some(2),
+                ..share.clone()
+            }),
+            "3fhc<2"
+        );
+        assert_eq!(
+            token(Cell {
+                made: Some(5),
+                held_back: Some(Change::Changed),
+                would_be: Some(4),
+                ..share.clone()
+            }),
+            "5C~3>4"
+        );
+        // Gone, with the share it had; held back, with the share it would get.
+        assert_eq!(
+            token(Cell {
+                change: Some(Change::Removed),
+                previous: Some(2),
+                ..Cell::default()
+            }),
+            "r<2"
+        );
+        assert_eq!(
+            token(Cell {
+                held_back: Some(Change::Added),
+                would_be: Some(2),
+                ..Cell::default()
+            }),
+            "A>2"
+        );
+    }
+
+    #[test]
+    fn a_created_namespace_is_known_by_its_file() {
+        for name in ["shop", "kube-x", "a.b"] {
+            let key = namespace_key(name);
+            let file = layout::path::object_path(&key);
+            assert_eq!(namespace_of_file(Format::Manifests, &file), Some(key));
+        }
+        assert_eq!(
+            namespace_of_file(
+                Format::Manifests,
+                "_cluster/clusterrole.rbac.authorization.k8s.io_x.yaml"
+            ),
+            None
+        );
+        assert_eq!(
+            namespace_of_file(Format::Work, "_cluster/namespace_shop.yaml"),
+            None
+        );
+        assert_eq!(unescape("a%2Fb"), Some("a/b".to_string()));
+        assert_eq!(unescape("a%2"), None);
+    }
+
+    #[test]
+    fn a_work_file_is_known_whatever_its_cluster() {
+        let key = namespace_key("shop");
+        let layout = Layout::new(Format::Work);
+        let (a, b) = (layout.object(&key, "a"), layout.object(&key, "b"));
+        assert_ne!(a, b);
+        assert_eq!(identity(Format::Work, &a), identity(Format::Work, &b));
+        assert_eq!(identity(Format::Manifests, "shop/x.yaml"), "shop/x.yaml");
+    }
+}
