@@ -90,6 +90,15 @@ pub enum Command {
     ///
     /// Example: garrison explain --repo fleet --out out Deployment/shop/storefront
     Explain(ExplainArgs),
+    /// Draw the plan as one HTML page: what runs where, what changed, and why.
+    ///
+    /// A matrix of clusters × applications (replicas, forts, paused clusters, held-back changes,
+    /// changes since the stored render, compared as `diff` compares them), filters by namespace,
+    /// kind and cluster, and every application's explanation. The page is self-contained (no
+    /// network), so it opens from a CI artifact. Nothing else is written.
+    ///
+    /// Example: garrison report --repo testdata/fleet/repo --out out --html report.html
+    Report(ReportArgs),
     /// Parse and check every input; render nothing.
     ///
     /// Example: garrison validate --repo fleet
@@ -214,6 +223,15 @@ pub struct DiffArgs {
     /// Exit 1 when there are changes.
     #[arg(long)]
     pub exit_code: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    #[command(flatten)]
+    pub stored: StoredArgs,
+    /// Where to write the page (replaced whole).
+    #[arg(long, value_name = "FILE")]
+    pub html: PathBuf,
 }
 
 #[derive(Debug, Args)]

@@ -5,13 +5,10 @@ use super::pipeline::{self, Purpose, Request};
 use super::printer::Printer;
 use super::settings::ExplainSettings;
 use super::{stored, ExitStatus, Stop};
-use crate::diag::Diagnostics;
-use crate::overrides::Applied;
 use crate::plan::materialise::Materialiser;
 use crate::plan::{App, Scope};
 use crate::report::explain;
 use crate::report::query::Query;
-use std::collections::BTreeMap;
 
 pub fn run(settings: &ExplainSettings, printer: &Printer) -> Result<ExitStatus, Stop> {
     let query = match Query::parse(
@@ -99,47 +96,14 @@ fn explained(
     app: &App,
     printer: &Printer,
 ) -> Option<explain::Explanation> {
-    match applied(outcome, app) {
-        Ok(applied) => Some(explain::explain(app, &applied)),
+    let plan = &outcome.plan;
+    let index = plan.apps.iter().position(|a| a.key == app.key)?;
+    let materialiser = Materialiser::new(&outcome.inputs);
+    match explain::explain_at(plan, &outcome.inputs, &materialiser, index) {
+        Ok(explained) => Some(explained.explanation),
         Err(diagnostics) => {
             printer.diagnostics(&diagnostics, &outcome.inputs.sources);
             None
         }
     }
-}
-
-/// What the override policies do to `app` on each cluster it is made for:
-/// its objects, made now (only this application's).
-fn applied(
-    outcome: &pipeline::Outcome,
-    app: &App,
-) -> Result<BTreeMap<String, Applied>, Diagnostics> {
-    let plan = &outcome.plan;
-    let Some(index) = plan.apps.iter().position(|a| a.key == app.key) else {
-        return Ok(BTreeMap::new());
-    };
-    let materialiser = Materialiser::new(&outcome.inputs);
-    let mut applied = BTreeMap::new();
-    let mut diagnostics = Diagnostics::default();
-    for assignment in app.binding.clusters.iter().filter(|a| !a.held) {
-        let Some(cluster) = outcome
-            .inputs
-            .clusters
-            .iter()
-            .find(|c| c.name == assignment.cluster)
-        else {
-            continue;
-        };
-        match plan.materialise(&materialiser, index, cluster, assignment.replicas) {
-            Some(Ok(made)) => {
-                applied.insert(cluster.name.clone(), made.applied);
-            }
-            Some(Err(diagnostic)) => diagnostics.push(diagnostic),
-            None => {}
-        }
-    }
-    if diagnostics.has_errors() {
-        return Err(diagnostics);
-    }
-    Ok(applied)
 }

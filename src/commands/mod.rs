@@ -16,6 +16,7 @@ mod pipeline;
 mod printer;
 mod provenance;
 mod render;
+mod report;
 mod settings;
 mod shard;
 mod stored;
@@ -122,6 +123,7 @@ fn execute(settings: &Settings, printer: &Printer) -> Result<ExitStatus, Stop> {
         Settings::Diff(settings) => diff::run(settings, printer),
         Settings::Check(settings) => check::run(settings, printer),
         Settings::Explain(settings) => explain::run(settings, printer),
+        Settings::Report(settings) => report::run(settings, printer),
         Settings::Validate(repo) => validate::run(repo, printer),
         Settings::Completions(shell) => {
             let mut command = <Cli as clap::CommandFactory>::command();

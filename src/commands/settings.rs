@@ -14,6 +14,7 @@ pub enum Settings {
     Diff(DiffSettings),
     Check(CompareSettings),
     Explain(ExplainSettings),
+    Report(ReportSettings),
     Validate(RepoSettings),
     Completions(clap_complete::Shell),
     /// The page of this command, or garrison(1).
@@ -43,6 +44,10 @@ impl Settings {
                 name: args.name.clone(),
                 namespace: args.namespace.clone(),
             }),
+            Command::Report(args) => Settings::Report(ReportSettings {
+                compare: CompareSettings::resolve(&args.stored, strict),
+                html: args.html.clone(),
+            }),
             Command::Validate(args) => Settings::Validate(RepoSettings::resolve(args, strict)),
             Command::Completions { shell } => Settings::Completions(*shell),
             Command::Man { command } => Settings::Man(command.clone()),
@@ -56,6 +61,7 @@ impl Settings {
             Settings::Diff(settings) => Some(&settings.compare.repo),
             Settings::Check(settings) => Some(&settings.repo),
             Settings::Explain(settings) => Some(&settings.repo),
+            Settings::Report(settings) => Some(&settings.compare.repo),
             Settings::Validate(repo) => Some(repo),
             Settings::Completions(_) | Settings::Man(_) => None,
         }
@@ -242,6 +248,14 @@ pub struct DiffSettings {
     pub compare: CompareSettings,
     /// `--exit-code`: changes make the exit status 1.
     pub exit_code: bool,
+}
+
+/// `garrison report`.
+pub struct ReportSettings {
+    /// What the plan is compared with, as for `diff`.
+    pub compare: CompareSettings,
+    /// Where the page is written (`--html`).
+    pub html: PathBuf,
 }
 
 /// `garrison explain`.

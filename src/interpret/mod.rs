@@ -84,18 +84,33 @@ pub fn replicas(api_version: &str, kind: &str, object: &Value) -> Option<Replica
     }
 }
 
+/// The field of `spec` where ReviseReplica writes a built-in kind's
+/// per-cluster replicas.
+fn replica_field(api_version: &str, kind: &str) -> Option<&'static str> {
+    let (group, kind) = group_kind(api_version, kind);
+    match (group.as_str(), kind.as_str()) {
+        ("apps", "Deployment" | "ReplicaSet" | "StatefulSet") => Some("replicas"),
+        ("batch", "Job") => Some("parallelism"),
+        _ => None,
+    }
+}
+
 /// Karmada's ReviseReplica: set the per-cluster replicas where the kind keeps
 /// them, only if the template already has the field.
 pub fn revise_replicas(api_version: &str, kind: &str, object: &mut Value, replicas: u64) {
-    let (group, kind) = group_kind(api_version, kind);
-    let field = match (group.as_str(), kind.as_str()) {
-        ("apps", "Deployment" | "ReplicaSet" | "StatefulSet") => "replicas",
-        ("batch", "Job") => "parallelism",
-        _ => return,
+    let Some(field) = replica_field(api_version, kind) else {
+        return;
     };
     if let Some(slot) = object.get_mut("spec").and_then(|s| s.get_mut(field)) {
         *slot = Value::from(replicas);
     }
+}
+
+/// The per-cluster replicas a made object of a built-in kind holds, where
+/// [`revise_replicas`] writes them (an override may have changed them since).
+pub fn revised_replicas(api_version: &str, kind: &str, object: &Value) -> Option<u64> {
+    let field = replica_field(api_version, kind)?;
+    int_at(object, &format!("/spec/{field}"))
 }
 
 /// Set a Job's `spec.completions` to its per-cluster share, when it has one.

@@ -2,9 +2,12 @@
 //! and the ones passed over, the clusters considered, the division, the fort
 //! and why, holds, and every override applied per cluster.
 
+use crate::diag::Diagnostics;
+use crate::model::inputs::Inputs;
 use crate::model::meta::ObjectKey;
 use crate::overrides::Applied;
-use crate::plan::{App, Source};
+use crate::plan::materialise::Materialiser;
+use crate::plan::{App, Plan, Source};
 use crate::schedule::Decision;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -93,6 +96,88 @@ fn source_text(app: &App) -> (String, Vec<PassedOver>) {
             (format!("fed by {}", subscriptions.join(", ")), Vec::new())
         }
     }
+}
+
+/// An explanation, and what the objects made for it hold.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Explained {
+    pub explanation: Explanation,
+    /// Per cluster the object was made for, the replicas it holds (a
+    /// workload of a built-in kind), which an override may have made
+    /// other than the binding's share.
+    pub replicas: BTreeMap<String, u64>,
+}
+
+/// Explain the application at `index` of `plan`, making its objects for
+/// every cluster it is made for now (only this application's) to say what
+/// the overrides do there. The diagnostics of an object that cannot be
+/// made come back instead.
+pub fn explain_at(
+    plan: &Plan,
+    inputs: &Inputs,
+    materialiser: &Materialiser<'_>,
+    index: usize,
+) -> Result<Explained, Diagnostics> {
+    let Some(app) = plan.apps.get(index) else {
+        return Err(Diagnostics::default());
+    };
+    let key = &app.key;
+    let mut replicas = BTreeMap::new();
+    let mut applied = BTreeMap::new();
+    let mut diagnostics = Diagnostics::default();
+    for assignment in app.binding.clusters.iter().filter(|a| !a.held) {
+        let Some(cluster) = inputs
+            .clusters
+            .iter()
+            .find(|c| c.name == assignment.cluster)
+        else {
+            continue;
+        };
+        match plan.materialise(materialiser, index, cluster, assignment.replicas) {
+            Some(Ok(made)) => {
+                let held = app.binding.workload.then(|| {
+                    crate::interpret::revised_replicas(&key.api_version, &key.kind, &made.value)
+                });
+                if let Some(Some(held)) = held {
+                    replicas.insert(cluster.name.clone(), held);
+                }
+                applied.insert(cluster.name.clone(), made.applied);
+            }
+            Some(Err(diagnostic)) => diagnostics.push(diagnostic),
+            None => {}
+        }
+    }
+    if diagnostics.has_errors() {
+        return Err(diagnostics);
+    }
+    Ok(Explained {
+        explanation: explain(app, &applied),
+        replicas,
+    })
+}
+
+/// [`explain_at`] for every application of `plan`, in parallel, in the
+/// order of [`Plan::apps`]; the diagnostics of every object that cannot be
+/// made come back instead.
+pub fn explain_all(plan: &Plan, inputs: &Inputs) -> Result<Vec<Explained>, Diagnostics> {
+    use rayon::prelude::*;
+    let materialiser = Materialiser::new(inputs);
+    let explained: Vec<Result<Explained, Diagnostics>> = (0..plan.apps.len())
+        .into_par_iter()
+        .map(|index| explain_at(plan, inputs, &materialiser, index))
+        .collect();
+    let mut diagnostics = Diagnostics::default();
+    let mut explanations = Vec::with_capacity(explained.len());
+    for result in explained {
+        match result {
+            Ok(explanation) => explanations.push(explanation),
+            Err(faults) => diagnostics.extend(faults),
+        }
+    }
+    if diagnostics.has_errors() {
+        return Err(diagnostics);
+    }
+    Ok(explanations)
 }
 
 /// How the schedule came about, as the `schedule:` line says it: what was
@@ -189,62 +274,86 @@ pub fn explain(app: &App, applied: &BTreeMap<String, Applied>) -> Explanation {
 impl Explanation {
     pub fn to_text(&self) -> String {
         let mut out = String::new();
-        let _ = writeln!(out, "{} ({})", self.object, self.api_version);
-        let _ = writeln!(out, "policy: {}", self.source);
-        for p in &self.passed_over {
-            let _ = writeln!(out, "  passed over {}: {}", p.policy, p.reason);
+        for line in self.lines() {
+            out.push_str(&line.text);
+            out.push('\n');
         }
-        let _ = writeln!(out, "schedule: {}", self.decision);
+        out
+    }
+
+    /// The lines of [`Explanation::to_text`], each with the cluster it is
+    /// about, if any (the report stores a line once for every cluster).
+    pub fn lines(&self) -> Vec<Line<'_>> {
+        let mut out: Vec<Line<'_>> = Vec::new();
+        fn push<'a>(out: &mut Vec<Line<'a>>, cluster: Option<&'a str>, text: String) {
+            out.push(Line { cluster, text });
+        }
+        let mut line = |cluster, text| push(&mut out, cluster, text);
+        line(None, format!("{} ({})", self.object, self.api_version));
+        line(None, format!("policy: {}", self.source));
+        for p in &self.passed_over {
+            line(None, format!("  passed over {}: {}", p.policy, p.reason));
+        }
+        line(None, format!("schedule: {}", self.decision));
         if let Some(desired) = self.desired_replicas {
-            let _ = writeln!(out, "  desired replicas: {desired}");
+            line(None, format!("  desired replicas: {desired}"));
         }
         if !self.considered.is_empty() {
-            let _ = writeln!(out, "clusters considered:");
+            line(None, "clusters considered:".into());
             for c in &self.considered {
-                let _ = writeln!(out, "  {}: {}", c.cluster, c.note);
+                line(Some(&c.cluster), format!("  {}: {}", c.cluster, c.note));
             }
         }
-        let _ = writeln!(out, "binding:");
+        line(None, "binding:".into());
         if self.clusters.is_empty() {
-            let _ = writeln!(out, "  (no cluster)");
+            line(None, "  (no cluster)".into());
         }
         for c in &self.clusters {
-            let mut line = format!("  {}", c.cluster);
+            let mut text = format!("  {}", c.cluster);
             if let Some(r) = c.replicas {
-                let _ = write!(line, "  replicas {r}");
+                let _ = write!(text, "  replicas {r}");
             }
             if let Some(w) = c.weight {
-                let _ = write!(line, "  weight {w}");
+                let _ = write!(text, "  weight {w}");
             }
             if c.fort {
-                line.push_str("  fort");
+                text.push_str("  fort");
             }
             if c.held {
-                line.push_str("  held (frozen at the previous render)");
+                text.push_str("  held (frozen at the previous render)");
             }
-            let _ = writeln!(out, "{line}");
+            line(Some(&c.cluster), text);
         }
         if let Some(fort) = &self.fort {
-            let _ = writeln!(out, "fort: {fort}");
+            line(None, format!("fort: {fort}"));
         }
         if !self.held.is_empty() {
-            let _ = writeln!(
-                out,
-                "held clusters (paused or suspended): {}",
-                self.held.join(", ")
+            line(
+                None,
+                format!(
+                    "held clusters (paused or suspended): {}",
+                    self.held.join(", ")
+                ),
             );
         }
         if !self.overrides.values().all(Vec::is_empty) {
-            let _ = writeln!(out, "overrides, in the order applied:");
+            line(None, "overrides, in the order applied:".into());
             for (cluster, lines) in self.overrides.iter().filter(|(_, l)| !l.is_empty()) {
-                let _ = writeln!(out, "  {cluster}:");
-                for line in lines {
-                    let _ = writeln!(out, "    {line}");
+                line(Some(cluster), format!("  {cluster}:"));
+                for text in lines {
+                    line(Some(cluster), format!("    {text}"));
                 }
             }
         }
         out
     }
+}
+
+/// One line of an explanation, and the cluster it is about.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Line<'a> {
+    pub cluster: Option<&'a str>,
+    pub text: String,
 }
 
 #[cfg(test)]

@@ -10,6 +10,7 @@ use std::fmt::Write as _;
 
 mod diff;
 pub mod explain;
+pub mod html;
 pub mod query;
 
 pub use diff::{unified_diff, MASK};
@@ -66,21 +67,117 @@ pub struct Summary {
 }
 
 /// Which cluster a path belongs to, and whether it is an object file.
-fn cluster_of(path: &str) -> Option<(&str, bool)> {
+pub fn cluster_of(path: &str) -> Option<(&str, bool)> {
     let (cluster, file) = layout::split_cluster(path)?;
     Some((cluster, file != layout::KUSTOMIZATION))
 }
 
-/// Stands in for the bytes of a previous file that was never read.
-static UNREAD: Vec<u8> = Vec::new();
+/// How one file of a render compares with the same path of another.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Change {
+    Added,
+    Changed,
+    Removed,
+    Unchanged,
+}
 
-fn count(counts: &mut Counts, old: Option<&Vec<u8>>, new: Option<&Vec<u8>>) {
-    match (old, new) {
-        (None, Some(_)) => counts.added += 1,
-        (Some(_), None) => counts.removed += 1,
-        (Some(a), Some(b)) if a != b => counts.changed += 1,
-        _ => counts.unchanged += 1,
+impl Change {
+    fn of(old: Option<&Vec<u8>>, new: Option<&Vec<u8>>) -> Change {
+        match (old, new) {
+            (None, Some(_)) => Change::Added,
+            (Some(_), None) => Change::Removed,
+            (Some(a), Some(b)) if a != b => Change::Changed,
+            _ => Change::Unchanged,
+        }
     }
+}
+
+impl Counts {
+    fn count(&mut self, change: Change) {
+        match change {
+            Change::Added => self.added += 1,
+            Change::Changed => self.changed += 1,
+            Change::Removed => self.removed += 1,
+            Change::Unchanged => self.unchanged += 1,
+        }
+    }
+}
+
+/// Every file of the stored render (`previous`) and of the new one (`new`
+/// with bytes, `kept` unread), once each in path order, with how it
+/// changed: what `diff` shows and the summary counts.
+pub fn changes<'a>(
+    previous: &'a PreviousRender,
+    new: &'a Tree,
+    kept: &'a BTreeSet<String>,
+) -> impl Iterator<Item = (&'a String, Change)> + 'a {
+    let old = &previous.files;
+    union(vec![
+        Box::new(old.keys()),
+        Box::new(new.keys()),
+        Box::new(previous.unread.iter()),
+    ])
+    .map(move |path| {
+        let change = match (old.get(path), new.get(path)) {
+            // Not read: kept as it is, or gone from the new render.
+            (None, None) if kept.contains(path) => Change::Unchanged,
+            (None, None) => Change::Removed,
+            (o, n) => Change::of(o, n),
+        };
+        (path, change)
+    })
+}
+
+/// What the holds of one cluster keep back: each object file a hold
+/// concerns, and how the file the cluster would get without its holds
+/// differs from the one it gets from this render.
+pub struct HeldBack<'a> {
+    pub cluster: &'a str,
+    pub files: Vec<(&'a String, Change)>,
+}
+
+/// What a hold keeps back is the difference between what its cluster
+/// gets from this render and what it would get without the hold:
+/// measured against this render's output (not the previous one), so the
+/// same inputs count the same on every render. One entry per held cluster
+/// (paused, holding frozen objects, or withheld from some), in plan order.
+pub fn held_back<'a>(
+    plan: &'a Plan,
+    new: &'a Tree,
+    shadow: &'a Tree,
+    format: layout::Format,
+) -> Vec<HeldBack<'a>> {
+    let mut held = Vec::new();
+    for cluster in &plan.clusters {
+        let root = layout::cluster_dir(&cluster.name);
+        let mut scope: BTreeSet<&String> = shadow.keys().filter(|p| p.starts_with(&root)).collect();
+        // A cluster suspended for an application it never had holds back
+        // only what the shadow shows.
+        let withholds = !scope.is_empty();
+        if cluster.paused {
+            scope.extend(
+                new.keys().filter(|p| {
+                    cluster_of(p).is_some_and(|(c, object)| object && c == cluster.name)
+                }),
+            );
+        }
+        let frozen: Vec<String> = cluster
+            .frozen
+            .iter()
+            .map(|key| Layout::new(format).cluster_object(key, &cluster.name))
+            .collect();
+        scope.extend(new.keys().filter(|p| frozen.contains(p)));
+        if cluster.paused || !cluster.frozen.is_empty() || withholds {
+            held.push(HeldBack {
+                cluster: &cluster.name,
+                files: scope
+                    .into_iter()
+                    .map(|path| (path, Change::of(new.get(path), shadow.get(path))))
+                    .collect(),
+            });
+        }
+    }
+    held
 }
 
 impl Summary {
@@ -132,59 +229,28 @@ impl Summary {
     /// Every file added, changed, removed or left as it was, per cluster
     /// (object files only) and for the rest of the tree (bindings).
     fn count_changes(&mut self, previous: &PreviousRender, new: &Tree, kept: &BTreeSet<String>) {
-        let old = &previous.files;
-        for path in union(vec![
-            Box::new(old.keys()),
-            Box::new(new.keys()),
-            Box::new(previous.unread.iter()),
-        ]) {
-            let (o, n) = match (old.get(path), new.get(path)) {
-                // Not read: kept as it is, or gone from the new render.
-                (None, None) if kept.contains(path) => (Some(&UNREAD), Some(&UNREAD)),
-                (None, None) => (Some(&UNREAD), None),
-                pair => pair,
-            };
+        for (path, change) in changes(previous, new, kept) {
             match cluster_of(path) {
                 Some((_, false)) => {}
-                Some((cluster, true)) => {
-                    count(self.clusters.entry(cluster.to_string()).or_default(), o, n)
-                }
+                Some((cluster, true)) => self
+                    .clusters
+                    .entry(cluster.to_string())
+                    .or_default()
+                    .count(change),
                 None if layout::PROVENANCE_FILES.contains(&path.as_str()) => {}
-                None => count(&mut self.other, o, n),
+                None => self.other.count(change),
             }
         }
     }
 
-    /// What a hold keeps back is the difference between what its cluster
-    /// gets from this render and what it would get without the hold:
-    /// measured against this render's output (not the previous one), so
-    /// the same inputs count the same on every render.
+    /// The changes each hold keeps back ([`held_back`]), counted.
     fn count_held_back(&mut self, plan: &Plan, new: &Tree, shadow: &Tree, format: layout::Format) {
-        for cluster in &plan.clusters {
-            let root = layout::cluster_dir(&cluster.name);
-            let mut scope: BTreeSet<&String> =
-                shadow.keys().filter(|p| p.starts_with(&root)).collect();
-            // A cluster suspended for an application it never had holds back
-            // only what the shadow shows.
-            let withholds = !scope.is_empty();
-            if cluster.paused {
-                scope.extend(new.keys().filter(|p| {
-                    cluster_of(p).is_some_and(|(c, object)| object && c == cluster.name)
-                }));
+        for held in held_back(plan, new, shadow, format) {
+            let mut counts = Counts::default();
+            for (_, change) in held.files {
+                counts.count(change);
             }
-            let frozen: Vec<String> = cluster
-                .frozen
-                .iter()
-                .map(|key| Layout::new(format).cluster_object(key, &cluster.name))
-                .collect();
-            scope.extend(new.keys().filter(|p| frozen.contains(p)));
-            if cluster.paused || !cluster.frozen.is_empty() || withholds {
-                let mut counts = Counts::default();
-                for path in scope {
-                    count(&mut counts, new.get(path), shadow.get(path));
-                }
-                self.held_back.insert(cluster.name.clone(), counts);
-            }
+            self.held_back.insert(held.cluster.to_string(), counts);
         }
     }
 

@@ -44,6 +44,28 @@ fn action() -> Value {
     docs.into_iter().next().unwrap_or_default()
 }
 
+/// The data of an HTML report the action drew.
+fn report_data(path: &Path) -> Value {
+    let page = read(path);
+    let start = r#"<script type="application/json" id="garrison-data">"#;
+    let data = page
+        .split_once(start)
+        .and_then(|(_, rest)| rest.split_once("</script>"))
+        .map(|(data, _)| data)
+        .unwrap_or_else(|| panic!("{} embeds no data", path.display()));
+    serde_json::from_str(data).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// The row of a report's data for `key`.
+fn row<'a>(data: &'a Value, key: &str) -> &'a Value {
+    data["rows"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|r| r["key"] == key)
+        .unwrap_or_else(|| panic!("the report has no row {key}: {data}"))
+}
+
 fn str_at<'a>(value: &'a Value, pointer: &str) -> &'a str {
     value.pointer(pointer).and_then(Value::as_str).unwrap_or("")
 }
@@ -91,6 +113,15 @@ fn inputs(action: &Value, given: &[(&str, &str)]) -> BTreeMap<String, String> {
 /// `github.action_path`, `steps.<id>.outputs.<name>` (the install steps are
 /// not run here, so empty: the binary comes from `PATH`) and `a || b`.
 fn evaluate(text: &str, inputs: &BTreeMap<String, String>) -> String {
+    evaluate_with(text, inputs, &BTreeMap::new())
+}
+
+/// [`evaluate`], with the outputs of earlier steps (`id.name` → value).
+fn evaluate_with(
+    text: &str,
+    inputs: &BTreeMap<String, String>,
+    outputs: &BTreeMap<String, String>,
+) -> String {
     let mut out = String::new();
     let mut rest = text;
     while let Some(start) = rest.find("${{") {
@@ -114,8 +145,9 @@ fn evaluate(text: &str, inputs: &BTreeMap<String, String>) -> String {
                     String::new()
                 } else if operand == "github.action_path" {
                     root().to_string_lossy().into_owned()
-                } else if operand.starts_with("steps.") {
-                    String::new()
+                } else if let Some(output) = operand.strip_prefix("steps.") {
+                    let output = output.replacen(".outputs.", ".", 1);
+                    outputs.get(&output).cloned().unwrap_or_default()
                 } else {
                     panic!("the test cannot evaluate `{operand}` in `{text}`")
                 }
@@ -383,7 +415,14 @@ fn the_action_renders_loses_a_race_fetches_renders_again_and_pushes() {
 
     // Outputs and summary come from the final attempt only: relative to the
     // competing render, two objects changed and nothing was added.
-    let outputs = run.outputs();
+    let mut outputs = run.outputs();
+    // The report of the final attempt: drawn before its render, against the
+    // competing render it then replaced.
+    let report = outputs.remove("report").unwrap_or_default();
+    let drawn = report_data(Path::new(&report));
+    assert_eq!(drawn["against"], "branch rendered");
+    assert_eq!(drawn["totals"]["changed"], 2, "{}", drawn["totals"]);
+    assert_eq!(row(&drawn, "Deployment/apps/web")["cells"], "2c,2c");
     let expected: BTreeMap<String, String> = [
         ("changed", "true"),
         ("commit", tip.as_str()),
@@ -438,6 +477,8 @@ fn the_action_renders_loses_a_race_fetches_renders_again_and_pushes() {
     assert_eq!(runner.remote(&["rev-parse", "rendered"]), tip);
     let outputs = again.outputs();
     assert_eq!(outputs.get("changed").map(String::as_str), Some("false"));
+    let drawn = report_data(Path::new(outputs.get("report").map_or("", String::as_str)));
+    assert_eq!(drawn["totals"]["changed"], 0, "nothing to change");
     assert_eq!(outputs.get("commit").map(String::as_str), Some(""));
     assert!(
         again
@@ -479,6 +520,19 @@ fn the_action_with_push_false_commits_locally_and_checks_its_inputs() {
         run.outputs().get("commit").map(String::as_str),
         Some(local.as_str())
     );
+    // A first render: the report is drawn after it, of the render made.
+    let report = run.outputs().get("report").cloned().unwrap_or_default();
+    let drawn = report_data(Path::new(&report));
+    assert_eq!(drawn["format"], "work");
+    assert_eq!(row(&drawn, "Deployment/apps/web")["cells"], "2,2");
+    // No report asked for: none drawn.
+    let none = runner.run_action(
+        &[("push", "false"), ("format", "work"), ("report", "false")],
+        0,
+        "no-report",
+    );
+    assert!(none.output.status.success(), "{}", none.log());
+    assert_eq!(none.outputs().get("report").map(String::as_str), Some(""));
     let files = git(&runner.work, &["ls-tree", "-r", "--name-only", "rendered"]);
     assert!(files.contains("clusters/a/"), "{files}");
     assert!(
@@ -499,6 +553,7 @@ fn the_action_with_push_false_commits_locally_and_checks_its_inputs() {
         ),
         (("push", "yes"), "push must be true or false, not 'yes'"),
         (("strict", "on"), "strict must be true or false, not 'on'"),
+        (("report", "yes"), "report must be true or false, not 'yes'"),
         (
             ("max-attempts", "0"),
             "max-attempts must be a positive number, not '0'",
@@ -605,6 +660,8 @@ fn every_action_input_is_documented_and_used_and_every_output_is_mapped() {
         "version",
         "remote",
         "max-attempts",
+        "report",
+        "report-artifact",
     ];
     assert_eq!(
         input_names
@@ -654,9 +711,12 @@ fn every_action_input_is_documented_and_used_and_every_output_is_mapped() {
         .filter_map(|l| l.split_once('=').map(|(k, _)| k.to_string()))
         .collect();
     let output_names = map_keys(action.get("outputs"));
+    let mut expected = written;
+    // The one output the render step adds: the report's path.
+    expected.insert("report".to_string());
     assert_eq!(
         output_names.iter().cloned().collect::<BTreeSet<_>>(),
-        written
+        expected
     );
     for name in &output_names {
         let output = &action["outputs"][name];
@@ -855,6 +915,17 @@ fn the_delivery_docs_point_argo_cd_and_flux_at_cluster_directories_that_build() 
 
 /// Run one step of action.yml by id with the given environment (no race, no shim).
 fn run_step(id: &str, given: &[(&str, &str)], env: &[(&str, &Path)], dir: &Path) -> Output {
+    run_step_with(id, given, &BTreeMap::new(), env, dir)
+}
+
+/// [`run_step`], with the outputs of earlier steps (`id.name` → value).
+fn run_step_with(
+    id: &str,
+    given: &[(&str, &str)],
+    outputs: &BTreeMap<String, String>,
+    env: &[(&str, &Path)],
+    dir: &Path,
+) -> Output {
     let action = action();
     let inputs = inputs(&action, given);
     let step = steps(&action)
@@ -875,13 +946,79 @@ fn run_step(id: &str, given: &[(&str, &str)], env: &[(&str, &Path)], dir: &Path)
     }
     if let Some(env) = step.get("env").and_then(Value::as_object) {
         for (name, value) in env {
-            command.env(name, evaluate(value.as_str().unwrap_or(""), &inputs));
+            command.env(
+                name,
+                evaluate_with(value.as_str().unwrap_or(""), &inputs, outputs),
+            );
         }
     }
     match command.output() {
         Ok(o) => o,
         Err(e) => panic!("bash is required for this test: {e}"),
     }
+}
+
+#[test]
+fn the_report_is_uploaded_and_linked_from_the_job_summary() {
+    let action = action();
+    let steps = steps(&action);
+    let position = |id: &str| {
+        steps
+            .iter()
+            .position(|s| str_at(s, "/id") == id)
+            .unwrap_or_else(|| panic!("action.yml has no step `{id}`"))
+    };
+    let (render, upload, link) = (
+        position("render"),
+        position("upload"),
+        position("report-link"),
+    );
+    assert!(
+        render < upload && upload < link,
+        "render, upload, then link"
+    );
+    let upload = &steps[upload];
+    assert!(str_at(upload, "/uses").starts_with("actions/upload-artifact@v4"));
+    assert_eq!(str_at(upload, "/if"), "steps.render.outputs.report != ''");
+    assert_eq!(
+        str_at(upload, "/with/path"),
+        "${{ steps.render.outputs.report }}"
+    );
+    assert_eq!(
+        str_at(upload, "/with/name"),
+        "${{ inputs.report-artifact }}"
+    );
+    assert_eq!(
+        str_at(&steps[link], "/if"),
+        "steps.upload.outputs.artifact-url != ''"
+    );
+
+    let dir = crate::support::temp();
+    let summary = dir.path().join("summary");
+    write(&summary, "### garrison render\n");
+    let outputs: BTreeMap<String, String> = [(
+        "upload.artifact-url".to_string(),
+        "https://github.com/acme/fleet/actions/runs/1/artifacts/2".to_string(),
+    )]
+    .into_iter()
+    .collect();
+    let output = run_step_with(
+        "report-link",
+        &[("report-artifact", "fleet-report")],
+        &outputs,
+        &[("GITHUB_STEP_SUMMARY", &summary)],
+        dir.path(),
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    let text = read(&summary);
+    assert!(
+        text.starts_with("### garrison render\n"),
+        "appended: {text}"
+    );
+    assert!(
+        text.contains("**[The plan, drawn](https://github.com/acme/fleet/actions/runs/1/artifacts/2)**: the `fleet-report` artifact"),
+        "{text}"
+    );
 }
 
 #[test]

@@ -3,7 +3,7 @@
 //! directories hold the same objects (garrison's own annotations aside).
 
 #[path = "../../benches/fleet/mod.rs"]
-mod fleetgen;
+pub(crate) mod fleetgen;
 
 use crate::support::garrison;
 

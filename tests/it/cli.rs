@@ -86,6 +86,7 @@ fn a_missing_or_wrong_repository_fails_every_command_the_same_way() {
             &["diff", "--out", "out"],
             &["check", "--branch", "rendered"],
             &["explain", "Deployment/apps/web"],
+            &["report", "--out", "out", "--html", "report.html"],
             &["validate"],
         ] {
             let mut full = args.to_vec();

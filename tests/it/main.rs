@@ -21,6 +21,7 @@ mod pause;
 mod properties;
 mod prune;
 mod render;
+mod report;
 mod reuse;
 mod secrets;
 mod shard;
