@@ -94,6 +94,17 @@ pub struct Source {
     /// Committer time of HEAD, seconds since the epoch (usable as
     /// [`CommitRequest::time`]).
     pub time: i64,
+    /// Author time of HEAD, seconds since the epoch.
+    pub authored: i64,
+    /// The whole commit message, as stored.
+    pub message: String,
+    /// The trailers of the message's trailer block (`Key: value`, as
+    /// `git interpret-trailers --parse` reads them: continuation lines
+    /// unfolded), in order.
+    pub trailers: Vec<(String, String)>,
+    /// The URL of the remote `origin`, without any user name or password
+    /// it carries; `None` without such a remote.
+    pub origin_url: Option<String>,
     /// Tracked files are modified or staged (untracked files do not count).
     pub dirty: bool,
     /// Untracked files under the source directory that git does not ignore,
@@ -234,13 +245,23 @@ pub fn source_info(repo: &Path) -> Result<Option<Source>, Error> {
         }
     }
     untracked.sort();
+    let message = String::from_utf8_lossy(commit.message_bytes()).into_owned();
+    let authored = commit.author().when().seconds();
+    let origin_url = git
+        .find_remote("origin")
+        .ok()
+        .and_then(|remote| remote.url().ok().map(without_credentials));
     Ok(Some(Source {
         commit: commit.id().to_string(),
         subject,
         author,
         time: commit.time().seconds(),
+        authored,
+        trailers: trailers(&message),
+        message,
         dirty,
         untracked,
+        origin_url,
     }))
 }
 
@@ -253,6 +274,55 @@ pub fn path_in_work_tree(path: &Path) -> Option<String> {
     let below = path.canonicalize().ok()?;
     let relative = below.strip_prefix(&root).ok()?;
     Some(relative.to_string_lossy().replace('\\', "/"))
+}
+
+/// The trailers of `message` as libgit2 finds them (git's own rules for
+/// the trailer block), each value unfolded onto one line.
+fn trailers(message: &str) -> Vec<(String, String)> {
+    let Ok(found) = git2::message_trailers_strs(message) else {
+        return Vec::new();
+    };
+    found
+        .iter()
+        .map(|(key, value)| (key.trim().to_string(), unfold(value)))
+        .collect()
+}
+
+/// A trailer's value on one line: each line break, with the white space
+/// after it, becomes one space (as `git interpret-trailers --unfold`).
+fn unfold(value: &str) -> String {
+    let mut out = String::with_capacity(value.len());
+    let mut chars = value.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\n' {
+            while chars.next_if(|c| c.is_ascii_whitespace()).is_some() {}
+            out.push(' ');
+        } else {
+            out.push(c);
+        }
+    }
+    out.trim().to_string()
+}
+
+/// A remote URL without credentials, which must never reach a committed
+/// file: no user name or password in an `http(s)://` URL (a token may be
+/// either), no password in an `ssh://` one (its user name is needed to
+/// clone and names no secret). scp-like `user@host:path` addresses stay.
+fn without_credentials(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_string();
+    };
+    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let (authority, path) = rest.split_at(authority_end);
+    let Some((userinfo, host)) = authority.rsplit_once('@') else {
+        return url.to_string();
+    };
+    let ssh = matches!(scheme, "ssh" | "git+ssh" | "ssh+git");
+    match userinfo.split_once(':') {
+        _ if !ssh => format!("{scheme}://{host}{path}"),
+        Some((user, _password)) => format!("{scheme}://{user}@{host}{path}"),
+        None => url.to_string(),
+    }
 }
 
 /// The tip of `refs/heads/<branch>` and all its files, or `None` when the
@@ -1392,6 +1462,76 @@ mod tests {
         let unborn = tempfile::tempdir().expect("temp dir");
         git(unborn.path(), &["init", "-q"]);
         assert_eq!(source_info(unborn.path()).expect("info"), None);
+    }
+
+    #[test]
+    fn source_info_reads_the_message_its_trailers_the_author_date_and_origin() {
+        let dir = source_repo();
+        let repo = dir.path();
+        git(repo, &["checkout", "-q", "--", "fleet.yaml"]);
+        let message = "Bump web\n\nBody line.\n\nSigned-off-by: A <a@example.com>\nArgocd-reference-commit-body: \"two\n  words\"\n";
+        std::fs::write(repo.join("message"), message).expect("write");
+        std::fs::write(repo.join("fleet.yaml"), "clusters: [c]\n").expect("write");
+        git(repo, &["add", "fleet.yaml"]);
+        git(
+            repo,
+            &[
+                "commit",
+                "-q",
+                "--cleanup=verbatim",
+                "-F",
+                "message",
+                "--date=@1700000000 +0200",
+            ],
+        );
+        std::fs::remove_file(repo.join("message")).expect("rm");
+        let info = source_info(repo).expect("info").expect("a repository");
+        assert_eq!(info.message, message);
+        assert_eq!(info.authored, 1_700_000_000);
+        assert_eq!(
+            info.trailers,
+            [
+                ("Signed-off-by".to_string(), "A <a@example.com>".to_string()),
+                (
+                    "Argocd-reference-commit-body".to_string(),
+                    "\"two words\"".to_string()
+                ),
+            ]
+        );
+        assert_eq!(info.origin_url, None);
+        git(
+            repo,
+            &[
+                "remote",
+                "add",
+                "origin",
+                "https://ci:token@git.example.com/fleet.git",
+            ],
+        );
+        let info = source_info(repo).expect("info").expect("a repository");
+        assert_eq!(
+            info.origin_url.as_deref(),
+            Some("https://git.example.com/fleet.git")
+        );
+    }
+
+    #[test]
+    fn credentials_are_taken_out_of_remote_urls() {
+        for (given, expected) in [
+            (
+                "https://user:pass@host/org/repo.git",
+                "https://host/org/repo.git",
+            ),
+            ("https://token@host:8443/r", "https://host:8443/r"),
+            ("https://host/path@v1", "https://host/path@v1"),
+            ("ssh://git@host/org/repo", "ssh://git@host/org/repo"),
+            ("ssh://git:pw@host/org/repo", "ssh://git@host/org/repo"),
+            ("git@github.com:org/repo.git", "git@github.com:org/repo.git"),
+            ("/srv/git/fleet.git", "/srv/git/fleet.git"),
+        ] {
+            assert_eq!(without_credentials(given), expected, "{given}");
+        }
+        assert_eq!(unfold("a\n  b\n\tc  d \n"), "a b c  d");
     }
 
     #[test]

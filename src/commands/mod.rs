@@ -11,6 +11,7 @@
 mod check;
 mod diff;
 mod explain;
+mod hydrator;
 mod man;
 mod pipeline;
 mod printer;

@@ -1,6 +1,8 @@
 //! Where a committed render came from: the marker file's provenance fields
-//! and the commit message (source commit, per-cluster summary, trailers).
-//! No timestamps enter the tree; the commit time is the source commit's.
+//! and the commit message (source commit, per-cluster summary, trailers);
+//! [`super::hydrator`] writes `hydrator.metadata`. No clock is read: the
+//! commit time is the source commit's, and the only time in the tree is
+//! the source commit's author date, in `hydrator.metadata`.
 
 use crate::git::Source;
 use crate::model::layout::Format;

@@ -370,6 +370,14 @@ fn commit(
         layout::GITATTRIBUTES.to_string(),
         b"* linguist-generated=true\n".to_vec(),
     );
+    // What Argo CD's Source Hydrator records, for the promotion tools that
+    // read it; nothing to say without a source commit.
+    if let Some(source) = &provenance.source {
+        tree.insert(
+            super::hydrator::FILE.to_string(),
+            super::hydrator::metadata(source),
+        );
+    }
     let message = provenance.commit_message(summary);
     let request = crate::git::CommitRequest {
         branch: branch.name,

@@ -825,10 +825,13 @@ fn the_delivery_docs_point_argo_cd_and_flux_at_cluster_directories_that_build() 
         flux_clusters.push(cluster.to_string());
     }
 
-    // Workflows: the action used with real inputs; the render one may push.
+    // Workflows: the action used with real inputs; the render ones may
+    // push. (`tests/it/install.rs` checks that each installs garrison
+    // before running it, with the action or the documented install line.)
     let action = action();
     let input_names: BTreeSet<String> = map_keys(action.get("inputs")).into_iter().collect();
     let mut pushes = 0;
+    let mut using_action = 0;
     for workflow in &workflows {
         let mut uses_action = false;
         for job in workflow["jobs"]
@@ -861,9 +864,18 @@ fn the_delivery_docs_point_argo_cd_and_flux_at_cluster_directories_that_build() 
                 }
             }
         }
-        assert!(uses_action, "every workflow uses the action: {workflow}");
+        if uses_action {
+            using_action += 1;
+        }
     }
-    assert_eq!(pushes, 1, "one workflow renders and pushes");
+    assert!(
+        using_action >= 3,
+        "the render, drift and environment workflows use the action"
+    );
+    assert_eq!(
+        pushes, 2,
+        "two workflows render and push: to `rendered`, and to each `<env>-next`"
+    );
 
     // What they point at: every cluster directory of a render of the example
     // fleet (the generator's clusters/*) builds with kustomize, and the Flux
@@ -1032,7 +1044,7 @@ fn a_release_is_downloaded_from_the_actions_own_repository_and_verified() {
     // A fake release server (file://) and the action checked out where the
     // runner puts it: _actions/<owner>/<repo>/<ref>.
     let release = top.join("server/acme/garrison/releases/download/v0.2.0");
-    let asset = "garrison-0.2.0-x86_64-unknown-linux-gnu.tar.gz";
+    let asset = "garrison-0.2.0-x86_64-unknown-linux-musl.tar.gz";
     let staging = top.join("staging/garrison-0.2.0");
     write(&staging.join("garrison"), "#!/bin/sh\necho fake garrison\n");
     #[cfg(unix)]
@@ -1100,6 +1112,26 @@ fn a_release_is_downloaded_from_the_actions_own_repository_and_verified() {
         stdout(&refused)
     );
     assert_eq!(read(&outputs), "");
+
+    // The runner's platform picks the archive; one without a release
+    // binary is an error that says what to do.
+    let mut on = env.to_vec();
+    on.push(("RUNNER_ARCH", Path::new("ARM64")));
+    let arm = run_step("download", &[("version", "0.2.0")], &on, top);
+    assert!(!arm.status.success());
+    assert!(
+        stderr(&arm).contains("garrison-0.2.0-aarch64-unknown-linux-musl.tar.gz"),
+        "{}",
+        stderr(&arm)
+    );
+    on.push(("RUNNER_OS", Path::new("Windows")));
+    let windows = run_step("download", &[("version", "0.2.0")], &on, top);
+    assert!(!windows.status.success());
+    assert!(
+        stdout(&windows).contains("no release binary for Windows/ARM64; use version: source"),
+        "{}",
+        stdout(&windows)
+    );
 
     // Versions are checked before anything runs.
     let bad = run_step("install", &[("version", "latest")], &env, top);

@@ -43,6 +43,7 @@ fn first_noop_and_incremental_renders_on_a_branch() {
     clusters/b/_cluster/namespace_apps.yaml
     clusters/b/apps/deployment.apps_web.yaml
     clusters/b/kustomization.yaml
+    hydrator.metadata
     ");
     let message = git(repo, &["log", "-1", "--format=%B", "rendered"]);
     assert!(
@@ -87,6 +88,7 @@ fn first_noop_and_incremental_renders_on_a_branch() {
     bindings/apps/deployment.apps_web.yaml
     clusters/a/apps/deployment.apps_web.yaml
     clusters/b/apps/deployment.apps_web.yaml
+    hydrator.metadata
     ");
     assert!(git(
         repo,

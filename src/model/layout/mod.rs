@@ -5,6 +5,7 @@
 //! ```text
 //! .garrison.json                         marker: this directory holds a render
 //! .gitattributes                         (rendered branches) generated files
+//! hydrator.metadata                      (rendered branches) the source commit, for promotion tools
 //! clusters/<cluster>/kustomization.yaml  lists the cluster's files
 //! clusters/<cluster>/<object file>       one per object (or its Work)
 //! bindings/<object file>                 one per application: its schedule
@@ -27,9 +28,12 @@ pub type Tree = BTreeMap<String, Vec<u8>>;
 pub const MARKER_FILE: &str = ".garrison.json";
 /// Marks a rendered branch as generated for code review tools.
 pub const GITATTRIBUTES: &str = ".gitattributes";
+/// (Rendered branches) the source commit, as Argo CD's Source Hydrator
+/// records it for promotion tools.
+pub const HYDRATOR_METADATA: &str = "hydrator.metadata";
 /// Files at the root of a render that record where it came from; they
 /// never decide whether a render changed (SPEC §9).
-pub const PROVENANCE_FILES: &[&str] = &[MARKER_FILE, GITATTRIBUTES];
+pub const PROVENANCE_FILES: &[&str] = &[MARKER_FILE, GITATTRIBUTES, HYDRATOR_METADATA];
 /// The file of a cluster directory that lists its objects.
 pub const KUSTOMIZATION: &str = "kustomization.yaml";
 
