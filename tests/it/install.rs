@@ -15,11 +15,13 @@
 //! A missing tool (Go, ShellCheck, pre-commit, curl) fails the test with
 //! what to install; nothing is skipped. The three cargo builds share one
 //! target directory under `target/tmp/install-check` and run one at a time.
-//! They build in the dev profile (`--debug`; for pre-commit, whose `cargo
-//! install` is release, a `cargo` shim adds it): the profile is not what is
-//! tested, and a release build of garrison and its C libraries takes
-//! minutes on a 2-core machine. What cannot run here (the workflow on
-//! GitHub's runners, musl and macOS builds) is listed in docs/install.md.
+//! They build in the dev profile without debug information (`--debug`; for
+//! pre-commit, whose `cargo install` is release, a `cargo` shim adds it):
+//! the profile is not what is tested, and a release build of garrison and
+//! its C libraries takes many minutes on a 2-core machine, each time the
+//! source changes. Once the dependencies are built, each of the three
+//! takes seconds. What cannot run here (the workflow on GitHub's runners,
+//! musl and macOS builds) is listed in docs/install.md.
 
 use crate::support::{git, stderr, stdout, temp, testdata};
 use garrison::load::yaml::{parse_stream, Limits};
@@ -652,9 +654,20 @@ fn the_documented_install_line_installs_a_release_and_refuses_a_wrong_checksum()
     }
 }
 
-/// The cargo running the tests.
+/// The cargo running the tests, building into [`install_target`] without
+/// debug information or incremental data (each build is of a fresh copy of
+/// the source: neither would be used again).
 fn cargo() -> Command {
-    Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
+    let mut command = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+    lean(&mut command);
+    command
+}
+
+fn lean(command: &mut Command) {
+    command
+        .env("CARGO_TARGET_DIR", install_target())
+        .env("CARGO_PROFILE_DEV_DEBUG", "0")
+        .env("CARGO_INCREMENTAL", "0");
 }
 
 /// The target directory the cargo builds of these tests share.
@@ -678,8 +691,7 @@ fn cargo_install_locked_installs_garrison_into_a_temporary_root() {
             .args(["install", "--locked", "--debug", "--path"])
             .arg(root())
             .arg("--root")
-            .arg(dir.path())
-            .env("CARGO_TARGET_DIR", install_target()),
+            .arg(dir.path()),
         "cargo install",
     );
     println!(
@@ -712,8 +724,7 @@ fn cargo_publish_dry_run_packages_what_the_crate_needs_and_builds_it() {
     let listed = run(
         cargo()
             .args(["package", "--list", "--locked", "--allow-dirty"])
-            .current_dir(root())
-            .env("CARGO_TARGET_DIR", install_target()),
+            .current_dir(root()),
         "cargo package --list",
     );
     assert!(listed.status.success(), "{}", transcript(&listed));
@@ -757,8 +768,7 @@ fn cargo_publish_dry_run_packages_what_the_crate_needs_and_builds_it() {
     let output = run(
         cargo()
             .args(["publish", "--dry-run", "--locked", "--allow-dirty"])
-            .current_dir(root())
-            .env("CARGO_TARGET_DIR", install_target()),
+            .current_dir(root()),
         "cargo publish --dry-run",
     );
     println!("cargo publish --dry-run took {:.1?}", started.elapsed());
@@ -880,6 +890,7 @@ fn both_pre_commit_hooks_validate_a_fleet_with_pre_commit_try_repo() {
             dirs.insert(0, bin.clone());
         }
         let mut command = pre_commit();
+        lean(&mut command);
         command
             .args(["try-repo"])
             .arg(&hooks)
@@ -887,7 +898,6 @@ fn both_pre_commit_hooks_validate_a_fleet_with_pre_commit_try_repo() {
             .current_dir(&fleet)
             .env("PATH", std::env::join_paths(dirs).unwrap_or_default())
             .env("REAL_CARGO", &real_cargo)
-            .env("CARGO_TARGET_DIR", install_target())
             .env("PRE_COMMIT_HOME", dir.path().join("pre-commit-home"))
             .env("GIT_CONFIG_GLOBAL", "/dev/null")
             .env("GIT_CONFIG_NOSYSTEM", "1")
