@@ -42,6 +42,14 @@ const EXIT_STATUS: &[(&str, [Option<&str>; 3])] = &[
         ],
     ),
     (
+        "report",
+        [
+            Some("The page was written."),
+            None,
+            Some("Input errors, a missing --out or --branch, or a failure; no page was written."),
+        ],
+    ),
+    (
         "validate",
         [
             Some("Valid (warnings allowed, unless --strict)."),
