@@ -605,6 +605,7 @@ fn man_pages_list_only_pages_garrison_prints_and_give_the_exit_status() {
             "diff",
             "check",
             "explain",
+            "report",
             "validate",
             "completions",
             "man"
