@@ -97,7 +97,7 @@ pub enum Command {
     /// kind and cluster, and every application's explanation. The page is self-contained (no
     /// network), so it opens from a CI artifact. Nothing else is written.
     ///
-    /// Example: garrison report --repo testdata/fleet/repo --out out --html report.html
+    /// Example: garrison report --repo fleet --out out --html report.html
     Report(ReportArgs),
     /// Parse and check every input; render nothing.
     ///

@@ -640,7 +640,7 @@ fn man_pages_list_only_pages_garrison_prints_and_give_the_exit_status() {
     let missing = run(&["man", "nope"]);
     assert_eq!(missing.status.code(), Some(2));
     insta::assert_snapshot!(stderr(&missing), @r"
-    garrison: error: no command `nope`; name one of render, diff, check, explain, validate, completions, man
+    garrison: error: no command `nope`; name one of render, diff, check, explain, report, validate, completions, man
     ");
 }
 
@@ -653,6 +653,7 @@ fn help_names_no_path_of_the_source_tree() {
         "diff",
         "check",
         "explain",
+        "report",
         "validate",
         "completions",
         "man",
