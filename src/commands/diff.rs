@@ -1,31 +1,16 @@
 //! `garrison diff`: what a render would change, per cluster then as a
 //! unified diff (Secret values masked). Writes nothing.
 
-use super::pipeline::{self, Purpose, Request};
+use super::pipeline;
 use super::printer::Printer;
-use super::settings::{DiffSettings, Prune};
-use super::{stored, ExitStatus, Stop};
+use super::settings::DiffSettings;
+use super::{ExitStatus, Stop};
 use crate::model::layout;
-use crate::plan::Scope;
 use crate::report;
 
 pub fn run(settings: &DiffSettings, printer: &Printer) -> Result<ExitStatus, Stop> {
     let compare = &settings.compare;
-    let old = stored::read(&compare.stored, &compare.repo.root)?;
-    let outcome = pipeline::run(
-        Request {
-            repo: &compare.repo,
-            skip: compare.stored.skip(),
-            previous: old.into(),
-            format: compare.format,
-            scope: Scope::All,
-            purpose: Purpose::Render {
-                reuse: true,
-                prune: Prune::Warn,
-            },
-        },
-        printer,
-    )?;
+    let outcome = pipeline::preview(compare, printer)?;
     let summary = outcome.summary();
     let color = printer.color();
     let diff = report::unified_diff(&outcome.previous.files, &outcome.tree, color);

@@ -5,7 +5,7 @@
 //! `plan` and into `emit`'s tree building are all in [`plan_and_build`].
 
 use super::printer::Printer;
-use super::settings::{Prune, RepoSettings};
+use super::settings::{CompareSettings, Prune, RepoSettings};
 use super::{ExitStatus, Stop};
 use crate::diag::{Diagnostic, Diagnostics, Severity};
 use crate::emit;
@@ -155,6 +155,26 @@ fn judged(strict: bool, diagnostics: Diagnostics) -> Diagnostics {
     } else {
         diagnostics
     }
+}
+
+/// What a render against the stored render `compare` names would make,
+/// written nowhere: the run `diff` and `report` read (a mass prune warns).
+pub fn preview(compare: &CompareSettings, printer: &Printer) -> Result<Outcome, Stop> {
+    let old = super::stored::read(&compare.stored, &compare.repo.root)?;
+    run(
+        Request {
+            repo: &compare.repo,
+            skip: compare.stored.skip(),
+            previous: old.into(),
+            format: compare.format,
+            scope: Scope::All,
+            purpose: Purpose::Render {
+                reuse: true,
+                prune: Prune::Warn,
+            },
+        },
+        printer,
+    )
 }
 
 /// Load the repository, plan against the previous render, build the new

@@ -3,32 +3,17 @@
 //! `diff` makes it (nothing is written but the page), and every
 //! application is explained as `explain` explains it.
 
-use super::pipeline::{self, Purpose, Request};
+use super::pipeline;
 use super::printer::Printer;
-use super::settings::{Prune, ReportSettings, Stored};
-use super::{stored, ExitStatus, Stop};
-use crate::plan::Scope;
+use super::settings::{ReportSettings, Stored};
+use super::{ExitStatus, Stop};
 use crate::report::{explain, html};
 use anyhow::Context as _;
 use std::path::Path;
 
 pub fn run(settings: &ReportSettings, printer: &Printer) -> Result<ExitStatus, Stop> {
     let compare = &settings.compare;
-    let old = stored::read(&compare.stored, &compare.repo.root)?;
-    let outcome = pipeline::run(
-        Request {
-            repo: &compare.repo,
-            skip: compare.stored.skip(),
-            previous: old.into(),
-            format: compare.format,
-            scope: Scope::All,
-            purpose: Purpose::Render {
-                reuse: true,
-                prune: Prune::Warn,
-            },
-        },
-        printer,
-    )?;
+    let outcome = pipeline::preview(compare, printer)?;
     let explanations = match explain::explain_all(&outcome.plan, &outcome.inputs) {
         Ok(explanations) => explanations,
         Err(diagnostics) => {

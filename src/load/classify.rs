@@ -827,12 +827,18 @@ impl Classifier<'_> {
                     );
                 }
                 let spec = parsed.spec;
-                if super::clusternet::check_overrides(
+                let affinity_ok = super::clusternet::check_affinity(
+                    &doc,
+                    spec.cluster_affinity.as_ref(),
+                    diagnostics,
+                );
+                let overrides_ok = super::clusternet::check_overrides(
                     &doc,
                     spec.priority,
                     &spec.overrides,
                     diagnostics,
-                ) {
+                );
+                if affinity_ok && overrides_ok {
                     self.inputs
                         .globalizations
                         .push(Globalization { name, spec, doc });
@@ -2026,5 +2032,19 @@ mod tests {
         }
         assert_eq!(faults, Vec::<String>::new());
         assert_eq!(read, 4);
+    }
+
+    /// A Globalization whose `clusterAffinity` Kubernetes refuses (`In`
+    /// without values) is refused: Clusternet's localizer fails on it, and
+    /// reading it as matching nothing would deliver the feed unchanged.
+    #[test]
+    fn a_globalization_with_an_invalid_cluster_affinity_is_refused() {
+        let text = "apiVersion: apps.clusternet.io/v1alpha1\nkind: Globalization\nmetadata: {name: g}\nspec:\n  clusterAffinity:\n    matchExpressions: [{key: env, operator: In}]\n  feed: {apiVersion: v1, kind: ConfigMap, namespace: a, name: b}\n";
+        let (inputs, shown) = classify_text("g.yaml", text);
+        assert!(inputs.globalizations.is_empty());
+        assert_eq!(
+            shown,
+            ["g.yaml:6:5: error[G0302]: `spec.clusterAffinity`: requirement on `env` with operator `In` needs at least one value (help: fix the selector; Kubernetes refuses it, and Clusternet fails every cluster's overrides of the feed)"]
+        );
     }
 }

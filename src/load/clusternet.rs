@@ -159,6 +159,27 @@ fn check_feed(doc: &Document, path: &[&str], feed: &Feed, diagnostics: &mut Diag
     }
 }
 
+/// A Globalization's `clusterAffinity` that Kubernetes refuses: Clusternet's
+/// localizer fails on it; `false` after the error.
+pub fn check_affinity(
+    doc: &Document,
+    affinity: Option<&crate::model::selector::LabelSelector>,
+    diagnostics: &mut Diagnostics,
+) -> bool {
+    let Some(fault) = affinity.and_then(|a| a.fault()) else {
+        return true;
+    };
+    diagnostics.push(
+        Diagnostic::error(
+            Code::InvalidOverride,
+            format!("`spec.clusterAffinity`: {fault}"),
+        )
+        .at(doc.at(&["spec", "clusterAffinity"]))
+        .help("fix the selector; Kubernetes refuses it, and Clusternet fails every cluster's overrides of the feed"),
+    );
+    false
+}
+
 /// Localization and Globalization faults Clusternet's CRD or localizer
 /// refuses (priority out of 0–1000, field patches without a path or
 /// format). `false` after an error.

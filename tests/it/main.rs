@@ -16,6 +16,7 @@ mod crash;
 mod docs;
 mod fleet;
 mod fort;
+mod go_program;
 mod install;
 mod lua;
 mod memory;

@@ -17,26 +17,14 @@ use std::time::Instant;
 
 const READERS: [&str; 3] = ["kubectl", "v2", "v3"];
 
-/// Build the readers into `target/`; a missing Go is a failure that says
-/// what to install, never a skipped test.
+/// Build the readers into `target/`.
 fn build() -> PathBuf {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let binary = root.join("target").join("yaml-readers");
-    let built = Command::new("go")
-        .args(["build", "-buildvcs=false", "-o"])
-        .arg(&binary)
-        .arg(".")
-        .current_dir(root.join("conformance/yaml-readers"))
-        .status();
-    match built {
-        Ok(status) if status.success() => binary,
-        Ok(status) => panic!(
-            "building the YAML readers (`go build` in conformance/yaml-readers) failed: {status}"
-        ),
-        Err(e) => panic!(
-            "this test needs Go 1.22 or newer on PATH to build conformance/yaml-readers ({e}); install it (https://go.dev/dl) and run again"
-        ),
-    }
+    crate::go_program::build(
+        "yaml-readers",
+        "yaml-readers",
+        "the YAML readers",
+        "this test needs Go 1.22 or newer",
+    )
 }
 
 /// What each Go reader read from each of `documents`.

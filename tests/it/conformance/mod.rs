@@ -57,39 +57,14 @@ fn a_seed_is_its_case() {
 /// longer run.
 #[test]
 fn karmada_agrees_on_generated_cases() {
-    let count: u64 = std::env::var("GARRISON_CONFORMANCE_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(3000);
-    let first: u64 = std::env::var("GARRISON_CONFORMANCE_SEED")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(0);
-    // For triage: the case and both answers of every diverging seed, as
-    // `<dir>/<seed>.{case,garrison,karmada}.json` (case files: every file,
-    // by its name).
-    let dump = std::env::var_os("GARRISON_CONFORMANCE_DUMP").map(std::path::PathBuf::from);
-    // Every case as one JSON line, the oracle's --jsonl input, to replay
-    // or time the oracle on its own.
-    let mut cases_out =
-        std::env::var_os("GARRISON_CONFORMANCE_CASES_OUT").map(|path| match std::fs::File::create(
-            &path,
-        ) {
-            Ok(file) => std::io::BufWriter::new(file),
-            Err(e) => panic!("cannot create {}: {e}", path.to_string_lossy()),
-        });
+    let mut run = Run::from_env(3000);
+    let count = run.count();
     let mut oracle = oracle::Oracle::start();
     let mut found = Vec::new();
     let mut oracle_time = std::time::Duration::ZERO;
-    for seed in first..first + count {
+    for seed in run.seeds.clone() {
         let case = generate::case(seed);
-        if let Some(out) = cases_out.as_mut() {
-            use std::io::Write;
-            let line = serde_json::to_string(&case).unwrap_or_default();
-            if let Err(e) = writeln!(out, "{line}") {
-                panic!("cannot write a case: {e}");
-            }
-        }
+        run.record(&case);
         let dir = crate::support::temp();
         let answer = garrison::answer(&case, dir.path());
         let started = std::time::Instant::now();
@@ -104,17 +79,12 @@ fn karmada_agrees_on_generated_cases() {
             }
         };
         let differences = compare::divergences(&ours, &theirs);
-        if let (false, Some(dir)) = (differences.is_empty(), &dump) {
-            dump_case(dir, &seed.to_string(), &case, &ours, &theirs);
+        if let (false, Some(dir)) = (differences.is_empty(), &run.dump) {
+            dump_case(dir, &seed.to_string(), "karmada", &case, &ours, &theirs);
         }
         found.extend(differences.into_iter().map(|d| format!("seed {seed}: {d}")));
     }
-    if let Some(mut out) = cases_out {
-        use std::io::Write;
-        if let Err(e) = out.flush() {
-            panic!("cannot write the cases: {e}");
-        }
-    }
+    run.finish();
     eprintln!(
         "karmada oracle: {count} cases in {:.1} s ({:.0} cases/s, round trips included)",
         oracle_time.as_secs_f64(),
@@ -141,15 +111,8 @@ fn karmada_agrees_on_generated_cases() {
 /// [`karmada_agrees_on_generated_cases`].
 #[test]
 fn karmada_agrees_after_a_previous_schedule() {
-    let count: u64 = std::env::var("GARRISON_CONFORMANCE_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(500);
-    let first: u64 = std::env::var("GARRISON_CONFORMANCE_SEED")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(0);
-    let dump = std::env::var_os("GARRISON_CONFORMANCE_DUMP").map(std::path::PathBuf::from);
+    let run = Run::from_env(500);
+    let count = run.count();
     let mut oracle = oracle::Oracle::start();
     let mut found = Vec::new();
     let started = std::time::Instant::now();
@@ -157,14 +120,14 @@ fn karmada_agrees_after_a_previous_schedule() {
     // Bound templates whose second schedule (Karmada's) is the first, and
     // those whose is not: how much the second phase moves.
     let (mut kept, mut changed) = (0, 0);
-    for seed in first..first + count {
+    for seed in run.seeds.clone() {
         let case_a = generate::case(seed);
         let (case_b, changes) = generate::changed(seed, &case_a);
         let compared = in_turn(&mut oracle, &case_a, case_b);
         elapsed_in_oracle += compared.oracle_time;
         kept += compared.kept;
         changed += compared.changed;
-        if let (false, Some(dir)) = (compared.found.is_empty(), &dump) {
+        if let (false, Some(dir)) = (compared.found.is_empty(), &run.dump) {
             compared.dump(dir, &seed.to_string());
         }
         let changes = changes.join("; ");
@@ -276,8 +239,22 @@ impl InTurn {
     /// The cases and answers as `<dir>/<stem>.{a,b}.{case,garrison,karmada}.json`.
     fn dump(&self, dir: &std::path::Path, stem: &str) {
         if let Some([ours_a, theirs_a, ours_b, theirs_b]) = &self.answers {
-            dump_case(dir, &format!("{stem}.a"), &self.first, ours_a, theirs_a);
-            dump_case(dir, &format!("{stem}.b"), &self.then, ours_b, theirs_b);
+            dump_case(
+                dir,
+                &format!("{stem}.a"),
+                "karmada",
+                &self.first,
+                ours_a,
+                theirs_a,
+            );
+            dump_case(
+                dir,
+                &format!("{stem}.b"),
+                "karmada",
+                &self.then,
+                ours_b,
+                theirs_b,
+            );
         }
     }
 }
@@ -335,30 +312,6 @@ fn previous_bindings(answer: &serde_json::Value) -> Vec<serde_json::Value> {
             })
         })
         .collect()
-}
-
-fn dump_case(
-    dir: &std::path::Path,
-    seed: &str,
-    case: &generate::Case,
-    ours: &serde_json::Value,
-    theirs: &serde_json::Value,
-) {
-    let write = |what: &str, text: String| {
-        let path = dir.join(format!("{seed}.{what}.json"));
-        if let Err(e) = std::fs::create_dir_all(dir).and_then(|()| std::fs::write(&path, text)) {
-            panic!("cannot write {}: {e}", path.display());
-        }
-    };
-    write("case", serde_json::to_string(case).unwrap_or_default());
-    write(
-        "garrison",
-        serde_json::to_string_pretty(ours).unwrap_or_default(),
-    );
-    write(
-        "karmada",
-        serde_json::to_string_pretty(theirs).unwrap_or_default(),
-    );
 }
 
 /// Hand-written cases, one JSON file each (the oracle's input format, or
@@ -437,7 +390,14 @@ fn karmada_agrees_on_case_files() {
         let differences = compare::divergences(&ours, &theirs);
         if let Some(out) = std::env::var_os("GARRISON_CONFORMANCE_DUMP") {
             let stem = path.file_stem().unwrap_or_default().to_string_lossy();
-            dump_case(std::path::Path::new(&out), &stem, &case, &ours, &theirs);
+            dump_case(
+                std::path::Path::new(&out),
+                &stem,
+                "karmada",
+                &case,
+                &ours,
+                &theirs,
+            );
         }
         found.extend(differences.into_iter().map(|d| format!("{name}: {d}")));
     }
@@ -459,4 +419,90 @@ fn karmada_refuses(answer: &serde_json::Value) -> bool {
             .into_iter()
             .flatten()
             .any(|r| r["syncError"].is_string())
+}
+
+/// What a generated run takes from the environment: the seeds
+/// (`GARRISON_CONFORMANCE_SEED`, `GARRISON_CONFORMANCE_CASES`), where to
+/// keep diverging cases (`GARRISON_CONFORMANCE_DUMP`), and where to write
+/// every case as one JSON line, the oracle's `--jsonl` input, to replay or
+/// time the oracle on its own (`GARRISON_CONFORMANCE_CASES_OUT`).
+pub(crate) struct Run {
+    pub seeds: std::ops::Range<u64>,
+    pub dump: Option<std::path::PathBuf>,
+    cases_out: Option<std::io::BufWriter<std::fs::File>>,
+}
+
+impl Run {
+    pub fn from_env(default_count: u64) -> Run {
+        let number = |name: &str, default: u64| -> u64 {
+            std::env::var(name)
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(default)
+        };
+        let count = number("GARRISON_CONFORMANCE_CASES", default_count);
+        let first = number("GARRISON_CONFORMANCE_SEED", 0);
+        let cases_out = std::env::var_os("GARRISON_CONFORMANCE_CASES_OUT").map(|path| {
+            match std::fs::File::create(&path) {
+                Ok(file) => std::io::BufWriter::new(file),
+                Err(e) => panic!("cannot create {}: {e}", path.to_string_lossy()),
+            }
+        });
+        Run {
+            seeds: first..first + count,
+            dump: std::env::var_os("GARRISON_CONFORMANCE_DUMP").map(std::path::PathBuf::from),
+            cases_out,
+        }
+    }
+
+    pub fn count(&self) -> u64 {
+        self.seeds.end - self.seeds.start
+    }
+
+    /// Write `case` to `GARRISON_CONFORMANCE_CASES_OUT`, when it is set.
+    pub fn record(&mut self, case: &impl serde::Serialize) {
+        use std::io::Write;
+        if let Some(out) = self.cases_out.as_mut() {
+            let line = serde_json::to_string(case).unwrap_or_default();
+            if let Err(e) = writeln!(out, "{line}") {
+                panic!("cannot write a case: {e}");
+            }
+        }
+    }
+
+    /// Flush what [`Run::record`] wrote.
+    pub fn finish(self) {
+        use std::io::Write;
+        if let Some(mut out) = self.cases_out {
+            if let Err(e) = out.flush() {
+                panic!("cannot write the cases: {e}");
+            }
+        }
+    }
+}
+
+/// Keep a case and both answers, as `<dir>/<stem>.{case,garrison,<oracle>}.json`.
+pub(crate) fn dump_case(
+    dir: &std::path::Path,
+    stem: &str,
+    oracle: &str,
+    case: &impl serde::Serialize,
+    ours: &serde_json::Value,
+    theirs: &serde_json::Value,
+) {
+    let write = |what: &str, text: String| {
+        let path = dir.join(format!("{stem}.{what}.json"));
+        if let Err(e) = std::fs::create_dir_all(dir).and_then(|()| std::fs::write(&path, text)) {
+            panic!("cannot write {}: {e}", path.display());
+        }
+    };
+    write("case", serde_json::to_string(case).unwrap_or_default());
+    write(
+        "garrison",
+        serde_json::to_string_pretty(ours).unwrap_or_default(),
+    );
+    write(
+        oracle,
+        serde_json::to_string_pretty(theirs).unwrap_or_default(),
+    );
 }

@@ -3,103 +3,46 @@
 //! result per line out).
 
 use super::generate::Case;
+use crate::go_program::{self, JsonLines};
 use serde_json::Value;
-use std::io::{BufRead, BufReader, Write};
-use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::path::PathBuf;
 
 /// A running oracle.
-pub struct Oracle {
-    child: Child,
-    input: ChildStdin,
-    output: BufReader<ChildStdout>,
-}
+pub struct Oracle(JsonLines);
 
 /// The oracle, built once per test process: the tests that use it run in
 /// parallel, and a second `go build` writing the binary another test is
 /// running could fail with "text file busy".
 fn built() -> PathBuf {
     static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
-    BUILT.get_or_init(build).clone()
-}
-
-/// Build the oracle into `target/`; a missing Go is a failure that says
-/// what to install, never a skipped test.
-fn build() -> PathBuf {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let binary = root.join("target").join("karmada-oracle");
-    let built = Command::new("go")
-        // No VCS stamping: a checkout owned by another user (CI containers)
-        // makes `go build` fail on `git status` otherwise.
-        .args(["build", "-buildvcs=false", "-o"])
-        .arg(&binary)
-        .arg(".")
-        .current_dir(root.join("conformance/karmada"))
-        .status();
-    match built {
-        Ok(status) if status.success() => binary,
-        Ok(status) => panic!("building the Karmada oracle (`go build` in conformance/karmada) failed: {status}"),
-        Err(e) => panic!(
-            "the differential test needs Go 1.25.10 or newer (the karmada module's minimum) on PATH to build conformance/karmada ({e}); install it (https://go.dev/dl) and run again"
-        ),
-    }
+    BUILT
+        .get_or_init(|| {
+            go_program::build(
+                "karmada",
+                "karmada-oracle",
+                "the Karmada oracle",
+                "the differential test needs Go 1.25.10 or newer (the karmada module's minimum)",
+            )
+        })
+        .clone()
 }
 
 impl Oracle {
     pub fn start() -> Oracle {
-        let binary = built();
         // garrison delivers a workload to a selected cluster whose share is
         // zero replicas, with 0 (SPEC §2: in GitOps, dropping it would delete
         // the application there). That is what karmada-scheduler does with
         // its own --enable-empty-workload-propagation, so the oracle runs
         // with it rather than the comparison papering over the difference:
         // the zero-replica clusters, and their manifests, are compared too.
-        let spawned = Command::new(&binary)
-            .arg("--jsonl")
-            .arg("--enable-empty-workload-propagation")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn();
-        let mut child = match spawned {
-            Ok(child) => child,
-            Err(e) => panic!("cannot start {}: {e}", binary.display()),
-        };
-        let (Some(input), Some(output)) = (child.stdin.take(), child.stdout.take()) else {
-            panic!("the oracle's pipes were not opened");
-        };
-        Oracle {
-            child,
-            input,
-            output: BufReader::new(output),
-        }
+        Oracle(JsonLines::start(
+            &built(),
+            &["--jsonl", "--enable-empty-workload-propagation"],
+        ))
     }
 
     /// Karmada's answer to `case`.
     pub fn answer(&mut self, case: &Case) -> Value {
-        let line = match serde_json::to_string(case) {
-            Ok(line) => line,
-            Err(e) => panic!("a case does not serialise: {e}"),
-        };
-        if let Err(e) = writeln!(self.input, "{line}").and_then(|()| self.input.flush()) {
-            panic!("cannot send a case to the oracle: {e}");
-        }
-        let mut answer = String::new();
-        match self.output.read_line(&mut answer) {
-            Ok(0) => panic!("the oracle stopped (see its stderr above)"),
-            Ok(_) => {}
-            Err(e) => panic!("cannot read the oracle's answer: {e}"),
-        }
-        match serde_json::from_str(&answer) {
-            Ok(value) => value,
-            Err(e) => panic!("the oracle's answer is not JSON ({e}): {answer}"),
-        }
-    }
-}
-
-impl Drop for Oracle {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        self.0.answer(case)
     }
 }

@@ -67,35 +67,15 @@ fn clusternet_a_seed_is_its_case() {
 /// `conformance/clusternet/DIVERGENCES.md` ([`generate::Known`]).
 #[test]
 fn clusternet_agrees_on_generated_cases() {
-    let count: u64 = std::env::var("GARRISON_CONFORMANCE_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(2500);
-    let first: u64 = std::env::var("GARRISON_CONFORMANCE_SEED")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(0);
-    let dump = std::env::var_os("GARRISON_CONFORMANCE_DUMP").map(std::path::PathBuf::from);
-    let mut cases_out =
-        std::env::var_os("GARRISON_CONFORMANCE_CASES_OUT").map(|path| match std::fs::File::create(
-            &path,
-        ) {
-            Ok(file) => std::io::BufWriter::new(file),
-            Err(e) => panic!("cannot create {}: {e}", path.to_string_lossy()),
-        });
+    let mut run = super::Run::from_env(2500);
+    let count = run.count();
     let mut oracle = oracle::Oracle::start();
     let mut found = Vec::new();
     let started = std::time::Instant::now();
     let mut oracle_time = std::time::Duration::ZERO;
-    for seed in first..first + count {
+    for seed in run.seeds.clone() {
         let case = generate::case(seed);
-        if let Some(out) = cases_out.as_mut() {
-            use std::io::Write;
-            let line = serde_json::to_string(&case).unwrap_or_default();
-            if let Err(e) = writeln!(out, "{line}") {
-                panic!("cannot write a case: {e}");
-            }
-        }
+        run.record(&case);
         let dir = crate::support::temp();
         let answer = garrison::answer(&case, dir.path());
         let timer = std::time::Instant::now();
@@ -105,7 +85,7 @@ fn clusternet_agrees_on_generated_cases() {
             Ok(answer) => answer,
             Err(why) if compare::oracle_fails_too(&why, &theirs, true) => continue,
             Err(why) => {
-                if let Some(dir) = &dump {
+                if let Some(dir) = &run.dump {
                     dump_case(
                         dir,
                         &seed.to_string(),
@@ -119,17 +99,12 @@ fn clusternet_agrees_on_generated_cases() {
             }
         };
         let differences = compare::divergences(&case, &ours, &theirs);
-        if let (false, Some(dir)) = (differences.is_empty(), &dump) {
+        if let (false, Some(dir)) = (differences.is_empty(), &run.dump) {
             dump_case(dir, &seed.to_string(), &case, &ours, &theirs);
         }
         found.extend(differences.into_iter().map(|d| format!("seed {seed}: {d}")));
     }
-    if let Some(mut out) = cases_out {
-        use std::io::Write;
-        if let Err(e) = out.flush() {
-            panic!("cannot write the cases: {e}");
-        }
-    }
+    run.finish();
     let elapsed = started.elapsed().as_secs_f64();
     eprintln!(
         "clusternet oracle: {count} cases in {elapsed:.1} s ({:.0} cases/s; the oracle {:.1} s of it, round trips included)",
@@ -216,23 +191,7 @@ fn clusternet_agrees_on_case_files() {
     );
 }
 
+/// Keep a case and both answers (`<stem>.{case,garrison,clusternet}.json`).
 fn dump_case(dir: &std::path::Path, stem: &str, case: &Case, ours: &Value, theirs: &Value) {
-    let write = |what: &str, text: String| {
-        let path = dir.join(format!("{stem}.{what}.json"));
-        if let Err(e) = std::fs::create_dir_all(dir).and_then(|()| std::fs::write(&path, text)) {
-            panic!("cannot write {}: {e}", path.display());
-        }
-    };
-    write(
-        "case",
-        serde_json::to_string_pretty(case).unwrap_or_default(),
-    );
-    write(
-        "garrison",
-        serde_json::to_string_pretty(ours).unwrap_or_default(),
-    );
-    write(
-        "clusternet",
-        serde_json::to_string_pretty(theirs).unwrap_or_default(),
-    );
+    super::dump_case(dir, stem, "clusternet", case, ours, theirs);
 }

@@ -1,0 +1,92 @@
+//! The Go programs the tests build from `conformance/` (the Karmada and
+//! Clusternet oracles, the YAML readers) with the machine's Go, and the
+//! one-JSON-line-in, one-JSON-line-out protocol the oracles speak.
+
+use serde::Serialize;
+use serde_json::Value;
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+
+/// Build `conformance/<dir>` into `target/<binary>`, naming it `what` in a
+/// failure; a missing Go is a failure that says what to install (`needs`),
+/// never a skipped test.
+pub fn build(dir: &str, binary: &str, what: &str, needs: &str) -> PathBuf {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = root.join("target").join(binary);
+    let built = Command::new("go")
+        // No VCS stamping: a checkout owned by another user (CI containers)
+        // makes `go build` fail on `git status` otherwise.
+        .args(["build", "-buildvcs=false", "-o"])
+        .arg(&out)
+        .arg(".")
+        .current_dir(root.join("conformance").join(dir))
+        .status();
+    match built {
+        Ok(status) if status.success() => out,
+        Ok(status) => {
+            panic!("building {what} (`go build` in conformance/{dir}) failed: {status}")
+        }
+        Err(e) => panic!(
+            "{needs} on PATH to build conformance/{dir} ({e}); install it (https://go.dev/dl) and run again"
+        ),
+    }
+}
+
+/// A running program that answers each JSON line with one.
+pub struct JsonLines {
+    child: Child,
+    input: ChildStdin,
+    output: BufReader<ChildStdout>,
+}
+
+impl JsonLines {
+    pub fn start(binary: &Path, args: &[&str]) -> JsonLines {
+        let spawned = Command::new(binary)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn();
+        let mut child = match spawned {
+            Ok(child) => child,
+            Err(e) => panic!("cannot start {}: {e}", binary.display()),
+        };
+        let (Some(input), Some(output)) = (child.stdin.take(), child.stdout.take()) else {
+            panic!("the oracle's pipes were not opened");
+        };
+        JsonLines {
+            child,
+            input,
+            output: BufReader::new(output),
+        }
+    }
+
+    /// The answer to `case`.
+    pub fn answer(&mut self, case: &impl Serialize) -> Value {
+        let line = match serde_json::to_string(case) {
+            Ok(line) => line,
+            Err(e) => panic!("a case does not serialise: {e}"),
+        };
+        if let Err(e) = writeln!(self.input, "{line}").and_then(|()| self.input.flush()) {
+            panic!("cannot send a case to the oracle: {e}");
+        }
+        let mut answer = String::new();
+        match self.output.read_line(&mut answer) {
+            Ok(0) => panic!("the oracle stopped (see its stderr above)"),
+            Ok(_) => {}
+            Err(e) => panic!("cannot read the oracle's answer: {e}"),
+        }
+        match serde_json::from_str(&answer) {
+            Ok(value) => value,
+            Err(e) => panic!("the oracle's answer is not JSON ({e}): {answer}"),
+        }
+    }
+}
+
+impl Drop for JsonLines {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
