@@ -608,6 +608,20 @@ fn resolve(inputs: &Inputs, diagnostics: &mut Diagnostics) -> BTreeMap<ObjectKey
             }
             // A feed without a namespace delivers every template of that
             // name, as Clusternet's deployer lists every matching manifest.
+            if found.len() > 1 {
+                diagnostics.push(
+                    Diagnostic::warning(
+                        Code::IgnoredField,
+                        format!(
+                            "{} feeds `{feed}` without a namespace, which names {} templates: every one is delivered, as Clusternet delivers them",
+                            subscription.display(),
+                            found.len()
+                        ),
+                    )
+                    .at(at)
+                    .help("give the feed a `namespace` if one of them was meant"),
+                );
+            }
             if subscription.spec.strategy() == SchedulingStrategy::Dividing {
                 unequal_division(inputs, subscription, feed, &found, at, diagnostics);
             }

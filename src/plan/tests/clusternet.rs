@@ -341,3 +341,25 @@ spec:
         );
     }
 }
+
+#[test]
+fn a_feed_without_a_namespace_delivers_every_template_of_the_name_and_says_so() {
+    let mut docs = fleet("");
+    let other = deployment(2).replace("namespace: shop", "namespace: blog");
+    docs.extend([
+        deployment(2),
+        other,
+        subscription("Replication", "").replace("namespace: shop, name: web}", "name: web}"),
+    ]);
+    let refs: Vec<&str> = docs.iter().map(String::as_str).collect();
+    let planned = decide(&inputs(&refs), &PreviousRender::default());
+    let fed: Vec<String> = planned.apps.iter().map(|a| a.key.to_string()).collect();
+    assert_eq!(fed, ["Deployment/blog/web", "Deployment/shop/web"]);
+    assert!(
+        planned.warnings.0.iter().any(|d| d
+            .message
+            .contains("without a namespace, which names 2 templates")),
+        "{:?}",
+        planned.warnings
+    );
+}
