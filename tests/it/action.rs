@@ -3,40 +3,14 @@
 //! delivery docs' manifests checked against a real render.
 
 use crate::fleet::{clusters, deployment, policy, DUPLICATED};
-use crate::support::{git, kustomize, render_to, stderr, stdout, testdata};
-use garrison::load::yaml::{parse_stream, Limits};
+use crate::support::{
+    git, kustomize, make_executable, read, render_to, root, stderr, stdout, str_at, testdata,
+    write, yaml,
+};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn read(path: &Path) -> String {
-    match std::fs::read_to_string(path) {
-        Ok(text) => text,
-        Err(e) => panic!("cannot read {}: {e}", path.display()),
-    }
-}
-
-fn write(path: &Path, text: &str) {
-    if let Some(parent) = path.parent() {
-        let _ = std::fs::create_dir_all(parent);
-    }
-    if let Err(e) = std::fs::write(path, text) {
-        panic!("cannot write {}: {e}", path.display());
-    }
-}
-
-/// Every document of a YAML stream, read with garrison's own reader.
-fn yaml(text: &str, what: &str) -> Vec<Value> {
-    match parse_stream(text, &Limits::default()) {
-        Ok(nodes) => nodes.iter().map(|n| n.to_value()).collect(),
-        Err(e) => panic!("{what} is not valid YAML at {:?}: {}", e.pos, e.message),
-    }
-}
 
 fn action() -> Value {
     let docs = yaml(&read(&root().join("action.yml")), "action.yml");
@@ -64,10 +38,6 @@ fn row<'a>(data: &'a Value, key: &str) -> &'a Value {
         .flatten()
         .find(|r| r["key"] == key)
         .unwrap_or_else(|| panic!("the report has no row {key}: {data}"))
-}
-
-fn str_at<'a>(value: &'a Value, pointer: &str) -> &'a str {
-    value.pointer(pointer).and_then(Value::as_str).unwrap_or("")
 }
 
 fn steps(action: &Value) -> Vec<Value> {
@@ -168,14 +138,6 @@ fn real_git() -> PathBuf {
         .map(|dir| dir.join("git"))
         .find(|p| p.is_file())
         .unwrap_or_else(|| panic!("the git CLI is required for these tests"))
-}
-
-#[cfg(unix)]
-fn make_executable(path: &Path) {
-    use std::os::unix::fs::PermissionsExt as _;
-    if let Err(e) = std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)) {
-        panic!("cannot chmod {}: {e}", path.display());
-    }
 }
 
 /// A source repository pushed to a bare `origin`, a runner's clone of it, and

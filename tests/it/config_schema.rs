@@ -14,23 +14,13 @@
 //!   range, strings, lists, the supported versions and checks) is accepted
 //!   or refused alike by both.
 
+use crate::support::{read, root};
 use garrison::diag::{Diagnostics, FileId};
 use garrison::load::typed::{self, Fault, Fields};
 use garrison::load::yaml::{parse_stream, Limits};
 use garrison::model::config::Config;
 use serde_json::{json, Map, Value};
 use std::path::{Path, PathBuf};
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn read(path: &Path) -> String {
-    match std::fs::read_to_string(path) {
-        Ok(text) => text,
-        Err(e) => panic!("cannot read {}: {e}", path.display()),
-    }
-}
 
 fn schema() -> Value {
     let path = root().join("docs/garrison.schema.json");
@@ -146,16 +136,7 @@ fn is_config_example(text: &str, keys: &[&str]) -> bool {
 /// The examples of garrison.yaml in the README, `docs/*.md` and the
 /// config type's documentation, as (where, text).
 fn config_examples(keys: &[&str]) -> Vec<(String, String)> {
-    let mut pages = vec![root().join("README.md")];
-    let mut docs: Vec<PathBuf> = std::fs::read_dir(root().join("docs"))
-        .into_iter()
-        .flatten()
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|e| e == "md"))
-        .collect();
-    docs.sort();
-    pages.extend(docs);
+    let pages = crate::support::doc_pages();
     let mut examples = Vec::new();
     for page in pages {
         let name = page

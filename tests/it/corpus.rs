@@ -16,12 +16,12 @@ use garrison::node::Node;
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 
-fn corpus() -> PathBuf {
+pub(crate) fn corpus() -> PathBuf {
     crate::support::testdata().join("corpus")
 }
 
 /// Every manifest file under `dir`, sorted.
-fn files(dir: &Path) -> Vec<PathBuf> {
+pub(crate) fn files(dir: &Path) -> Vec<PathBuf> {
     fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
         let Ok(entries) = std::fs::read_dir(dir) else {
             return;
@@ -44,14 +44,15 @@ fn files(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
-fn read(path: &Path) -> String {
+/// A manifest's text, without a byte-order mark.
+pub(crate) fn read(path: &Path) -> String {
     match std::fs::read_to_string(path) {
         Ok(text) => text.strip_prefix('\u{feff}').unwrap_or(&text).to_string(),
         Err(e) => panic!("{}: {e}", path.display()),
     }
 }
 
-fn parse(path: &Path, text: &str) -> Vec<Node> {
+pub(crate) fn parse(path: &Path, text: &str) -> Vec<Node> {
     match parse_stream(text, &Limits::default()) {
         Ok(nodes) => nodes,
         Err(e) => panic!("{} does not parse: {e:?}", path.display()),

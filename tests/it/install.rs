@@ -23,8 +23,10 @@
 //! takes seconds. What cannot run here (the workflow on GitHub's runners,
 //! musl and macOS builds) is listed in docs/install.md.
 
-use crate::support::{git, stderr, stdout, temp, testdata};
-use garrison::load::yaml::{parse_stream, Limits};
+use crate::support::{
+    doc_pages, git, make_executable, read, root, stderr, stdout, str_at, temp, testdata, write,
+    yaml,
+};
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -37,34 +39,6 @@ const ACTIONLINT: &str = "v1.7.12";
 
 /// The placeholder release URL of the docs, replaced by a local one here.
 const RELEASES: &str = "https://github.com/your-org/garrison/releases/download";
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn read(path: &Path) -> String {
-    match std::fs::read_to_string(path) {
-        Ok(text) => text,
-        Err(e) => panic!("cannot read {}: {e}", path.display()),
-    }
-}
-
-fn write(path: &Path, text: &str) {
-    if let Some(parent) = path.parent() {
-        let _ = std::fs::create_dir_all(parent);
-    }
-    if let Err(e) = std::fs::write(path, text) {
-        panic!("cannot write {}: {e}", path.display());
-    }
-}
-
-#[cfg(unix)]
-fn make_executable(path: &Path) {
-    use std::os::unix::fs::PermissionsExt as _;
-    if let Err(e) = std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)) {
-        panic!("cannot chmod {}: {e}", path.display());
-    }
-}
 
 fn run(command: &mut Command, what: &str) -> Output {
     match command.output() {
@@ -92,34 +66,6 @@ fn require(tool: &str, how: &str) -> PathBuf {
         Some(found) => found,
         None => panic!("`{tool}` is required for this test and is not on the PATH: {how}"),
     }
-}
-
-/// Every document of a YAML text, read with garrison's own reader.
-fn yaml(text: &str, what: &str) -> Vec<Value> {
-    match parse_stream(text, &Limits::default()) {
-        Ok(nodes) => nodes.iter().map(|n| n.to_value()).collect(),
-        Err(e) => panic!("{what} is not valid YAML at {:?}: {}", e.pos, e.message),
-    }
-}
-
-fn str_at<'a>(value: &'a Value, pointer: &str) -> &'a str {
-    value.pointer(pointer).and_then(Value::as_str).unwrap_or("")
-}
-
-/// The Markdown pages whose workflows are documented: the README and
-/// every `docs/*.md`.
-fn pages() -> Vec<PathBuf> {
-    let mut docs: Vec<PathBuf> = std::fs::read_dir(root().join("docs"))
-        .into_iter()
-        .flatten()
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|e| e == "md"))
-        .collect();
-    docs.sort();
-    let mut pages = vec![root().join("README.md")];
-    pages.extend(docs);
-    pages
 }
 
 fn page_name(page: &Path) -> String {
@@ -165,7 +111,7 @@ fn blocks(markdown: &str, lang: &str) -> Vec<(String, String)> {
 /// `docs/*.md` with `jobs`, by (page and block number, text, parsed).
 fn documented_workflows() -> Vec<(String, String, Value)> {
     let mut found = Vec::new();
-    for page in pages() {
+    for page in doc_pages() {
         let name = page_name(&page);
         for (i, (_, block)) in blocks(&read(&page), "yaml").into_iter().enumerate() {
             let what = format!("{name} yaml block {}", i + 1);

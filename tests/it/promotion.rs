@@ -3,23 +3,10 @@
 //! line by line with the git CLI against a local bare `origin`.
 
 use crate::fleet::{clusters, deployment, policy, DUPLICATED};
-use crate::support::{garrison, git, stderr, stdout, temp};
+use crate::support::{garrison, git, root, stderr, stdout, temp, write};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::process::Output;
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn write(path: &Path, text: &str) {
-    if let Some(parent) = path.parent() {
-        let _ = std::fs::create_dir_all(parent);
-    }
-    if let Err(e) = std::fs::write(path, text) {
-        panic!("cannot write {}: {e}", path.display());
-    }
-}
 
 /// The promotion commands of docs/delivery.md: the first ```sh block
 /// after its "Promotion" heading.

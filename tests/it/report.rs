@@ -1,18 +1,11 @@
 //! `garrison report --html`: the page's data, its bytes, the command line,
 //! and what a real browser (headless Chromium) shows of it.
 
-use crate::support::{copy_dir, render_to, run, stderr, stdout, temp, testdata};
+use crate::support::{copy_dir, read, render_to, run, stderr, stdout, temp, testdata};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-
-fn read(path: &Path) -> String {
-    match std::fs::read_to_string(path) {
-        Ok(text) => text,
-        Err(e) => panic!("cannot read {}: {e}", path.display()),
-    }
-}
 
 fn edit(path: &Path, from: &str, to: &str) {
     let text = read(path);

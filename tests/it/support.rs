@@ -211,3 +211,67 @@ pub fn commit_all(repo: &Path, message: &str) {
     git(repo, &["add", "-A"]);
     git(repo, &["commit", "-q", "-m", message]);
 }
+
+/// The repository's own root, where `testdata/`, `docs/` and the README are.
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A text file's contents, or a failure naming the file.
+pub fn read(path: &Path) -> String {
+    match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) => panic!("cannot read {}: {e}", path.display()),
+    }
+}
+
+/// Writes a text file, creating its directory.
+pub fn write(path: &Path, text: &str) {
+    if let Some(parent) = path.parent() {
+        let _ = std::fs::create_dir_all(parent);
+    }
+    if let Err(e) = std::fs::write(path, text) {
+        panic!("cannot write {}: {e}", path.display());
+    }
+}
+
+#[cfg(unix)]
+pub fn make_executable(path: &Path) {
+    use std::os::unix::fs::PermissionsExt as _;
+    if let Err(e) = std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)) {
+        panic!("cannot chmod {}: {e}", path.display());
+    }
+}
+
+/// Every document of a YAML stream, read with garrison's own reader.
+pub fn yaml(text: &str, what: &str) -> Vec<serde_json::Value> {
+    use garrison::load::yaml::{parse_stream, Limits};
+    match parse_stream(text, &Limits::default()) {
+        Ok(nodes) => nodes.iter().map(|n| n.to_value()).collect(),
+        Err(e) => panic!("{what} is not valid YAML at {:?}: {}", e.pos, e.message),
+    }
+}
+
+/// The string at a JSON pointer, or "" when there is none.
+pub fn str_at<'a>(value: &'a serde_json::Value, pointer: &str) -> &'a str {
+    value
+        .pointer(pointer)
+        .and_then(serde_json::Value::as_str)
+        .unwrap_or("")
+}
+
+/// The Markdown pages of the docs: the README, then every `docs/*.md` in
+/// name order.
+pub fn doc_pages() -> Vec<PathBuf> {
+    let mut docs: Vec<PathBuf> = std::fs::read_dir(root().join("docs"))
+        .into_iter()
+        .flatten()
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "md"))
+        .collect();
+    docs.sort();
+    let mut pages = vec![root().join("README.md")];
+    pages.extend(docs);
+    pages
+}

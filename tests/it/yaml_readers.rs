@@ -8,7 +8,6 @@
 //! exactly, multi-line ones written as literal blocks or quoted.
 
 use garrison::emit::yaml::{literal_block, to_yaml};
-use garrison::load::yaml::{parse_stream, Limits};
 use serde_json::{json, Value};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -92,39 +91,14 @@ fn same(written: &Value, read: &Value) -> bool {
 
 /// Every document of the corpus, as garrison reads it.
 fn corpus_documents() -> Vec<Value> {
-    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-        let Ok(entries) = std::fs::read_dir(dir) else {
-            return;
-        };
-        for entry in entries.filter_map(Result::ok) {
-            let path = entry.path();
-            if path.is_dir() {
-                walk(&path, out);
-            } else if path
-                .extension()
-                .is_some_and(|e| e == "yaml" || e == "yml" || e == "json")
-            {
-                out.push(path);
-            }
-        }
-    }
-    let mut files = Vec::new();
-    walk(&crate::support::testdata().join("corpus"), &mut files);
-    files.sort();
+    use crate::corpus::{corpus, files, parse, read};
+    let files = files(&corpus());
     assert!(files.len() > 600, "the corpus has {} files", files.len());
-    let mut documents = Vec::new();
-    for path in files {
-        let text = match std::fs::read_to_string(&path) {
-            Ok(text) => text,
-            Err(e) => panic!("{}: {e}", path.display()),
-        };
-        let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
-        match parse_stream(text, &Limits::default()) {
-            Ok(nodes) => documents.extend(nodes.iter().map(|n| n.to_value())),
-            Err(e) => panic!("{} does not parse: {e:?}", path.display()),
-        }
-    }
-    documents
+    files
+        .iter()
+        .flat_map(|path| parse(path, &read(path)))
+        .map(|node| node.to_value())
+        .collect()
 }
 
 /// A small deterministic generator (xorshift64*), so that every run
