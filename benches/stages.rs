@@ -47,9 +47,15 @@ fn stages(c: &mut Criterion) {
     let plan = garrison::plan::plan(&inputs, &empty).expect("the generated fleet plans");
     let render = emit::render::Options::default();
     let rendered = emit::render::render(&inputs, &plan, &empty, render).expect("the plan renders");
-    let tree = emit::build_tree(&plan, rendered.clone(), &empty, Format::Manifests)
-        .expect("the plan emits")
-        .tree;
+    let tree = emit::build_tree(
+        &plan,
+        rendered.clone(),
+        &empty,
+        Format::Manifests,
+        &Default::default(),
+    )
+    .expect("the plan emits")
+    .tree;
     let previous = load::previous::from_tree(tree);
 
     let mut group = c.benchmark_group(format!("{templates}x{clusters}"));
@@ -120,8 +126,14 @@ fn stages(c: &mut Criterion) {
         b.iter_batched(
             || rendered.clone(),
             |rendered| {
-                emit::build_tree(black_box(&plan), rendered, &empty, Format::Manifests)
-                    .map(|t| t.tree.len())
+                emit::build_tree(
+                    black_box(&plan),
+                    rendered,
+                    &empty,
+                    Format::Manifests,
+                    &Default::default(),
+                )
+                .map(|t| t.tree.len())
             },
             criterion::BatchSize::LargeInput,
         )

@@ -95,6 +95,12 @@ codes! {
     EmptyRepository = ("G0006", "empty-repository"),
     /// The repository defines no Cluster or ManagedCluster: nothing could be rendered.
     NoClusters = ("G0007", "no-clusters"),
+    /// A dry source (kustomize base, Helm chart) could not be rendered: its
+    /// tool is missing or failed.
+    DrySourceFailed = ("G0008", "dry-source-failed"),
+    /// A dry source needs what is not in the repository: a remote base, a
+    /// chart dependency not vendored, a missing directory or values file.
+    DrySourceOutside = ("G0009", "dry-source-outside"),
     /// YAML or JSON that does not parse, or exceeds a parse limit.
     Syntax = ("G0101", "yaml-syntax"),
     /// A document that is not a mapping.

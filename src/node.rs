@@ -81,6 +81,11 @@ impl Node {
         }
     }
 
+    /// The node at `path` (JSON-pointer segments), if it is written.
+    pub fn get_path(&self, path: &[&str]) -> Option<&Node> {
+        self.descend(path).ok()
+    }
+
     /// The node at `path`; when there is none, the deepest ancestor of it
     /// that exists, as the error.
     fn descend(&self, path: &[&str]) -> Result<&Node, &Node> {

@@ -387,10 +387,11 @@ fn plan_and_build(
     }
     spinner.set_message("building the output tree");
     let shadow = emit::shadow_tree(&plan, &rendered);
-    let built = emit::build_tree(&plan, rendered, previous, format).map_err(|errors| {
-        diagnostics.extend(errors);
-        Halt::Refused
-    })?;
+    let built =
+        emit::build_tree(&plan, rendered, previous, format, &inputs.tools).map_err(|errors| {
+            diagnostics.extend(errors);
+            Halt::Refused
+        })?;
     Ok(Built {
         plan,
         tree: built.tree,

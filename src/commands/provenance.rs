@@ -26,13 +26,15 @@ impl Provenance {
         }
     }
 
-    /// The root marker with provenance: format, source commit, subject, author, version.
-    pub fn marker(&self, format: Format) -> Vec<u8> {
+    /// The root marker with provenance: format, source commit, subject,
+    /// author, version, and the dry sources' tools (`tools`, as the
+    /// render's own marker has them).
+    pub fn marker(&self, format: Format, tools: Option<serde_json::Value>) -> Vec<u8> {
         let format = match format {
             Format::Manifests => "manifests",
             Format::Work => "work",
         };
-        let value = serde_json::json!({
+        let mut value = serde_json::json!({
             "generator": "garrison",
             "layout": 1,
             "format": format,
@@ -44,6 +46,9 @@ impl Provenance {
                 "dirty": s.dirty && self.allow_dirty,
             })),
         });
+        if let Some(tools) = tools {
+            value["tools"] = tools;
+        }
         let mut bytes = serde_json::to_vec_pretty(&value).unwrap_or_default();
         bytes.push(b'\n');
         bytes

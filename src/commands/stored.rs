@@ -365,7 +365,14 @@ fn commit(
         return Ok(Some(Saved::Current));
     }
     let provenance = Provenance::new(branch.source.cloned(), branch.allow_dirty);
-    tree.insert(layout::MARKER_FILE.to_string(), provenance.marker(format));
+    let tools = tree
+        .get(layout::MARKER_FILE)
+        .and_then(|bytes| serde_json::from_slice::<serde_json::Value>(bytes).ok())
+        .and_then(|marker| marker.get("tools").cloned());
+    tree.insert(
+        layout::MARKER_FILE.to_string(),
+        provenance.marker(format, tools),
+    );
     tree.insert(
         layout::GITATTRIBUTES.to_string(),
         b"* linguist-generated=true\n".to_vec(),

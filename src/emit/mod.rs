@@ -45,6 +45,7 @@ pub fn build_tree(
     rendered: Rendered,
     previous: &PreviousRender,
     format: Format,
+    tools: &BTreeMap<String, String>,
 ) -> Result<Built, Diagnostics> {
     let Rendered { clusters, digests } = rendered;
     let results: Vec<Result<Files, Diagnostic>> = plan
@@ -89,7 +90,7 @@ pub fn build_tree(
             Err(d) => diagnostics.push(d),
         }
     }
-    tree.insert(MARKER_FILE.to_string(), marker_bytes(format));
+    tree.insert(MARKER_FILE.to_string(), marker_bytes(format, tools));
     if diagnostics.has_errors() {
         return Err(diagnostics);
     }
@@ -99,9 +100,16 @@ pub fn build_tree(
 /// A cluster directory's files by full path; `None` bytes: kept unread.
 type Files = Vec<(String, Option<Vec<u8>>)>;
 
-fn marker_bytes(format: Format) -> Vec<u8> {
-    let format = format.name();
-    format!("{{\"generator\":\"garrison\",\"layout\":1,\"format\":\"{format}\"}}\n").into_bytes()
+/// The marker: what wrote the render, in which format, and the version of
+/// each tool that rendered a dry source (`"tools"`, only when one did).
+fn marker_bytes(format: Format, tools: &BTreeMap<String, String>) -> Vec<u8> {
+    let mut marker = json!({"generator": "garrison", "layout": 1, "format": format.name()});
+    if !tools.is_empty() {
+        marker["tools"] = json!(tools);
+    }
+    let mut bytes = serde_json::to_vec(&marker).unwrap_or_default();
+    bytes.push(b'\n');
+    bytes
 }
 
 /// What to do about G0601: file names carry kind, group, namespace and name,

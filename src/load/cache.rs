@@ -47,6 +47,10 @@ enum Kind {
     Binding = 2,
     /// A source file whose templates passed schema validation: no payload.
     Validated = 3,
+    /// What a dry source's tool printed, keyed by everything it read.
+    Rendered = 4,
+    /// A tool's version, keyed by its program file's path, size and time.
+    ToolVersion = 5,
 }
 
 impl Kind {
@@ -55,6 +59,8 @@ impl Kind {
             1 => Some(Kind::Source),
             2 => Some(Kind::Binding),
             3 => Some(Kind::Validated),
+            4 => Some(Kind::Rendered),
+            5 => Some(Kind::ToolVersion),
             _ => None,
         }
     }
@@ -83,7 +89,7 @@ pub struct Cache {
     fresh: Mutex<Vec<(Key, Kind, Vec<u8>)>>,
     /// Which kinds of file this run looked up: unused entries of a kind it
     /// never looked up (bindings, for `validate`) are kept.
-    consulted: [AtomicBool; 3],
+    consulted: [AtomicBool; 5],
 }
 
 impl Cache {
@@ -168,6 +174,47 @@ impl Cache {
             self.remember(key, Kind::Validated, Vec::new());
         }
         valid
+    }
+
+    /// What a dry source rendered, from the cache (under `fingerprint`, a
+    /// digest of everything the tool reads) or from `run`; a failed run is
+    /// never remembered.
+    pub fn rendered<E>(
+        &self,
+        fingerprint: &[u8],
+        run: impl FnOnce() -> Result<String, E>,
+    ) -> Result<String, E> {
+        self.text_entry(Kind::Rendered, fingerprint, run)
+    }
+
+    /// A tool's version, from the cache (under `identity`: its program
+    /// file's path, size and modification time) or from `ask`.
+    pub fn tool_version<E>(
+        &self,
+        identity: &[u8],
+        ask: impl FnOnce() -> Result<String, E>,
+    ) -> Result<String, E> {
+        self.text_entry(Kind::ToolVersion, identity, ask)
+    }
+
+    fn text_entry<E>(
+        &self,
+        kind: Kind,
+        bytes: &[u8],
+        make: impl FnOnce() -> Result<String, E>,
+    ) -> Result<String, E> {
+        if self.dir.is_none() {
+            return make();
+        }
+        let key = key(kind, &[], bytes);
+        if let Some(text) = self.lookup(kind, &key, |payload| {
+            String::from_utf8(payload.to_vec()).ok()
+        }) {
+            return Ok(text);
+        }
+        let text = make()?;
+        self.remember(key, kind, text.clone().into_bytes());
+        Ok(text)
     }
 
     /// The entry under `key`, decoded. An entry that does not decode is a

@@ -77,7 +77,98 @@ pub fn read(text: &str, file: FileId, diagnostics: &mut Diagnostics) -> Config {
         );
     }
     check_relax(&config.relax, &node, &faults, diagnostics);
+    let mut config = config;
+    for (i, source) in config.sources.iter_mut().enumerate() {
+        let Some(entry) = node.get_path(&["sources", &i.to_string()]) else {
+            continue;
+        };
+        source.doc = Some(crate::model::inputs::Document {
+            file,
+            node: entry.clone(),
+        });
+    }
+    check_sources(&config, &faults, diagnostics);
     config
+}
+
+/// Each dry source names one tool, valid names and paths inside the repository.
+fn check_sources(config: &Config, faults: &Faults, diagnostics: &mut Diagnostics) {
+    for source in &config.sources {
+        let Some(doc) = &source.doc else {
+            continue;
+        };
+        let at = |path: &[&str]| Some(doc.node.locate(path));
+        let mut paths: Vec<(Vec<String>, &str)> = Vec::new();
+        match (&source.kustomize, &source.helm) {
+            (Some(dir), None) => paths.push((vec!["kustomize".into()], dir)),
+            (None, Some(helm)) => {
+                paths.push((vec!["helm".into(), "chart".into()], &helm.chart));
+                for (j, file) in helm.values.iter().enumerate() {
+                    paths.push((vec!["helm".into(), "values".into(), j.to_string()], file));
+                }
+                let name = &helm.release_name;
+                let fault = crate::model::meta::dns_subdomain_fault(name).or_else(|| {
+                    (name.len() > 53).then(|| "is longer than 53 characters".to_string())
+                });
+                if let Some(why) = fault {
+                    diagnostics.push(
+                        faults
+                            .fault(at(&["helm", "releaseName"]), format!("the release name `{name}` {why}"))
+                            .help("Helm release names are lower-case letters, digits, `-` and `.`, at most 53 characters"),
+                    );
+                }
+                if let Some(why) = crate::model::meta::dns_label_fault(helm.namespace()) {
+                    diagnostics.push(
+                        faults
+                            .fault(at(&["helm", "namespace"]), format!("the namespace `{}` {why}", helm.namespace()))
+                            .help("namespaces are DNS labels: lower-case letters, digits and `-`, at most 63 characters"),
+                    );
+                }
+            }
+            _ => diagnostics.push(
+                faults
+                    .fault(
+                        Some(doc.node.pos),
+                        "a `sources` entry names exactly one of `kustomize` and `helm`".into(),
+                    )
+                    .help("write `- kustomize: <directory>` or `- helm: {chart: <directory>, releaseName: <name>}`, one entry each"),
+            ),
+        }
+        for (path, value) in paths {
+            if let Some(why) = repository_path_fault(value) {
+                let path: Vec<&str> = path.iter().map(String::as_str).collect();
+                diagnostics.push(
+                    faults
+                        .fault(at(&path), format!("`{value}` {why}"))
+                        .help("dry sources are read from the repository only: write a path relative to the repository root, such as `charts/web`"),
+                );
+            }
+        }
+    }
+}
+
+/// Why `path` cannot name a file of the repository: empty, absolute, or
+/// leading out of it.
+pub fn repository_path_fault(path: &str) -> Option<&'static str> {
+    let mut depth: i32 = 0;
+    if path.trim().is_empty() {
+        return Some("is empty");
+    }
+    if path.starts_with('/') || path.starts_with('\\') || path.contains(':') {
+        return Some("is not a path relative to the repository root");
+    }
+    for part in path.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => depth -= 1,
+            _ => depth += 1,
+        }
+        if depth < 0 {
+            return Some("leads out of the repository");
+        }
+    }
+    (depth == 0)
+        .then_some("names the repository root: a dry source is a directory or file of its own")
 }
 
 /// The checks `relax` names exist and its paths are globs.
@@ -187,4 +278,4 @@ impl Faults {
 }
 
 /// What a settings fault's help says.
-const SUPPORTED_KEYS: &str = "supported keys are `include`, `exclude`, `limits` (`maxFileBytes`, `maxDocuments`, `maxDepth`, `maxNodes`, `maxAliases`), `defaultNamespace`, `kubernetesVersion`, `massPrune` (`maxShare`, `minObjects`) and `relax` (`check`, `paths`)";
+const SUPPORTED_KEYS: &str = "supported keys are `include`, `exclude`, `limits` (`maxFileBytes`, `maxDocuments`, `maxDepth`, `maxNodes`, `maxAliases`), `defaultNamespace`, `kubernetesVersion`, `massPrune` (`maxShare`, `minObjects`), `relax` (`check`, `paths`), `sources` (`kustomize`, or `helm`: `chart`, `releaseName`, `namespace`, `values`, `set`, `includeCRDs`) and `tools` (`kustomize`, `helm`)";

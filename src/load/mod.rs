@@ -11,6 +11,7 @@ pub mod cache;
 pub mod classify;
 mod clusternet;
 pub mod config;
+pub mod dry;
 pub mod previous;
 pub mod templates;
 pub mod typed;
@@ -53,7 +54,8 @@ pub fn load_repository(
             diagnostics,
         )
     };
-    let files = match walk(root, &config, options) {
+    let dry = dry::prepare(root, &config, &mut sources, &mut diagnostics);
+    let files = match walk(root, &config, options, &dry) {
         Ok(files) => files,
         Err(diagnostic) => {
             diagnostics.push(diagnostic);
@@ -75,7 +77,17 @@ pub fn load_repository(
         );
         return nothing(sources, config, diagnostics);
     }
-    let documents = parse_files(&files, &config, cache, &mut sources, &mut diagnostics);
+    let mut documents = parse_files(&files, &config, cache, &mut sources, &mut diagnostics);
+    let (rendered, tools) = dry::render(root, &config, &dry, cache, &mut diagnostics);
+    let mut release_namespaces = std::collections::BTreeMap::new();
+    for file in rendered {
+        let namespace = file.namespace.clone();
+        let (id, parsed) = parse_rendered(file, &config, cache, &mut sources, &mut diagnostics);
+        if let Some(namespace) = namespace {
+            release_namespaces.insert(id, namespace);
+        }
+        documents.extend(parsed);
+    }
     let (mut inputs, template_documents) = classify::classify_documents(
         documents,
         &sources,
@@ -89,6 +101,8 @@ pub fn load_repository(
     }
     inputs.sources = sources;
     inputs.config = config;
+    inputs.release_namespaces = release_namespaces;
+    inputs.tools = tools;
     templates::check(&mut inputs, template_documents, cache, &mut diagnostics);
     inputs.config.relax(
         &mut diagnostics,
@@ -104,7 +118,8 @@ pub fn load_repository(
 pub fn input_paths(root: &Path) -> Vec<String> {
     let mut sources = Sources::default();
     let config = read_config(root, &mut sources, &mut Diagnostics::default());
-    let mut paths: Vec<String> = walk(root, &config, &LoadOptions::default())
+    let dry = dry::prepare(root, &config, &mut sources, &mut Diagnostics::default());
+    let mut paths: Vec<String> = walk(root, &config, &LoadOptions::default(), &dry)
         .map(|files| files.into_iter().map(|file| file.relative).collect())
         .unwrap_or_default();
     if root.join(CONFIG_FILE).is_file() {
@@ -141,6 +156,33 @@ fn parse_files(
         documents.extend(parse.documents.into_iter().map(|node| (id, node)));
     }
     documents
+}
+
+/// A text a dry source rendered, parsed like a file (from the cache where
+/// it can be) and added to `sources`: its id and documents.
+fn parse_rendered(
+    file: dry::RenderedFile,
+    config: &Config,
+    cache: &cache::Cache,
+    sources: &mut Sources,
+    diagnostics: &mut Diagnostics,
+) -> (FileId, Vec<(FileId, Node)>) {
+    let limits = config.parse_limits();
+    let parsed = cache.documents(&file.text, &limits, || {
+        yaml::parse_stream(&file.text, &limits)
+    });
+    let id = sources.add(file.path, file.text);
+    match parsed {
+        Ok(nodes) => (id, nodes.into_iter().map(|node| (id, node)).collect()),
+        Err(error) => {
+            diagnostics.push(
+                Diagnostic::error(Code::Syntax, error.message)
+                    .at_opt(error.pos.map(|pos| Origin { file: id, pos }))
+                    .help(error.help),
+            );
+            (id, Vec::new())
+        }
+    }
 }
 
 /// G0007: input files, but no fleet.
@@ -211,6 +253,7 @@ fn walk(
     root: &Path,
     config: &Config,
     options: &LoadOptions,
+    dry: &dry::Dry,
 ) -> Result<Vec<SourceFile>, Diagnostic> {
     let include = build_globs(&config.include)?;
     let exclude = build_globs(&config.exclude)?;
@@ -250,7 +293,7 @@ fn walk(
             }
             continue;
         }
-        if relative == CONFIG_FILE || !is_input_name(&relative) {
+        if relative == CONFIG_FILE || !is_input_name(&relative) || dry.is_input(&relative) {
             continue;
         }
         if include.as_ref().is_some_and(|set| !set.is_match(&relative)) {

@@ -112,6 +112,7 @@ pub fn check_with(
     let mut keep = scope(
         catalog,
         &inputs.config,
+        &inputs.release_namespaces,
         &mut inputs.templates,
         &documents,
         diagnostics,
@@ -250,6 +251,7 @@ fn unschematic_kinds(
 fn scope(
     catalog: &Catalog,
     config: &Config,
+    releases: &std::collections::BTreeMap<crate::diag::FileId, String>,
     templates: &mut [Template],
     documents: &[Document],
     diagnostics: &mut Diagnostics,
@@ -261,7 +263,10 @@ fn scope(
             continue;
         };
         match (kind.namespaced, template.key.namespace.clone()) {
-            (true, None) => match &config.default_namespace {
+            (true, None) => match releases
+                .get(&document.file)
+                .or(config.default_namespace.as_ref())
+            {
                 Some(namespace) => set_namespace(template, Some(namespace)),
                 None => {
                     *keep = false;

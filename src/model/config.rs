@@ -18,6 +18,17 @@
 //! relax:                       # turn a check's errors into warnings for some files
 //!   - check: unknown-field
 //!     paths: ["legacy/**"]
+//! sources:                     # dry sources, rendered into templates before scheduling
+//!   - kustomize: apps/shop/overlays/prod
+//!   - helm:
+//!       chart: charts/web
+//!       releaseName: web
+//!       namespace: web
+//!       values: [charts/web/values-prod.yaml]
+//!       set: {image.tag: "1.4.2"}
+//! tools:                       # which programs render them; default: `kubectl` and `helm` on the PATH
+//!   kustomize: kubectl
+//!   helm: /opt/helm/bin/helm
 //! ```
 
 use crate::diag::{Code, Diagnostics, FileId};
@@ -42,6 +53,66 @@ pub struct Config {
     pub mass_prune: MassPruneConfig,
     #[serde(default)]
     pub relax: Vec<Relax>,
+    /// Kustomize bases and Helm charts rendered into templates.
+    #[serde(default)]
+    pub sources: Vec<DrySource>,
+    #[serde(default)]
+    pub tools: ToolsConfig,
+}
+
+/// One entry of `sources`: exactly one of `kustomize` and `helm`.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DrySource {
+    /// A directory holding a `kustomization.yaml`, built with `kustomize build`.
+    pub kustomize: Option<String>,
+    pub helm: Option<HelmSource>,
+    /// Where the entry is written in `garrison.yaml`.
+    #[serde(skip)]
+    pub doc: Option<crate::model::inputs::Document>,
+}
+
+/// A Helm release rendered with `helm template`.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HelmSource {
+    /// The chart's directory (holding `Chart.yaml`).
+    pub chart: String,
+    pub release_name: String,
+    /// The release namespace: `.Release.Namespace`, and the namespace of the
+    /// namespaced objects the chart writes without one. Default: `default`.
+    pub namespace: Option<String>,
+    /// Values files, relative to the repository root, later ones winning.
+    #[serde(default)]
+    pub values: Vec<String>,
+    /// Values by Helm's `--set` path (`image.tag`), applied after the files,
+    /// with their YAML types (`--set-json`).
+    #[serde(default)]
+    pub set: serde_json::Map<String, serde_json::Value>,
+    /// Whether the chart's `crds/` are rendered too (`--include-crds`). Default: true.
+    #[serde(rename = "includeCRDs")]
+    pub include_crds: Option<bool>,
+}
+
+/// The programs that render dry sources.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+pub struct ToolsConfig {
+    /// `kubectl` (its embedded kustomize, `kubectl kustomize`) or a
+    /// `kustomize` program (`kustomize build`), by name on the PATH or by
+    /// path (absolute, or relative to the repository root). Default: `kubectl`.
+    pub kustomize: Option<String>,
+    /// The `helm` program, by name on the PATH or by path (absolute, or
+    /// relative to the repository root). Default: `helm`.
+    pub helm: Option<String>,
+}
+
+impl HelmSource {
+    pub fn namespace(&self) -> &str {
+        self.namespace.as_deref().unwrap_or("default")
+    }
+    pub fn include_crds(&self) -> bool {
+        self.include_crds.unwrap_or(true)
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]

@@ -174,4 +174,10 @@ pub struct Inputs {
     pub localizations: Vec<Localization>,
     /// Clusternet Globalizations, sorted by name.
     pub globalizations: Vec<Globalization>,
+    /// The texts dry sources rendered that belong to a Helm release: its
+    /// namespace, for the namespaced objects its chart writes without one.
+    pub release_namespaces: BTreeMap<FileId, String>,
+    /// The version of each tool that rendered a dry source (`helm`,
+    /// `kustomize`), for the provenance.
+    pub tools: BTreeMap<String, String>,
 }

@@ -17,6 +17,9 @@ use std::fmt::Write as _;
 pub struct Explanation {
     pub object: String,
     pub api_version: String,
+    /// Where the template is written (`path:line`); for a dry source's
+    /// object, the chart file or kustomization and the tool run that made it.
+    pub template: Option<String>,
     pub source: String,
     pub passed_over: Vec<PassedOver>,
     pub decision: String,
@@ -150,8 +153,16 @@ pub fn explain_at(
     if diagnostics.has_errors() {
         return Err(diagnostics);
     }
+    let mut explanation = explain(app, &applied);
+    explanation.template = inputs.templates.iter().find(|t| t.key == *key).map(|t| {
+        format!(
+            "{}:{}",
+            inputs.sources.path(t.origin.file),
+            t.origin.pos.line
+        )
+    });
     Ok(Explained {
-        explanation: explain(app, &applied),
+        explanation,
         replicas,
     })
 }
@@ -236,6 +247,7 @@ pub fn explain(app: &App, applied: &BTreeMap<String, Applied>) -> Explanation {
     Explanation {
         object: app.key.to_string(),
         api_version: app.key.api_version.clone(),
+        template: None,
         source,
         passed_over,
         decision,
@@ -290,6 +302,9 @@ impl Explanation {
         }
         let mut line = |cluster, text| push(&mut out, cluster, text);
         line(None, format!("{} ({})", self.object, self.api_version));
+        if let Some(template) = &self.template {
+            line(None, format!("template: {template}"));
+        }
         line(None, format!("policy: {}", self.source));
         for p in &self.passed_over {
             line(None, format!("  passed over {}: {}", p.policy, p.reason));

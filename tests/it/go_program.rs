@@ -12,14 +12,30 @@ use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 /// failure; a missing Go is a failure that says what to install (`needs`),
 /// never a skipped test.
 pub fn build(dir: &str, binary: &str, what: &str, needs: &str) -> PathBuf {
+    build_package(dir, ".", &[], binary, what, needs)
+}
+
+/// Build the Go package `package` of the module in `conformance/<dir>`
+/// (its own package, or one of its `tool` lines) with `flags` into
+/// `target/<binary>`.
+pub fn build_package(
+    dir: &str,
+    package: &str,
+    flags: &[&str],
+    binary: &str,
+    what: &str,
+    needs: &str,
+) -> PathBuf {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let out = root.join("target").join(binary);
     let built = Command::new("go")
         // No VCS stamping: a checkout owned by another user (CI containers)
         // makes `go build` fail on `git status` otherwise.
-        .args(["build", "-buildvcs=false", "-o"])
+        .args(["build", "-buildvcs=false"])
+        .args(flags)
+        .arg("-o")
         .arg(&out)
-        .arg(".")
+        .arg(package)
         .current_dir(root.join("conformance").join(dir))
         .status();
     match built {

@@ -14,6 +14,7 @@ mod conformance;
 mod corpus;
 mod crash;
 mod docs;
+mod dry;
 mod fleet;
 mod fort;
 mod go_program;

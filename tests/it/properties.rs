@@ -39,7 +39,13 @@ fn render_with(repo: &Path, previous_tree: &Tree, reuse: bool) -> Tree {
         Ok(rendered) => rendered,
         Err(d) => panic!("{d:?}"),
     };
-    match emit::build_tree(&plan, rendered, &previous, Format::Manifests) {
+    match emit::build_tree(
+        &plan,
+        rendered,
+        &previous,
+        Format::Manifests,
+        &Default::default(),
+    ) {
         Ok(built) => built.tree,
         Err(d) => panic!("{d:?}"),
     }
@@ -68,7 +74,13 @@ fn render_held(repo: &Path, previous_tree: &Tree) -> Held {
         Err(d) => panic!("{d:?}"),
     };
     let shadow = emit::shadow_tree(&plan, &rendered);
-    let built = match emit::build_tree(&plan, rendered, &previous, Format::Manifests) {
+    let built = match emit::build_tree(
+        &plan,
+        rendered,
+        &previous,
+        Format::Manifests,
+        &Default::default(),
+    ) {
         Ok(built) => built,
         Err(d) => panic!("{d:?}"),
     };

@@ -88,17 +88,44 @@ fn check_with_kustomize(out: &Path) {
     }
 }
 
-/// The same repository with its files renamed so the walk meets them in reverse order.
+/// The same repository with its plain input files renamed so the walk
+/// meets them in reverse order; garrison.yaml and the files of dry sources
+/// (whose places the tools read) are copied where they are.
 fn shuffled_copy(repo: &Path, to: &Path) {
+    let inputs: std::collections::BTreeSet<String> = garrison::load::input_paths(repo)
+        .into_iter()
+        .filter(|path| path != "garrison.yaml")
+        .collect();
     let tree = read_tree(repo);
     let count = tree.len();
     for (index, (path, bytes)) in tree.into_iter().enumerate() {
-        let flat = path.replace('/', "__");
-        let target = to.join(format!("{:04}-{flat}", count - index));
+        let target = if inputs.contains(&path) {
+            to.join(format!("{:04}-{}", count - index, path.replace('/', "__")))
+        } else {
+            to.join(&path)
+        };
+        if let Some(parent) = target.parent() {
+            let _ = std::fs::create_dir_all(parent);
+        }
         if let Err(e) = std::fs::write(&target, bytes) {
             panic!("cannot write {}: {e}", target.display());
         }
     }
+}
+
+/// The tree with the marker's kustomize version (kubectl's, which differs
+/// between machines) replaced; `tests/it/dry.rs` checks what it records.
+fn machine_neutral(tree: &BTreeMap<String, Vec<u8>>) -> BTreeMap<String, Vec<u8>> {
+    let mut tree = tree.clone();
+    if let Some(bytes) = tree.get_mut(".garrison.json") {
+        if let Ok(mut marker) = serde_json::from_slice::<Value>(bytes) {
+            if let Some(kustomize) = marker.pointer_mut("/tools/kustomize") {
+                *kustomize = "[the machine's kubectl]".into();
+                *bytes = format!("{marker}\n").into_bytes();
+            }
+        }
+    }
+    tree
 }
 
 /// The directories of `testdata/` that are no render case, each read by
@@ -131,7 +158,7 @@ fn fixtures_render_as_snapshotted() {
             stderr(&output)
         );
         let tree = read_tree(&out);
-        insta::assert_snapshot!(tree_text(&tree));
+        insta::assert_snapshot!(tree_text(&machine_neutral(&tree)));
 
         check_with_kustomize(&out);
 

@@ -193,7 +193,7 @@ fn unchanged_applications_keep_their_files_and_rebuild_repairs_hand_edits() {
 }
 
 /// Inode and modification time of every file under `dir`, by relative path.
-fn stamps(dir: &Path) -> BTreeMap<String, (u64, i64, i64)> {
+pub(crate) fn stamps(dir: &Path) -> BTreeMap<String, (u64, i64, i64)> {
     read_tree(dir)
         .into_keys()
         .map(|path| {

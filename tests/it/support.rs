@@ -10,6 +10,7 @@ use std::process::{Command, Output};
 pub fn garrison() -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_garrison"));
     command
+        .env("PATH", path_with_tools())
         .env("NO_COLOR", "1")
         .env_remove("GITHUB_ACTIONS")
         .env(
@@ -17,6 +18,37 @@ pub fn garrison() -> Command {
             Path::new(env!("CARGO_TARGET_TMPDIR")).join("parse-cache"),
         );
     command
+}
+
+/// The Helm release `conformance/helm` pins (`helm template` renders the
+/// Helm sources of `testdata/`): built once per test run into
+/// `target/tools/`, a directory holding nothing else.
+pub const HELM_VERSION: &str = "v3.22.0";
+
+/// `target/tools/`, with the pinned `helm` built into it.
+pub fn tools_dir() -> &'static Path {
+    static DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| {
+        let stamp = format!("-X helm.sh/helm/v3/internal/version.version={HELM_VERSION}");
+        let helm = crate::go_program::build_package(
+            "helm",
+            "helm.sh/helm/v3/cmd/helm",
+            &["-ldflags", &stamp],
+            "tools/helm",
+            "Helm",
+            "Go 1.26 or newer is required",
+        );
+        helm.parent().map(Path::to_path_buf).unwrap_or_default()
+    })
+}
+
+/// The PATH with [`tools_dir`] first, so every test renders with the pinned Helm.
+pub fn path_with_tools() -> std::ffi::OsString {
+    let mut dirs = vec![tools_dir().to_path_buf()];
+    if let Some(path) = std::env::var_os("PATH") {
+        dirs.extend(std::env::split_paths(&path));
+    }
+    std::env::join_paths(dirs).unwrap_or_default()
 }
 
 pub fn run(args: &[&str]) -> Output {

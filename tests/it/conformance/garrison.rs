@@ -30,7 +30,7 @@ pub fn answers_in_turn(first: &Case, then: &Case, dir: &Path) -> Result<(Value, 
     let none = PreviousRender::default();
     let (plan, rendered) = render(first, &repo_a, &none).map_err(|e| format!("phase A: {e}"))?;
     let answer_a = results(first, &plan, &rendered)?;
-    let built = emit::build_tree(&plan, rendered, &none, Format::Work)
+    let built = emit::build_tree(&plan, rendered, &none, Format::Work, &Default::default())
         .map_err(|d| format!("phase A: {d:?}"))?;
     emit::write::write_tree(&out, &built.tree, &Tree::new()).map_err(|e| e.to_string())?;
 

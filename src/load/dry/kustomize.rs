@@ -1,0 +1,258 @@
+//! What `kustomize build` of a directory reads, found before it runs.
+//!
+//! kustomize loads files only from inside the kustomization's own directory
+//! tree (its default load restrictor), except for the other kustomizations it
+//! names: `resources`, `bases`, `components`, `generators`, `transformers`
+//! and `validators` entries that are directories. So the directories reached
+//! from the source through those entries hold every file the build can read:
+//! their trees are the source's inputs (hashed for the cache) and are not read
+//! as plain templates. An entry that is not a path in the repository would be
+//! fetched by kustomize (a Git URL, an HTTP address) and is refused first: a
+//! render reads the repository only.
+
+use super::Problem;
+use crate::load::yaml::{parse_stream, Limits};
+use crate::node::{Node, NodeKind, Pos};
+use std::collections::BTreeSet;
+use std::path::Path;
+
+/// The names kustomize reads a kustomization from, in its order.
+pub const KUSTOMIZATION_FILES: &[&str] =
+    &["kustomization.yaml", "kustomization.yml", "Kustomization"];
+
+/// The fields whose entries may be other kustomization directories.
+const REFERENCING_FIELDS: &[&str] = &[
+    "resources",
+    "bases",
+    "components",
+    "generators",
+    "transformers",
+    "validators",
+];
+
+/// The directories (relative to `root`, `/`-separated) a build of `start`
+/// reaches, `start` included; or what stops it.
+pub fn reach(root: &Path, start: &str) -> Result<BTreeSet<String>, Problem> {
+    let mut reached = BTreeSet::new();
+    let mut pending = vec![normalize(start).unwrap_or_default()];
+    while let Some(dir) = pending.pop() {
+        if !reached.insert(dir.clone()) {
+            continue;
+        }
+        let Some((file, text)) = kustomization(root, &dir) else {
+            return Err(Problem::plain(
+                format!("`{dir}` holds no kustomization (`kustomization.yaml`, `kustomization.yml` or `Kustomization`)"),
+                "name a directory that `kustomize build` can build",
+            ));
+        };
+        let node = match parse_stream(&text, &Limits::default()) {
+            Ok(mut nodes) if !nodes.is_empty() => nodes.swap_remove(0),
+            Ok(_) => continue,
+            Err(e) => {
+                return Err(Problem::in_file(
+                    &file,
+                    text,
+                    e.pos.unwrap_or(Pos { line: 1, column: 1 }),
+                    format!("`{file}` does not parse: {}", e.message),
+                    "fix the kustomization; `kubectl kustomize` shows the same fault",
+                ));
+            }
+        };
+        for (entry, pos) in references(&node) {
+            match resolve(root, &dir, &entry) {
+                Ok(Some(next)) => pending.push(next),
+                Ok(None) => {}
+                Err((message, help)) => {
+                    return Err(Problem::in_file(&file, text, pos, message, help));
+                }
+            }
+        }
+    }
+    Ok(reached)
+}
+
+/// The kustomization file of `dir`: its path relative to the root, and text.
+fn kustomization(root: &Path, dir: &str) -> Option<(String, String)> {
+    KUSTOMIZATION_FILES.iter().find_map(|name| {
+        let relative = join(dir, name);
+        let text = std::fs::read_to_string(root.join(&relative)).ok()?;
+        Some((relative, text))
+    })
+}
+
+/// The string entries of the referencing fields, with their positions.
+/// Inline generator or transformer configurations (YAML written as a
+/// string) are not paths.
+fn references(node: &Node) -> Vec<(String, Pos)> {
+    let NodeKind::Map(entries) = &node.kind else {
+        return Vec::new();
+    };
+    let mut found = Vec::new();
+    for (key, _, value) in entries {
+        if !REFERENCING_FIELDS.contains(&key.as_str()) {
+            continue;
+        }
+        if let NodeKind::Seq(items) = &value.kind {
+            for item in items {
+                if let NodeKind::String(s) = &item.kind {
+                    if !s.contains('\n') {
+                        found.push((s.clone(), item.pos));
+                    }
+                }
+            }
+        }
+    }
+    found
+}
+
+/// Where `entry`, written in the kustomization of `dir`, leads: another
+/// kustomization directory (`Some`), a file (`None`), or a fault.
+fn resolve(root: &Path, dir: &str, entry: &str) -> Result<Option<String>, (String, String)> {
+    if is_remote(entry) {
+        return Err((
+            format!("`{entry}` is a remote base: garrison renders from the repository only and never fetches"),
+            "vendor the base into the repository and name its directory".to_string(),
+        ));
+    }
+    let Some(path) = normalize(&join(dir, entry)) else {
+        return Err((
+            format!("`{entry}` leads out of the repository"),
+            "dry sources are read from the repository only: keep every base inside it".to_string(),
+        ));
+    };
+    let absolute = root.join(&path);
+    if absolute.is_dir() {
+        Ok(Some(path))
+    } else if absolute.is_file() {
+        Ok(None)
+    } else {
+        Err((
+            format!("`{entry}` is not a file or directory of the repository (`{path}`); kustomize would try to fetch it"),
+            "fix the path, or vendor what it names into the repository".to_string(),
+        ))
+    }
+}
+
+/// Whether kustomize would fetch `entry` rather than read it.
+fn is_remote(entry: &str) -> bool {
+    entry.contains("://")
+        || entry.starts_with("git@")
+        || entry.contains("?ref=")
+        || entry.contains(".git//")
+        || ["github.com/", "gitlab.com/", "bitbucket.org/"]
+            .iter()
+            .any(|host| entry.starts_with(host))
+}
+
+fn join(dir: &str, name: &str) -> String {
+    if dir.is_empty() {
+        name.to_string()
+    } else {
+        format!("{dir}/{name}")
+    }
+}
+
+/// `path` with `.` and `..` worked out; `None` when it leaves the root.
+pub fn normalize(path: &str) -> Option<String> {
+    let mut parts: Vec<&str> = Vec::new();
+    for part in path.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            _ => parts.push(part),
+        }
+    }
+    Some(parts.join("/"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tree(name: &str, files: &[(&str, &str)]) -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!(
+            "garrison-kustomize-reach-{}-{name}",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        for (path, text) in files {
+            let path = dir.join(path);
+            if let Some(parent) = path.parent() {
+                std::fs::create_dir_all(parent).ok();
+            }
+            std::fs::write(path, text).ok();
+        }
+        dir
+    }
+
+    #[test]
+    fn an_overlay_reaches_its_bases_and_components_but_not_its_files() {
+        let root = tree("overlay", &[
+            ("apps/base/kustomization.yaml", "resources: [deployment.yaml]\n"),
+            ("apps/base/deployment.yaml", "kind: Deployment\n"),
+            ("apps/components/probes/kustomization.yaml", "kind: Component\n"),
+            (
+                "apps/prod/kustomization.yaml",
+                "resources:\n- ../base\n- extra.yaml\ncomponents:\n- ../components/probes\ntransformers:\n- |\n  kind: X\n",
+            ),
+            ("apps/prod/extra.yaml", "kind: ConfigMap\n"),
+        ]);
+        let reached = reach(&root, "apps/prod");
+        let _ = std::fs::remove_dir_all(&root);
+        assert_eq!(
+            reached.ok().map(|r| r.into_iter().collect::<Vec<_>>()),
+            Some(vec![
+                "apps/base".to_string(),
+                "apps/components/probes".to_string(),
+                "apps/prod".to_string()
+            ])
+        );
+    }
+
+    #[test]
+    fn a_remote_or_missing_base_or_one_outside_the_repository_is_refused_at_its_line() {
+        for (entry, says) in [
+            (
+                "https://github.com/org/repo//base?ref=v1",
+                "is a remote base",
+            ),
+            ("github.com/org/repo/base", "is a remote base"),
+            ("../../../elsewhere", "leads out of the repository"),
+            ("../missing", "is not a file or directory of the repository"),
+        ] {
+            let root = tree(
+                "refused",
+                &[(
+                    "apps/prod/kustomization.yaml",
+                    &format!("namespace: shop\nresources:\n- {entry}\n"),
+                )],
+            );
+            let result = reach(&root, "apps/prod");
+            let _ = std::fs::remove_dir_all(&root);
+            let Err(problem) = result else {
+                panic!("`{entry}` was accepted");
+            };
+            assert!(
+                problem.message.contains(says),
+                "{entry}: {}",
+                problem.message
+            );
+            assert_eq!(
+                problem
+                    .place
+                    .as_ref()
+                    .map(|p| (p.path.as_str(), p.pos.line)),
+                Some(("apps/prod/kustomization.yaml", 3)),
+                "{entry}"
+            );
+        }
+    }
+
+    #[test]
+    fn normalize_works_out_dots_and_refuses_leaving_the_root() {
+        assert_eq!(normalize("a/./b/../c/"), Some("a/c".to_string()));
+        assert_eq!(normalize("a/../.."), None);
+    }
+}

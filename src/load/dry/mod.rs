@@ -1,0 +1,388 @@
+//! Dry sources: kustomize bases and Helm charts of the repository, rendered
+//! into templates before anything is classified or scheduled.
+//!
+//! `garrison.yaml`'s `sources` names them. Each is rendered by the real tool
+//! (`kustomize build`, `helm template`), as Argo CD's Source Hydrator and
+//! Kargo do, from the repository alone: a remote base or a chart dependency
+//! that is not vendored is refused before the tool runs. What a source reads
+//! (the directories its kustomizations reach, the chart, the values files) is
+//! its input and is not read as plain templates. The tool's output becomes
+//! one source text per chart file (Helm) or per build (kustomize), named so
+//! that every diagnostic, `explain` and the report say which source and file
+//! an object came from, and it is then read exactly like a plain file.
+//!
+//! Rendering is cached in the parse cache under a digest of every byte the
+//! tool may read, its arguments and its version; the version itself is
+//! cached by the program file's path, size and time. A re-render where no
+//! source changed runs no tool at all. Sources render in parallel.
+
+pub mod helm;
+pub mod kustomize;
+mod tool;
+
+use super::cache::Cache;
+use crate::diag::{Code, Diagnostic, Diagnostics, Origin, Sources};
+use crate::model::config::{Config, DrySource};
+use crate::node::Pos;
+use rayon::prelude::*;
+use sha2::{Digest, Sha256};
+use std::collections::BTreeMap;
+use std::path::Path;
+use tool::{Kind, Tool};
+
+/// What stops a dry source before its tool runs.
+#[derive(Clone, Debug)]
+pub struct Problem {
+    pub message: String,
+    pub help: String,
+    /// Where, when it is in a file of the source (a kustomization, a `Chart.yaml`).
+    pub place: Option<Box<Place>>,
+    /// Otherwise, the field of the `sources` entry it is about.
+    field: Vec<String>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Place {
+    pub path: String,
+    pub text: String,
+    pub pos: Pos,
+}
+
+impl Problem {
+    fn plain(message: String, help: &str) -> Problem {
+        Problem::at_entry(&[], message, help)
+    }
+    fn at_entry(field: &[&str], message: String, help: &str) -> Problem {
+        Problem {
+            message,
+            help: help.to_string(),
+            place: None,
+            field: field.iter().map(|s| s.to_string()).collect(),
+        }
+    }
+    fn in_file(
+        path: &str,
+        text: String,
+        pos: Pos,
+        message: String,
+        help: impl Into<String>,
+    ) -> Problem {
+        Problem {
+            message,
+            help: help.into(),
+            place: Some(Box::new(Place {
+                path: path.to_string(),
+                text,
+                pos,
+            })),
+            field: Vec::new(),
+        }
+    }
+}
+
+/// The dry sources of a repository, checked and ready to render.
+#[derive(Debug, Default)]
+pub struct Dry {
+    ready: Vec<Ready>,
+    /// Directories and files that are some source's input, never plain templates.
+    inputs: Vec<String>,
+}
+
+#[derive(Debug)]
+struct Ready {
+    source: DrySource,
+    kind: Kind,
+    /// Directory trees (relative to the root) and single files it reads.
+    trees: Vec<String>,
+    files: Vec<String>,
+}
+
+impl Dry {
+    /// Whether the file at `relative` is a dry source's input.
+    pub fn is_input(&self, relative: &str) -> bool {
+        self.inputs.iter().any(|input| {
+            input.is_empty()
+                || relative == input
+                || relative
+                    .strip_prefix(input.as_str())
+                    .is_some_and(|rest| rest.starts_with('/'))
+        })
+    }
+}
+
+/// Check every entry of `sources` and find what each reads. Faults are
+/// G0009 diagnostics; a faulty source's own directory is still kept from
+/// the plain templates (a chart's templates are not YAML).
+pub fn prepare(
+    root: &Path,
+    config: &Config,
+    sources: &mut Sources,
+    diagnostics: &mut Diagnostics,
+) -> Dry {
+    let mut dry = Dry::default();
+    let settings_faulty = diagnostics.has_errors();
+    for source in &config.sources {
+        let Some(doc) = &source.doc else {
+            continue;
+        };
+        let (kind, checked) = match (&source.kustomize, &source.helm) {
+            (Some(dir), None) => {
+                let dir = kustomize::normalize(dir).unwrap_or_default();
+                dry.inputs.push(dir.clone());
+                (
+                    Kind::Kustomize,
+                    kustomize::reach(root, &dir)
+                        .map(|trees| (trees.into_iter().collect(), Vec::new())),
+                )
+            }
+            (None, Some(chart)) => {
+                let dir = kustomize::normalize(&chart.chart).unwrap_or_default();
+                dry.inputs.push(dir.clone());
+                dry.inputs
+                    .extend(chart.values.iter().filter_map(|v| kustomize::normalize(v)));
+                let files = chart
+                    .values
+                    .iter()
+                    .filter_map(|v| kustomize::normalize(v))
+                    .collect();
+                (
+                    Kind::Helm,
+                    helm::check(root, chart).map(|()| (vec![dir], files)),
+                )
+            }
+            // garrison.yaml's reading said so (G0005).
+            _ => continue,
+        };
+        if settings_faulty {
+            continue;
+        }
+        match checked {
+            Ok((trees, files)) => {
+                dry.inputs.extend(trees.iter().cloned());
+                dry.ready.push(Ready {
+                    source: source.clone(),
+                    kind,
+                    trees,
+                    files,
+                });
+            }
+            Err(problem) => {
+                let origin = match &problem.place {
+                    Some(place) => Origin {
+                        file: sources.add(place.path.clone(), place.text.clone()),
+                        pos: place.pos,
+                    },
+                    None => {
+                        let field: Vec<&str> = problem.field.iter().map(String::as_str).collect();
+                        doc.at(&field)
+                    }
+                };
+                diagnostics.push(
+                    Diagnostic::error(Code::DrySourceOutside, problem.message)
+                        .at(origin)
+                        .help(problem.help),
+                );
+            }
+        }
+    }
+    dry.inputs.sort();
+    dry.inputs.dedup();
+    dry
+}
+
+/// One text a dry source rendered.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RenderedFile {
+    /// `charts/web/templates/deployment.yaml (helm template web)`,
+    /// `apps/prod (kustomize build)`.
+    pub path: String,
+    pub text: String,
+    /// The Helm release's namespace: that of its namespaced objects written without one.
+    pub namespace: Option<String>,
+}
+
+/// What the dry sources rendered, in `sources` order, and the version of
+/// each tool used (for the provenance). A tool that is missing or fails
+/// is a G0008 diagnostic at its entry.
+pub fn render(
+    root: &Path,
+    config: &Config,
+    dry: &Dry,
+    cache: &Cache,
+    diagnostics: &mut Diagnostics,
+) -> (Vec<RenderedFile>, BTreeMap<String, String>) {
+    let mut tools: BTreeMap<Kind, Result<Tool, String>> = BTreeMap::new();
+    for ready in &dry.ready {
+        tools.entry(ready.kind).or_insert_with(|| {
+            let configured = match ready.kind {
+                Kind::Kustomize => config.tools.kustomize.as_deref(),
+                Kind::Helm => config.tools.helm.as_deref(),
+            };
+            Tool::find(ready.kind, configured, root, cache)
+        });
+    }
+    let results: Vec<Result<Vec<RenderedFile>, Diagnostic>> = dry
+        .ready
+        .par_iter()
+        .map(|ready| {
+            let origin = ready.source.doc.as_ref().map(|d| d.origin());
+            let tool = match tools.get(&ready.kind) {
+                Some(Ok(tool)) => tool,
+                Some(Err(why)) => return Err(missing_tool(ready.kind, why).at_opt(origin)),
+                None => return Ok(Vec::new()),
+            };
+            render_one(root, config, ready, tool, cache).map_err(|why| {
+                Diagnostic::error(
+                    Code::DrySourceFailed,
+                    format!("`{}` failed: {why}", shown_command(ready, tool)),
+                )
+                .at_opt(origin)
+                .help(match ready.kind {
+                    Kind::Kustomize => {
+                        "fix the kustomization; the message above is kustomize's own"
+                    }
+                    Kind::Helm => "fix the chart or its values; the message above is Helm's own",
+                })
+            })
+        })
+        .collect();
+    let mut files = Vec::new();
+    for result in results {
+        match result {
+            Ok(rendered) => files.extend(rendered),
+            Err(diagnostic) => diagnostics.push(diagnostic),
+        }
+    }
+    let versions = tools
+        .into_iter()
+        .filter_map(|(kind, tool)| Some((kind.name().to_string(), tool.ok()?.version)))
+        .collect();
+    (files, versions)
+}
+
+fn missing_tool(kind: Kind, why: &str) -> Diagnostic {
+    let help = match kind {
+        Kind::Kustomize => "install kubectl (its `kubectl kustomize` is used) or kustomize, or set `tools.kustomize` in garrison.yaml to its path",
+        Kind::Helm => "install Helm 3 (see docs/sources.md), or set `tools.helm` in garrison.yaml to its path",
+    };
+    Diagnostic::error(
+        Code::DrySourceFailed,
+        format!("the {} source cannot be rendered: {why}", kind.name()),
+    )
+    .help(help)
+}
+
+/// The command as a user would type it, for messages.
+fn shown_command(ready: &Ready, tool: &Tool) -> String {
+    match (&ready.source.kustomize, &ready.source.helm) {
+        (Some(dir), _) if tool.kubectl => format!("kubectl kustomize {dir}"),
+        (Some(dir), _) => format!("kustomize build {dir}"),
+        (_, Some(helm)) => format!("helm template {} {}", helm.release_name, helm.chart),
+        _ => String::new(),
+    }
+}
+
+fn render_one(
+    root: &Path,
+    config: &Config,
+    ready: &Ready,
+    tool: &Tool,
+    cache: &Cache,
+) -> Result<Vec<RenderedFile>, String> {
+    let home = helm::no_home();
+    let (args, env) = match (&ready.source.kustomize, &ready.source.helm) {
+        (Some(dir), _) => {
+            let dir = format!("./{}", kustomize::normalize(dir).unwrap_or_default());
+            let args = if tool.kubectl {
+                vec!["kustomize".to_string(), dir]
+            } else {
+                vec!["build".to_string(), dir]
+            };
+            (args, Vec::new())
+        }
+        (_, Some(helm)) => {
+            let env = vec![
+                ("HELM_CACHE_HOME", home.as_path()),
+                ("HELM_CONFIG_HOME", home.as_path()),
+                ("HELM_DATA_HOME", home.as_path()),
+            ];
+            (
+                helm::arguments(helm, config.kubernetes_version.as_deref()),
+                env,
+            )
+        }
+        _ => return Ok(Vec::new()),
+    };
+    let fingerprint = fingerprint(root, ready, tool, &args)?;
+    let output = cache.rendered(&fingerprint, || tool.run(&args, root, &env))?;
+    Ok(match (&ready.source.kustomize, &ready.source.helm) {
+        (Some(dir), _) => vec![RenderedFile {
+            path: format!("{} (kustomize build)", dir.trim_end_matches('/')),
+            text: output,
+            namespace: None,
+        }],
+        (_, Some(chart)) => helm::split(&chart.chart, &output)
+            .into_iter()
+            .map(|(path, text)| RenderedFile {
+                path: format!("{path} (helm template {})", chart.release_name),
+                text,
+                namespace: Some(chart.namespace().to_string()),
+            })
+            .collect(),
+        _ => Vec::new(),
+    })
+}
+
+/// SHA-256 of everything the tool's output depends on: its version, its
+/// arguments, and the path and bytes of every file it may read.
+fn fingerprint(
+    root: &Path,
+    ready: &Ready,
+    tool: &Tool,
+    args: &[String],
+) -> Result<Vec<u8>, String> {
+    let mut files: Vec<String> = ready.files.clone();
+    for tree in &ready.trees {
+        collect(root, tree, &mut files);
+    }
+    files.sort();
+    files.dedup();
+    let mut hasher = Sha256::new();
+    let mut field = |bytes: &[u8]| {
+        hasher.update((bytes.len() as u64).to_le_bytes());
+        hasher.update(bytes);
+    };
+    field(b"garrison dry source 1");
+    field(tool.version.as_bytes());
+    field(&[u8::from(tool.kubectl)]);
+    for arg in args {
+        field(arg.as_bytes());
+    }
+    for file in &files {
+        let bytes =
+            std::fs::read(root.join(file)).map_err(|e| format!("cannot read `{file}`: {e}"))?;
+        field(file.as_bytes());
+        field(&bytes);
+    }
+    Ok(hasher.finalize().to_vec())
+}
+
+/// Every file under `dir` (relative to `root`), links not followed, `.git` skipped.
+fn collect(root: &Path, dir: &str, out: &mut Vec<String>) {
+    let Ok(entries) = std::fs::read_dir(root.join(dir)) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let relative = if dir.is_empty() {
+            name.clone()
+        } else {
+            format!("{dir}/{name}")
+        };
+        match entry.file_type() {
+            Ok(kind) if kind.is_dir() && name != ".git" => collect(root, &relative, out),
+            Ok(kind) if kind.is_file() => out.push(relative),
+            _ => {}
+        }
+    }
+}
