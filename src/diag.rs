@@ -101,6 +101,9 @@ codes! {
     /// A dry source needs what is not in the repository: a remote base, a
     /// chart dependency not vendored, a missing directory or values file.
     DrySourceOutside = ("G0009", "dry-source-outside"),
+    /// A Helm chart in the repository that no `sources` entry names: its
+    /// templates cannot be read as they are.
+    UnnamedChart = ("G0010", "unnamed-chart"),
     /// YAML or JSON that does not parse, or exceeds a parse limit.
     Syntax = ("G0101", "yaml-syntax"),
     /// A document that is not a mapping.

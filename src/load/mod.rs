@@ -56,7 +56,12 @@ pub fn load_repository(
     };
     let dry = dry::prepare(root, &config, &mut sources, &mut diagnostics);
     let files = match walk(root, &config, options, &dry) {
-        Ok(files) => files,
+        Ok(walked) => {
+            for chart in walked.unnamed_charts {
+                diagnostics.push(unnamed_chart(root, &chart, &mut sources));
+            }
+            walked.files
+        }
         Err(diagnostic) => {
             diagnostics.push(diagnostic);
             return nothing(sources, config, diagnostics);
@@ -113,19 +118,27 @@ pub fn load_repository(
 }
 
 /// The paths, relative to `root` with `/`, of the files a load of `root`
-/// reads: `garrison.yaml` and every input file the walk finds. Empty when
-/// the walk fails; the load itself then says why.
+/// reads: `garrison.yaml`, every input file the walk finds and every file a
+/// dry source reads. Empty when the walk fails; the load itself then says why.
 pub fn input_paths(root: &Path) -> Vec<String> {
-    let mut sources = Sources::default();
-    let config = read_config(root, &mut sources, &mut Diagnostics::default());
-    let dry = dry::prepare(root, &config, &mut sources, &mut Diagnostics::default());
-    let mut paths: Vec<String> = walk(root, &config, &LoadOptions::default(), &dry)
-        .map(|files| files.into_iter().map(|file| file.relative).collect())
-        .unwrap_or_default();
+    let (mut paths, dry) = walked_paths(root);
+    paths.extend(dry);
     if root.join(CONFIG_FILE).is_file() {
         paths.push(CONFIG_FILE.to_string());
     }
     paths
+}
+
+/// The files the walk reads as manifests, and apart from them the files
+/// the dry sources read (relative to `root`, with `/`).
+pub fn walked_paths(root: &Path) -> (Vec<String>, Vec<String>) {
+    let mut sources = Sources::default();
+    let config = read_config(root, &mut sources, &mut Diagnostics::default());
+    let dry = dry::prepare(root, &config, &mut sources, &mut Diagnostics::default());
+    let plain = walk(root, &config, &LoadOptions::default(), &dry)
+        .map(|walked| walked.files.into_iter().map(|file| file.relative).collect())
+        .unwrap_or_default();
+    (plain, dry.files(root))
 }
 
 /// Every file parsed in parallel (from the cache where it can be), added
@@ -183,6 +196,22 @@ fn parse_rendered(
             (id, Vec::new())
         }
     }
+}
+
+/// G0010: a chart no dry source names, pointed at its `Chart.yaml`.
+fn unnamed_chart(root: &Path, chart: &str, sources: &mut Sources) -> Diagnostic {
+    let chart_file = format!("{chart}/Chart.yaml");
+    let text = std::fs::read_to_string(root.join(&chart_file)).unwrap_or_default();
+    let file = sources.add(chart_file, text);
+    Diagnostic::error(
+        Code::UnnamedChart,
+        format!("`{chart}` is a Helm chart that no `sources` entry of garrison.yaml names: its templates are not manifests to read as they are"),
+    )
+    .at(Origin {
+        file,
+        pos: Pos { line: 1, column: 1 },
+    })
+    .help(format!("render it: add `- helm: {{chart: {chart}, releaseName: <name>}}` to `sources` in garrison.yaml; or leave it out: `exclude: [\"{chart}/**\"]`"))
 }
 
 /// G0007: input files, but no fleet.
@@ -249,12 +278,19 @@ pub fn repository_root(root: &Path) -> Result<PathBuf, Diagnostic> {
     Ok(canonical)
 }
 
+/// What a walk found: the input files, and the charts no dry source names
+/// that hold files the walk would otherwise have read.
+struct Walked {
+    files: Vec<SourceFile>,
+    unnamed_charts: std::collections::BTreeSet<String>,
+}
+
 fn walk(
     root: &Path,
     config: &Config,
     options: &LoadOptions,
     dry: &dry::Dry,
-) -> Result<Vec<SourceFile>, Diagnostic> {
+) -> Result<Walked, Diagnostic> {
     let include = build_globs(&config.include)?;
     let exclude = build_globs(&config.exclude)?;
     let canonical_root = repository_root(root)?;
@@ -264,20 +300,25 @@ fn walk(
         .filter_map(|p| p.canonicalize().ok())
         .collect();
     let mut files = Vec::new();
+    let mut charts: Vec<String> = Vec::new();
+    let mut unnamed_charts = std::collections::BTreeSet::new();
     for entry in walker(root, skip) {
         let entry = entry
             .map_err(|e| Diagnostic::error(Code::Io, format!("cannot walk the repository: {e}")))?;
         let Some(file_type) = entry.file_type() else {
             continue;
         };
-        if file_type.is_dir() {
-            continue;
-        }
         let path = entry.path();
         let Ok(relative) = path.strip_prefix(root) else {
             continue;
         };
         let relative = relative.to_string_lossy().replace('\\', "/");
+        if file_type.is_dir() {
+            if !dry.is_input(&relative) && path.join("Chart.yaml").is_file() {
+                charts.push(relative);
+            }
+            continue;
+        }
         // A link to a directory is not followed: inside the repository its
         // target is walked anyway; outside, it is refused, never skipped silently.
         if file_type.is_symlink() && path.is_dir() {
@@ -302,6 +343,13 @@ fn walk(
         if exclude.as_ref().is_some_and(|set| set.is_match(&relative)) {
             continue;
         }
+        if let Some(chart) = charts
+            .iter()
+            .find(|chart| relative.starts_with(&format!("{chart}/")))
+        {
+            unnamed_charts.insert(chart.clone());
+            continue;
+        }
         let refused_link = if file_type.is_symlink() {
             refused_link(path, &canonical_root)
         } else {
@@ -314,7 +362,10 @@ fn walk(
         });
     }
     files.sort_by(|a, b| a.relative.cmp(&b.relative));
-    Ok(files)
+    Ok(Walked {
+        files,
+        unnamed_charts,
+    })
 }
 
 /// The repository in name order, honouring `.gitignore`, without hidden

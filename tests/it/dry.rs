@@ -2,7 +2,8 @@
 //! `testdata/dry-sources` render to the objects `kubectl kustomize` and
 //! `helm template` print when run by hand on the same inputs; the marker
 //! records the tools' versions; an unchanged fleet runs no tool, and a
-//! changed values file renders only its release again.
+//! changed values file renders only its release again. The bad-input cases
+//! `G0008-*`, `G0009-*` and `G0010-*` hold the refusals.
 
 use crate::reuse::stamps;
 use crate::support::{
@@ -247,7 +248,11 @@ fn an_unchanged_fleet_runs_no_tool_and_a_changed_values_file_renders_only_its_re
     let first = render(&repo, &out, &cache);
     assert!(first.status.success(), "{}", stderr(&first));
     let ran = renders_logged(&log);
-    assert_eq!(ran.len(), 2, "each source rendered once: {ran:?}");
+    assert_eq!(
+        ran.len(),
+        4,
+        "each source rendered twice (its output must be the same both times): {ran:?}"
+    );
     let before = read_tree(&out);
     let stamped = stamps(&out);
 
@@ -269,13 +274,15 @@ fn an_unchanged_fleet_runs_no_tool_and_a_changed_values_file_renders_only_its_re
     let third = render(&repo, &out, &cache);
     assert!(third.status.success(), "{}", stderr(&third));
     let ran_now = renders_logged(&log);
+    let helm = ran
+        .iter()
+        .find(|line| line.starts_with("template "))
+        .cloned()
+        .unwrap_or_default();
     assert_eq!(
         &ran_now[ran.len()..],
-        [ran.iter()
-            .find(|line| line.starts_with("template "))
-            .cloned()
-            .unwrap_or_default()],
-        "only the release whose values changed is rendered again"
+        [helm.clone(), helm],
+        "only the release whose values changed is rendered again (twice)"
     );
     let after = read_tree(&out);
     let changed: BTreeSet<&str> = after
@@ -333,4 +340,45 @@ fn an_unchanged_fleet_runs_no_tool_and_a_changed_values_file_renders_only_its_re
         diff, expected,
         "the commit changes the release's files only"
     );
+}
+
+/// A file a dry source reads is an input: left untracked, it is an
+/// uncommitted change, and a branch render refuses it as it refuses an
+/// untracked manifest (the commit would not hold what was rendered).
+#[test]
+fn an_untracked_file_of_a_dry_source_is_an_uncommitted_change() {
+    let dir = temp();
+    let repo = dir.path().join("repo");
+    copy_dir(&fixture(), &repo);
+    git(&repo, &["init", "-q", "-b", "main"]);
+    commit_all(&repo, "a dry fleet");
+    // A chart file, a file of a base the overlay reaches, one of a component.
+    for untracked in [
+        "charts/web/templates/extra.yaml",
+        "apps/shop/base/notes.txt",
+        "apps/shop/components/probes/more.yaml",
+    ] {
+        write(&repo.join(untracked), "# new\n");
+        let output = garrison()
+            .args(["render", "--repo"])
+            .arg(&repo)
+            .args(["--branch", "rendered", "--color", "never"])
+            .output();
+        let output = match output {
+            Ok(output) => output,
+            Err(e) => panic!("cannot run garrison: {e}"),
+        };
+        assert_eq!(
+            output.status.code(),
+            Some(2),
+            "{untracked}: {}",
+            stderr(&output)
+        );
+        assert!(
+            stderr(&output).contains(&format!("`{untracked}`")),
+            "{untracked} is named: {}",
+            stderr(&output)
+        );
+        let _ = std::fs::remove_file(repo.join(untracked));
+    }
 }

@@ -92,10 +92,8 @@ fn check_with_kustomize(out: &Path) {
 /// meets them in reverse order; garrison.yaml and the files of dry sources
 /// (whose places the tools read) are copied where they are.
 fn shuffled_copy(repo: &Path, to: &Path) {
-    let inputs: std::collections::BTreeSet<String> = garrison::load::input_paths(repo)
-        .into_iter()
-        .filter(|path| path != "garrison.yaml")
-        .collect();
+    let inputs: std::collections::BTreeSet<String> =
+        garrison::load::walked_paths(repo).0.into_iter().collect();
     let tree = read_tree(repo);
     let count = tree.len();
     for (index, (path, bytes)) in tree.into_iter().enumerate() {

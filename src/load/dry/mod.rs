@@ -98,6 +98,21 @@ struct Ready {
 }
 
 impl Dry {
+    /// Every file of the repository some dry source reads, relative to `root`.
+    pub fn files(&self, root: &Path) -> Vec<String> {
+        let mut files = Vec::new();
+        for input in &self.inputs {
+            if root.join(input).is_file() {
+                files.push(input.clone());
+            } else {
+                collect(root, input, &mut files);
+            }
+        }
+        files.sort();
+        files.dedup();
+        files
+    }
+
     /// Whether the file at `relative` is a dry source's input.
     pub fn is_input(&self, relative: &str) -> bool {
         self.inputs.iter().any(|input| {
@@ -238,10 +253,8 @@ pub fn render(
                 )
                 .at_opt(origin)
                 .help(match ready.kind {
-                    Kind::Kustomize => {
-                        "fix the kustomization; the message above is kustomize's own"
-                    }
-                    Kind::Helm => "fix the chart or its values; the message above is Helm's own",
+                    Kind::Kustomize => "fix the kustomization",
+                    Kind::Helm => "fix the chart or its values",
                 })
             })
         })
@@ -314,7 +327,21 @@ fn render_one(
         _ => return Ok(Vec::new()),
     };
     let fingerprint = fingerprint(root, ready, tool, &args)?;
-    let output = cache.rendered(&fingerprint, || tool.run(&args, root, &env))?;
+    let output = cache.rendered(&fingerprint, || {
+        // Run twice: a chart that draws random values (`randAlphaNum`,
+        // `genCA`, `uuidv4`) would give every render new bytes, which the
+        // clusters would then apply: a password rotated by a re-render.
+        let first = tool.run(&args, root, &env)?;
+        let second = tool.run(&args, root, &env)?;
+        if first == second {
+            Ok(first)
+        } else {
+            Err(format!(
+                "it printed different output on two runs of the same inputs{}: a chart that draws random values or reads the time (`randAlphaNum`, `genCA`, `uuidv4`, `now`) does that, and every render would give the clusters new bytes; set the values that avoid them",
+                first_difference(&first, &second)
+            ))
+        }
+    })?;
     Ok(match (&ready.source.kustomize, &ready.source.helm) {
         (Some(dir), _) => vec![RenderedFile {
             path: format!("{} (kustomize build)", dir.trim_end_matches('/')),
@@ -331,6 +358,17 @@ fn render_one(
             .collect(),
         _ => Vec::new(),
     })
+}
+
+/// Where two outputs first differ: ` (from line N of its output)`. The
+/// lines themselves are not shown: they may be secrets.
+fn first_difference(first: &str, second: &str) -> String {
+    first
+        .lines()
+        .zip(second.lines())
+        .position(|(a, b)| a != b)
+        .map(|index| format!(" (from line {} of its output)", index + 1))
+        .unwrap_or_default()
 }
 
 /// SHA-256 of everything the tool's output depends on: its version, its
