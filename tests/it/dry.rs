@@ -72,14 +72,15 @@ fn objects(text: &str, what: &str) -> BTreeMap<String, Value> {
         .collect()
 }
 
-/// A rendered object without what garrison adds to every object: the
-/// policy annotations (and the annotations map, when that leaves it empty).
+/// A rendered object without what garrison adds: the policy and fort
+/// annotations (and the annotations map, when that leaves it empty).
 fn without_garrisons_annotations(mut object: Value) -> Value {
     if let Some(annotations) = object
         .pointer_mut("/metadata/annotations")
         .and_then(Value::as_object_mut)
     {
-        annotations.retain(|key, _| !key.contains("karmada.io/"));
+        annotations
+            .retain(|key, _| !key.contains("karmada.io/") && !key.starts_with("garrison.dev/"));
         if annotations.is_empty() {
             if let Some(metadata) = object["metadata"].as_object_mut() {
                 metadata.remove("annotations");
@@ -166,6 +167,11 @@ fn dry_sources_render_exactly_what_the_tools_print_by_hand() {
         rendered(&out, "eu-1", "web"),
         templated,
         "the release's objects"
+    );
+    let fort = read(&out.join("clusters/eu-2/web/deployment.apps_web.yaml"));
+    assert!(
+        fort.contains("garrison.dev/fort-cluster: eu-1"),
+        "the release has its fort:\n{fort}"
     );
     let us = rendered(&out, "us-1", "web");
     assert_eq!(
@@ -381,4 +387,47 @@ fn an_untracked_file_of_a_dry_source_is_an_uncommitted_change() {
         );
         let _ = std::fs::remove_file(repo.join(untracked));
     }
+}
+
+/// The Work format wraps what the tools rendered like any template.
+#[test]
+fn the_work_format_carries_what_the_tools_rendered() {
+    let dir = temp();
+    let out = dir.path().join("out");
+    let output = garrison()
+        .args(["render", "--format", "work", "--repo"])
+        .arg(fixture())
+        .arg("--out")
+        .arg(&out)
+        .env("GARRISON_CACHE_DIR", dir.path().join("cache"))
+        .output();
+    let output = match output {
+        Ok(output) => output,
+        Err(e) => panic!("cannot run garrison: {e}"),
+    };
+    assert!(output.status.success(), "{}", stderr(&output));
+    let works: Vec<Value> = read_tree(&out.join("clusters/us-1"))
+        .into_iter()
+        .filter(|(path, _)| path != "kustomization.yaml")
+        .flat_map(|(path, bytes)| yaml(&String::from_utf8_lossy(&bytes), &path))
+        .collect();
+    let image = works
+        .iter()
+        .flat_map(|work| {
+            work.pointer("/spec/workload/manifests")
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default()
+        })
+        .find(|manifest| manifest["kind"] == "Deployment")
+        .and_then(|deployment| {
+            deployment
+                .pointer("/spec/template/spec/containers/0/image")
+                .cloned()
+        });
+    assert_eq!(
+        image,
+        Some(Value::from("us.registry.example.com/web:1.27.3")),
+        "the release's Deployment, overridden, in its Work"
+    );
 }
