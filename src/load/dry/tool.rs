@@ -76,6 +76,13 @@ impl Tool {
     ) -> Result<String, String> {
         let mut command = Command::new(&self.program);
         command.args(args).current_dir(dir).stdin(Stdio::null());
+        // Helm reads settings from HELM_* variables (a namespace, a kube
+        // version, plugins): none of the machine's may change a render.
+        for (key, _) in std::env::vars_os() {
+            if key.to_string_lossy().starts_with("HELM_") {
+                command.env_remove(key);
+            }
+        }
         for (key, value) in env {
             command.env(key, value);
         }
