@@ -279,3 +279,56 @@ impl Faults {
 
 /// What a settings fault's help says.
 const SUPPORTED_KEYS: &str = "supported keys are `include`, `exclude`, `limits` (`maxFileBytes`, `maxDocuments`, `maxDepth`, `maxNodes`, `maxAliases`), `defaultNamespace`, `kubernetesVersion`, `massPrune` (`maxShare`, `minObjects`), `relax` (`check`, `paths`), `sources` (`kustomize`, or `helm`: `chart`, `releaseName`, `namespace`, `values`, `set`, `includeCRDs`) and `tools` (`kustomize`, `helm`)";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn faults(text: &str) -> Vec<String> {
+        let mut diagnostics = Diagnostics::default();
+        read(text, FileId(0), &mut diagnostics);
+        diagnostics.0.iter().map(|d| d.message.clone()).collect()
+    }
+
+    #[test]
+    fn a_dry_source_path_must_stay_inside_the_repository_and_not_be_its_root() {
+        assert_eq!(repository_path_fault("charts/web"), None);
+        assert_eq!(repository_path_fault("apps/../charts/web/"), None);
+        for (path, why) in [
+            ("", "is empty"),
+            (
+                "/etc/charts",
+                "is not a path relative to the repository root",
+            ),
+            ("C:/charts", "is not a path relative to the repository root"),
+            ("../elsewhere", "leads out of the repository"),
+            ("apps/../../x", "leads out of the repository"),
+            (".", "names the repository root"),
+            ("apps/..", "names the repository root"),
+        ] {
+            let fault = repository_path_fault(path).unwrap_or("accepted");
+            assert!(fault.starts_with(why), "{path:?}: {fault}");
+        }
+    }
+
+    #[test]
+    fn a_sources_entry_names_one_tool_and_valid_release_names_and_namespaces() {
+        assert_eq!(
+            faults("sources:\n- kustomize: apps/prod\n- helm: {chart: charts/web, releaseName: web, namespace: shop}\n"),
+            Vec::<String>::new()
+        );
+        let found = faults(
+            "sources:\n- {}\n- helm: {chart: charts/web, releaseName: web.v2-Blue, namespace: a.b}\n",
+        );
+        assert_eq!(found.len(), 3, "{found:#?}");
+        assert!(found[0].contains("names exactly one of `kustomize` and `helm`"));
+        assert!(found[1].contains("the release name `web.v2-Blue`"));
+        assert!(found[2].contains("the namespace `a.b`"));
+        let found =
+            faults("sources:\n- helm: {chart: charts/web, releaseName: web, includeCrds: true}\n");
+        assert_eq!(
+            found,
+            ["`garrison.yaml` is not valid: unknown key `includeCrds` in `sources[0].helm`; did you mean `includeCRDs`?"]
+        );
+    }
+}
