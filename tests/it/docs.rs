@@ -15,6 +15,9 @@
 //!   `find`, `sort`, `echo`, `printf`, `sed`, `head`, `tail`, `grep` and
 //!   `touch` run with bash in the temporary directory; anything else (and
 //!   any line with a `<placeholder>` or a `$VARIABLE`) is skipped and listed;
+//! - commands run with the pinned tools of the test suite first on the
+//!   `PATH` (`target/tools/`: Helm, see `conformance/helm`), so a page's
+//!   dry sources render as the tests render them;
 //! - a block right after `<!-- docs-test: skip -->` is not run (listed);
 //! - a block right after `<!-- stdout -->` (`<!-- stderr -->`) must equal
 //!   what the last command printed on stdout (stderr), the command of the
@@ -253,10 +256,11 @@ impl Session {
     }
 
     fn bash(&mut self, command: &str) -> std::process::Output {
+        // The pinned tools (Helm) first, as for every garrison the tests run.
         let path = format!(
             "{}:{}",
             self.bin.display(),
-            std::env::var("PATH").unwrap_or_default()
+            crate::support::path_with_tools().to_string_lossy()
         );
         let output = Command::new("bash")
             .arg("-c")
