@@ -88,8 +88,11 @@ fn vendored(charts: &Path, name: &str) -> bool {
 }
 
 /// The arguments of `helm template` for the release; `kube_version` is
-/// `garrison.yaml`'s `kubernetesVersion` (`.Capabilities.KubeVersion`).
-pub fn arguments(helm: &HelmSource, kube_version: Option<&str>) -> Vec<String> {
+/// the Kubernetes version templates are checked against (`garrison.yaml`'s
+/// `kubernetesVersion`, or garrison's default), given to Helm as
+/// `.Capabilities.KubeVersion` so the render does not depend on the
+/// version Helm was built with.
+pub fn arguments(helm: &HelmSource, kube_version: &str) -> Vec<String> {
     let mut args = vec![
         "template".to_string(),
         helm.release_name.clone(),
@@ -101,10 +104,8 @@ pub fn arguments(helm: &HelmSource, kube_version: Option<&str>) -> Vec<String> {
     if helm.include_crds() {
         args.push("--include-crds".to_string());
     }
-    if let Some(version) = kube_version {
-        args.push("--kube-version".to_string());
-        args.push(format!("v{version}.0"));
-    }
+    args.push("--kube-version".to_string());
+    args.push(format!("v{kube_version}.0"));
     for values in &helm.values {
         args.push("--values".to_string());
         args.push(values.clone());
@@ -217,7 +218,7 @@ mod tests {
             include_crds: None,
         };
         assert_eq!(
-            arguments(&helm, Some("1.33")).join(" "),
+            arguments(&helm, "1.33").join(" "),
             "template web ./charts/web --namespace shop --skip-tests --include-crds --kube-version v1.33.0 --values values/prod.yaml --set-json image.tag=\"1.4\" --set-json replicaCount=3"
         );
     }

@@ -49,13 +49,15 @@ pub fn reach(root: &Path, start: &str) -> Result<BTreeSet<String>, Problem> {
             Ok(mut nodes) if !nodes.is_empty() => nodes.swap_remove(0),
             Ok(_) => continue,
             Err(e) => {
-                return Err(Problem::in_file(
+                let mut problem = Problem::in_file(
                     &file,
                     text,
                     e.pos.unwrap_or(Pos { line: 1, column: 1 }),
-                    format!("`{file}` does not parse: {}", e.message),
-                    "fix the kustomization; `kubectl kustomize` shows the same fault",
-                ));
+                    e.message,
+                    e.help,
+                );
+                problem.code = crate::diag::Code::Syntax;
+                return Err(problem);
             }
         };
         for (entry, pos) in references(&node) {
@@ -122,6 +124,12 @@ fn resolve(root: &Path, dir: &str, entry: &str) -> Result<Option<String>, (Strin
     };
     let absolute = root.join(&path);
     if absolute.is_dir() {
+        if kustomization(root, &path).is_none() {
+            return Err((
+                format!("`{entry}` is a directory without a kustomization (`kustomization.yaml`, `kustomization.yml` or `Kustomization`)"),
+                "name a kustomization directory or a file; kustomize builds directories only through their kustomization".to_string(),
+            ));
+        }
         Ok(Some(path))
     } else if absolute.is_file() {
         Ok(None)
@@ -221,13 +229,17 @@ mod tests {
             ("github.com/org/repo/base", "is a remote base"),
             ("../../../elsewhere", "leads out of the repository"),
             ("../missing", "is not a file or directory of the repository"),
+            ("../plain", "is a directory without a kustomization"),
         ] {
             let root = tree(
                 "refused",
-                &[(
-                    "apps/prod/kustomization.yaml",
-                    &format!("namespace: shop\nresources:\n- {entry}\n"),
-                )],
+                &[
+                    (
+                        "apps/prod/kustomization.yaml",
+                        &format!("namespace: shop\nresources:\n- {entry}\n"),
+                    ),
+                    ("apps/plain/deployment.yaml", "kind: Deployment\n"),
+                ],
             );
             let result = reach(&root, "apps/prod");
             let _ = std::fs::remove_dir_all(&root);

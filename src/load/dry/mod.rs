@@ -33,6 +33,8 @@ use tool::{Kind, Tool};
 /// What stops a dry source before its tool runs.
 #[derive(Clone, Debug)]
 pub struct Problem {
+    /// G0009 unless said otherwise (a kustomization that does not parse is G0101).
+    pub code: Code,
     pub message: String,
     pub help: String,
     /// Where, when it is in a file of the source (a kustomization, a `Chart.yaml`).
@@ -54,6 +56,7 @@ impl Problem {
     }
     fn at_entry(field: &[&str], message: String, help: &str) -> Problem {
         Problem {
+            code: Code::DrySourceOutside,
             message,
             help: help.to_string(),
             place: None,
@@ -68,6 +71,7 @@ impl Problem {
         help: impl Into<String>,
     ) -> Problem {
         Problem {
+            code: Code::DrySourceOutside,
             message,
             help: help.into(),
             place: Some(Box::new(Place {
@@ -193,7 +197,7 @@ pub fn prepare(
                     }
                 };
                 diagnostics.push(
-                    Diagnostic::error(Code::DrySourceOutside, problem.message)
+                    Diagnostic::error(problem.code, problem.message)
                         .at(origin)
                         .help(problem.help),
                 );
@@ -320,7 +324,13 @@ fn render_one(
                 ("HELM_DATA_HOME", home.as_path()),
             ];
             (
-                helm::arguments(helm, config.kubernetes_version.as_deref()),
+                helm::arguments(
+                    helm,
+                    config
+                        .kubernetes_version
+                        .as_deref()
+                        .unwrap_or(crate::schema::builtin::DEFAULT_VERSION),
+                ),
                 env,
             )
         }

@@ -116,14 +116,20 @@ impl Tool {
 /// repository root `root`, as every path of garrison.yaml), else the first
 /// executable file of that name on the PATH.
 fn locate(name: &str, root: &Path) -> Option<PathBuf> {
+    locate_in(name, root, std::env::var_os("PATH")?)
+}
+
+fn locate_in(name: &str, root: &Path, path: std::ffi::OsString) -> Option<PathBuf> {
     if name.contains('/') {
         let path = root.join(name);
         return is_executable(&path).then(|| path.canonicalize().unwrap_or(path));
     }
-    let path = std::env::var_os("PATH")?;
+    // Absolute: the tool runs in the repository root, where a relative
+    // PATH entry would lead elsewhere.
     std::env::split_paths(&path)
         .map(|dir| dir.join(name))
         .find(|candidate| is_executable(candidate))
+        .map(|found| std::path::absolute(&found).unwrap_or(found))
 }
 
 #[cfg(unix)]
@@ -194,5 +200,29 @@ fn ask_version(kind: Kind, kubectl: bool, program: &Path) -> Result<String, Stri
             ))
         }
         (Kind::Kustomize, false) => Ok(format!("kustomize {}", run(&["version"])?)),
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_program_found_through_a_relative_path_entry_is_named_absolutely() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let dir = PathBuf::from(format!("target/tmp-locate-{}/bin", std::process::id()));
+        std::fs::create_dir_all(&dir).ok();
+        let program = dir.join("helm");
+        std::fs::write(&program, "#!/bin/sh\n").ok();
+        std::fs::set_permissions(&program, std::fs::Permissions::from_mode(0o755)).ok();
+        let found = locate_in(
+            "helm",
+            Path::new("/elsewhere"),
+            dir.clone().into_os_string(),
+        );
+        let _ = std::fs::remove_dir_all(dir.parent().unwrap_or(&dir));
+        let found = found.unwrap_or_default();
+        assert!(found.is_absolute(), "{}", found.display());
+        assert!(found.ends_with("bin/helm"), "{}", found.display());
     }
 }
