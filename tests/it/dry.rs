@@ -431,3 +431,34 @@ fn the_work_format_carries_what_the_tools_rendered() {
         "the release's Deployment, overridden, in its Work"
     );
 }
+
+/// The report names the chart file each object came from, as `explain` does.
+#[test]
+fn the_report_names_the_file_each_object_came_from() {
+    let dir = temp();
+    let out = dir.path().join("out");
+    let cache = dir.path().join("cache");
+    let output = render(&fixture(), &out, &cache);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let page = dir.path().join("report.html");
+    let report = garrison()
+        .args(["report", "--repo"])
+        .arg(fixture())
+        .arg("--out")
+        .arg(&out)
+        .arg("--html")
+        .arg(&page)
+        .env("GARRISON_CACHE_DIR", &cache)
+        .output();
+    match report {
+        Ok(report) => assert!(report.status.success(), "{}", stderr(&report)),
+        Err(e) => panic!("cannot run garrison: {e}"),
+    }
+    let page = read(&page);
+    for origin in [
+        "template: charts/web/templates/deployment.yaml (helm template web):3",
+        "template: apps/shop/overlays/prod (kustomize build):",
+    ] {
+        assert!(page.contains(origin), "the report says `{origin}`");
+    }
+}
