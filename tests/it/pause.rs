@@ -137,6 +137,7 @@ fn a_cluster_paused_since_the_first_render_gets_its_share_when_unpaused() {
     fleet.write("clusters.yaml", &three(None));
     insta::assert_snapshot!(fleet.explain("Deployment/apps/web"), @r"
     Deployment/apps/web (apps/v1)
+    template: app.yaml:1
     policy: PropagationPolicy/apps/web
     schedule: made again — cluster `c` is no longer paused or suspended: divided again over all its clusters
       desired replicas: 6
