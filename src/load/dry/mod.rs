@@ -14,7 +14,9 @@
 //! Rendering is cached in the parse cache under a digest of every byte the
 //! tool may read, its arguments and its version; the version itself is
 //! cached by the program file's path, size and time. A re-render where no
-//! source changed runs no tool at all. Sources render in parallel.
+//! source changed runs no tool at all. Each file is read and hashed once
+//! per run, however many sources read it (200 releases of one chart read
+//! the chart once). Sources render in parallel.
 
 pub mod helm;
 pub mod kustomize;
@@ -26,7 +28,7 @@ use crate::model::config::{Config, DrySource};
 use crate::node::Pos;
 use rayon::prelude::*;
 use sha2::{Digest, Sha256};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 use tool::{Kind, Tool};
 
@@ -221,17 +223,23 @@ pub fn render(
             Tool::find(ready.kind, configured, root, cache)
         });
     }
+    let read = read_inputs(root, &dry.ready);
     let results: Vec<Result<Vec<RenderedFile>, Diagnostic>> = dry
         .ready
         .par_iter()
-        .map(|ready| {
+        .zip(&read.files)
+        .map(|(ready, files)| {
             let origin = ready.source.doc.as_ref().map(|d| d.origin());
             let tool = match tools.get(&ready.kind) {
                 Some(Ok(tool)) => tool,
                 Some(Err(why)) => return Err(missing_tool(ready.kind, why).at_opt(origin)),
                 None => return Ok(Vec::new()),
             };
-            render_one(root, config, ready, tool, cache).map_err(|why| {
+            let inputs = Inputs {
+                files,
+                digests: &read.digests,
+            };
+            render_one(root, config, ready, &inputs, tool, cache).map_err(|why| {
                 Diagnostic::error(
                     Code::DrySourceFailed,
                     format!("`{}` failed: {why}", shown_command(ready, tool)),
@@ -286,6 +294,7 @@ fn render_one(
     root: &Path,
     config: &Config,
     ready: &Ready,
+    inputs: &Inputs<'_>,
     tool: &Tool,
     cache: &Cache,
 ) -> Result<Vec<RenderedFile>, String> {
@@ -313,7 +322,7 @@ fn render_one(
         }
         _ => return Ok(Vec::new()),
     };
-    let fingerprint = fingerprint(root, ready, tool, &args)?;
+    let fingerprint = fingerprint(inputs, tool, &args)?;
     let output = cache.rendered(&fingerprint, || tool.run(&args, root, &env))?;
     Ok(match (&ready.source.kustomize, &ready.source.helm) {
         (Some(dir), _) => vec![RenderedFile {
@@ -333,36 +342,77 @@ fn render_one(
     })
 }
 
+/// What every source reads, found once per run: the files of each source
+/// (in `ready` order, sorted) and the SHA-256 of each file's bytes, so that
+/// a chart many releases share is listed, read and hashed once.
+struct ReadInputs {
+    files: Vec<Vec<String>>,
+    digests: HashMap<String, Result<[u8; 32], String>>,
+}
+
+/// One source's part of [`ReadInputs`].
+struct Inputs<'a> {
+    files: &'a [String],
+    digests: &'a HashMap<String, Result<[u8; 32], String>>,
+}
+
+fn read_inputs(root: &Path, ready: &[Ready]) -> ReadInputs {
+    let mut trees: HashMap<&str, Vec<String>> = HashMap::new();
+    let files: Vec<Vec<String>> = ready
+        .iter()
+        .map(|ready| {
+            let mut files = ready.files.clone();
+            for tree in &ready.trees {
+                let listed = trees.entry(tree).or_insert_with(|| {
+                    let mut listed = Vec::new();
+                    collect(root, tree, &mut listed);
+                    listed
+                });
+                files.extend(listed.iter().cloned());
+            }
+            files.sort();
+            files.dedup();
+            files
+        })
+        .collect();
+    let mut distinct: Vec<&String> = files.iter().flatten().collect();
+    distinct.sort();
+    distinct.dedup();
+    let digests = distinct
+        .into_par_iter()
+        .map(|file| {
+            let digest = std::fs::read(root.join(file))
+                .map(|bytes| Sha256::digest(&bytes).into())
+                .map_err(|e| format!("cannot read `{file}`: {e}"));
+            (file.clone(), digest)
+        })
+        .collect();
+    ReadInputs { files, digests }
+}
+
 /// SHA-256 of everything the tool's output depends on: its version, its
-/// arguments, and the path and bytes of every file it may read.
-fn fingerprint(
-    root: &Path,
-    ready: &Ready,
-    tool: &Tool,
-    args: &[String],
-) -> Result<Vec<u8>, String> {
-    let mut files: Vec<String> = ready.files.clone();
-    for tree in &ready.trees {
-        collect(root, tree, &mut files);
-    }
-    files.sort();
-    files.dedup();
+/// arguments, and the path and bytes (by their SHA-256) of every file it
+/// may read.
+fn fingerprint(inputs: &Inputs<'_>, tool: &Tool, args: &[String]) -> Result<Vec<u8>, String> {
     let mut hasher = Sha256::new();
     let mut field = |bytes: &[u8]| {
         hasher.update((bytes.len() as u64).to_le_bytes());
         hasher.update(bytes);
     };
-    field(b"garrison dry source 1");
+    field(b"garrison dry source 2");
     field(tool.version.as_bytes());
     field(&[u8::from(tool.kubectl)]);
     for arg in args {
         field(arg.as_bytes());
     }
-    for file in &files {
-        let bytes =
-            std::fs::read(root.join(file)).map_err(|e| format!("cannot read `{file}`: {e}"))?;
+    for file in inputs.files {
+        let digest = match inputs.digests.get(file) {
+            Some(Ok(digest)) => digest,
+            Some(Err(why)) => return Err(why.clone()),
+            None => return Err(format!("cannot read `{file}`")),
+        };
         field(file.as_bytes());
-        field(&bytes);
+        field(digest);
     }
     Ok(hasher.finalize().to_vec())
 }
@@ -384,5 +434,89 @@ fn collect(root: &Path, dir: &str, out: &mut Vec<String>) {
             Ok(kind) if kind.is_file() => out.push(relative),
             _ => {}
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn release(values: &str) -> Ready {
+        Ready {
+            source: DrySource::default(),
+            kind: Kind::Helm,
+            trees: vec!["charts/web".to_string()],
+            files: vec![values.to_string()],
+        }
+    }
+
+    fn fingerprints(root: &Path, ready: &[Ready]) -> Vec<Result<Vec<u8>, String>> {
+        let tool = Tool {
+            program: "helm".into(),
+            version: "helm v3.22.0".to_string(),
+            kubectl: false,
+        };
+        let read = read_inputs(root, ready);
+        read.files
+            .iter()
+            .map(|files| {
+                let inputs = Inputs {
+                    files,
+                    digests: &read.digests,
+                };
+                fingerprint(&inputs, &tool, &["template".to_string()])
+            })
+            .collect()
+    }
+
+    #[test]
+    fn releases_of_one_chart_read_it_once_and_each_fingerprint_follows_what_its_release_reads() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let root = dir.path();
+        let write = |path: &str, text: &str| {
+            let path = root.join(path);
+            std::fs::create_dir_all(path.parent().expect("a parent")).expect("mkdir");
+            std::fs::write(path, text).expect("write");
+        };
+        write("charts/web/Chart.yaml", "name: web\n");
+        write("charts/web/templates/service.yaml", "kind: Service\n");
+        write("values/a.yaml", "replicas: 1\n");
+        write("values/b.yaml", "replicas: 2\n");
+        let releases = [release("values/a.yaml"), release("values/b.yaml")];
+
+        let read = read_inputs(root, &releases);
+        assert_eq!(
+            read.files[0],
+            [
+                "charts/web/Chart.yaml",
+                "charts/web/templates/service.yaml",
+                "values/a.yaml"
+            ]
+        );
+        assert_eq!(read.digests.len(), 4, "each of the four files is read once");
+
+        let before = fingerprints(root, &releases);
+        assert_ne!(before[0], before[1], "the releases' values differ");
+        write("values/b.yaml", "replicas: 3\n");
+        let after = fingerprints(root, &releases);
+        assert_eq!(after[0], before[0], "release a reads nothing that changed");
+        assert_ne!(after[1], before[1], "release b's values changed");
+        write(
+            "charts/web/templates/service.yaml",
+            "kind: Service\nspec: {}\n",
+        );
+        let chart_changed = fingerprints(root, &releases);
+        assert!(
+            chart_changed[0] != after[0] && chart_changed[1] != after[1],
+            "both releases read the chart"
+        );
+        std::fs::remove_file(root.join("values/a.yaml")).expect("remove");
+        let missing = fingerprints(root, &releases);
+        assert!(
+            matches!(&missing[0], Err(why) if why.starts_with("cannot read `values/a.yaml`")),
+            "{:?}",
+            missing[0]
+        );
+        assert_eq!(missing[1], chart_changed[1]);
     }
 }
