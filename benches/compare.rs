@@ -25,45 +25,12 @@
 #![allow(clippy::print_stdout)]
 
 mod fleet;
+mod timing;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
-
-const GARRISON: &str = env!("CARGO_BIN_EXE_garrison");
-const TIME: &str = "/usr/bin/time";
-
-struct Run {
-    wall: Duration,
-    /// Peak resident set size in KiB.
-    rss_kib: u64,
-    /// User plus system CPU time; a first render's wall time on a slow disk
-    /// is mostly waiting, its CPU time is garrison's own work.
-    cpu: Duration,
-}
-
-fn render(repo: &Path, out: &Path) -> Run {
-    render_with(repo, out, &[])
-}
-
-/// [`render`] with more flags (`--rebuild`, `--no-cache`).
-fn render_with(repo: &Path, out: &Path, extra: &[&str]) -> Run {
-    let mut args = vec![
-        "render".as_ref(),
-        "--repo".as_ref(),
-        repo.as_os_str(),
-        "--out".as_ref(),
-        out.as_os_str(),
-    ];
-    args.extend(extra.iter().map(|a| std::ffi::OsStr::new(*a)));
-    time_garrison(&args, &out.with_extension("rss"))
-}
-
-/// A first render is cold: no parse cache from an earlier run.
-fn forget_parse_cache(repo: &Path) {
-    let _ = std::fs::remove_dir_all(repo.join(".garrison-cache"));
-}
+use std::time::Instant;
+use timing::{first_renders, forget_parse_cache, median, render, render_with, row, secs, Run};
 
 /// `garrison render --repo REPO --branch rendered`, committing into REPO.
 fn render_branch(repo: &Path) -> Run {
@@ -74,113 +41,20 @@ fn render_branch(repo: &Path) -> Run {
         "--branch".as_ref(),
         "rendered".as_ref(),
     ];
-    time_garrison(&args, &repo.with_extension("rss"))
+    timing::time_garrison(&args, &repo.with_extension("rss"))
 }
 
-fn time_garrison(args: &[&std::ffi::OsStr], rss_file: &Path) -> Run {
-    let use_time = Path::new(TIME).exists();
-    let mut command = if use_time {
-        let mut c = Command::new(TIME);
-        c.arg("-f")
-            .arg("%M %U %S")
-            .arg("-o")
-            .arg(rss_file)
-            .arg(GARRISON);
-        c
-    } else {
-        Command::new(GARRISON)
-    };
-    command.args(args).stdout(Stdio::null());
-    settle();
-    let start = Instant::now();
-    let status = command.status().expect("run garrison");
-    let wall = start.elapsed();
-    assert!(status.success(), "garrison render failed: {status}");
-    let (rss_kib, cpu) = if use_time {
-        let text = std::fs::read_to_string(rss_file).unwrap_or_default();
-        let fields: Vec<&str> = text
-            .trim()
-            .lines()
-            .last()
-            .unwrap_or("")
-            .split_whitespace()
-            .collect();
-        let number = |i: usize| fields.get(i).and_then(|f| f.parse::<f64>().ok());
-        (
-            number(0).map_or(0, |k| k as u64),
-            Duration::from_secs_f64(number(1).unwrap_or(0.0) + number(2).unwrap_or(0.0)),
-        )
-    } else {
-        (children_max_rss_kib(), Duration::ZERO)
-    };
-    Run { wall, rss_kib, cpu }
-}
-
-/// Flush dirty pages and let the disk go quiet, so that the writeback of
-/// one step (or of deleting the previous output) is not billed to the next.
-fn settle() {
-    // SAFETY: sync takes no arguments and cannot fail.
-    unsafe { libc::sync() };
-    std::thread::sleep(Duration::from_secs(1));
-}
-
-fn children_max_rss_kib() -> u64 {
-    // SAFETY: getrusage only writes into the struct we pass.
-    unsafe {
-        let mut usage: libc::rusage = std::mem::zeroed();
-        libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage);
-        u64::try_from(usage.ru_maxrss).unwrap_or(0)
-    }
-}
-
-fn kustomize_all(overlays: &[PathBuf], jobs: usize) -> Duration {
-    let next = AtomicUsize::new(0);
-    let start = Instant::now();
-    std::thread::scope(|scope| {
-        for _ in 0..jobs {
-            scope.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(overlay) = overlays.get(i) else {
-                    break;
-                };
-                let status = Command::new("kubectl")
-                    .arg("kustomize")
-                    .arg(overlay)
-                    .stdout(Stdio::null())
-                    .status()
-                    .expect("run kubectl");
-                assert!(status.success(), "kubectl kustomize {}", overlay.display());
-            });
-        }
-    });
-    start.elapsed()
-}
-
-/// `runs` first renders, each into a directory that never existed (this
-/// disk creates files slowly for a while after a large delete, which would
-/// time the disk, not the render). The last one becomes `out`; the others
-/// and any old `out` are deleted only after the timing.
-fn first_renders(repo: &Path, out: &Path, runs: usize) -> Run {
-    let fresh: Vec<PathBuf> = (0..runs)
-        .map(|i| out.with_file_name(format!("out-first-{}-{i}", std::process::id())))
-        .collect();
-    let first = median(
-        fresh
-            .iter()
-            .map(|dir| {
-                forget_parse_cache(repo);
-                render(repo, dir)
-            })
-            .collect(),
-    );
-    let _ = std::fs::remove_dir_all(out);
-    if let Some(last) = fresh.last() {
-        std::fs::rename(last, out).expect("keep the last first render as the output");
-    }
-    for dir in &fresh {
-        let _ = std::fs::remove_dir_all(dir);
-    }
-    first
+/// `kubectl kustomize` of every overlay, `jobs` at a time.
+fn kustomize_all(overlays: &[PathBuf], jobs: usize) -> std::time::Duration {
+    timing::in_parallel(overlays, jobs, |overlay| {
+        let status = Command::new("kubectl")
+            .arg("kustomize")
+            .arg(overlay)
+            .stdout(Stdio::null())
+            .status()
+            .expect("run kubectl");
+        assert!(status.success(), "kubectl kustomize {}", overlay.display());
+    })
 }
 
 /// `runs` renders into `out`, each after one more template changed.
@@ -247,21 +121,6 @@ fn branch_steps(fleet: &fleet::Fleet, dir: &Path, repo: &Path, runs: usize) -> [
     [first, again, incremental]
 }
 
-fn median(mut runs: Vec<Run>) -> Run {
-    runs.sort_by_key(|r| r.wall);
-    let rss_kib = runs.iter().map(|r| r.rss_kib).max().unwrap_or(0);
-    let mid = runs.swap_remove(runs.len() / 2);
-    Run {
-        wall: mid.wall,
-        rss_kib,
-        cpu: mid.cpu,
-    }
-}
-
-fn secs(d: Duration) -> f64 {
-    d.as_secs_f64()
-}
-
 fn main() {
     let args = fleet::args();
     if let Some(sizes) = args.get("curve") {
@@ -319,19 +178,7 @@ fn main() {
     );
 
     println!();
-    println!(
-        "{:<40} {:>10} {:>9} {:>12}",
-        "step", "wall (s)", "cpu (s)", "peak RSS"
-    );
-    let row = |name: &str, run: &Run| {
-        println!(
-            "{:<40} {:>10.3} {:>9.3} {:>8} MiB",
-            name,
-            secs(run.wall),
-            secs(run.cpu),
-            run.rss_kib / 1024
-        );
-    };
+    timing::header();
     row("garrison render, first (new dir)", &first);
     row("garrison render, again (no change)", &again);
     row("garrison render, one template changed", &incremental);

@@ -14,9 +14,12 @@
 //!   `patches`, `labels`, `replicas`), with Karmada's Webster division of the
 //!   Divided Deployments computed here.
 //!
-//! `compare_cluster` checks that `kubectl kustomize` of an overlay and
-//! garrison's cluster directory hold the same objects.
+//! `check_all` checks that `kubectl kustomize` of every overlay and
+//! garrison's directory for its cluster hold the same objects. [`helm`] writes the
+//! same applications as Helm releases of one local chart.
 #![allow(dead_code)]
+
+pub mod helm;
 
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
@@ -42,6 +45,12 @@ impl Spec {
             clusters,
             seed: 0x5eed_f1ee7,
         }
+    }
+
+    /// Exactly `apps` whole applications: three templates each, and a
+    /// fourth (the Rollout) for every 10th.
+    pub fn apps(apps: usize, clusters: usize) -> Spec {
+        Spec::new(3 * apps + apps.div_ceil(10), clusters)
     }
 }
 
@@ -317,12 +326,17 @@ impl Fleet {
     }
 
     fn write_garrison(&self, root: &Path) -> io::Result<()> {
-        let apps = root.join("apps");
         for app in &self.apps {
-            self.write_app(&apps, app)?;
+            self.write_app(&root.join("apps"), app)?;
         }
+        self.write_fleet(root)
+    }
+
+    /// What every garrison repository of this fleet holds besides its
+    /// applications: the Namespaces, the Clusters and the policies.
+    pub fn write_fleet(&self, root: &Path) -> io::Result<()> {
         write(
-            &apps.join("namespaces.yaml"),
+            &root.join("apps/namespaces.yaml"),
             &yaml_stream(&self.namespace_objects()),
         )?;
         let clusters: Vec<Value> = self
