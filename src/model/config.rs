@@ -106,6 +106,24 @@ pub struct ToolsConfig {
     pub helm: Option<String>,
 }
 
+/// The tool a `sources` entry names, when it names exactly one.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum DryTool<'a> {
+    Kustomize(&'a str),
+    Helm(&'a HelmSource),
+}
+
+impl DrySource {
+    /// The entry's one tool; `None` when it names both or neither (G0005).
+    pub fn tool(&self) -> Option<DryTool<'_>> {
+        match (&self.kustomize, &self.helm) {
+            (Some(dir), None) => Some(DryTool::Kustomize(dir)),
+            (None, Some(helm)) => Some(DryTool::Helm(helm)),
+            _ => None,
+        }
+    }
+}
+
 impl HelmSource {
     pub fn namespace(&self) -> &str {
         self.namespace.as_deref().unwrap_or("default")

@@ -181,3 +181,20 @@ pub struct Inputs {
     /// `kustomize`), for the provenance.
     pub tools: BTreeMap<String, String>,
 }
+
+impl Inputs {
+    /// The template of `key` ([`Inputs::templates`] is sorted by key).
+    pub fn template(&self, key: &ObjectKey) -> Option<&Template> {
+        let i = self.templates.binary_search_by(|t| t.key.cmp(key)).ok()?;
+        self.templates.get(i)
+    }
+
+    /// The cluster named `name` ([`Inputs::clusters`] is sorted by name).
+    pub fn cluster(&self, name: &str) -> Option<&Cluster> {
+        let i = self
+            .clusters
+            .binary_search_by(|c| c.name.as_str().cmp(name))
+            .ok()?;
+        self.clusters.get(i)
+    }
+}

@@ -22,16 +22,11 @@ pub(super) fn check(inputs: &Inputs, apps: &[App], diagnostics: &mut Diagnostics
         if localizing.globalizations.is_empty() && localizing.localizations.is_empty() {
             continue;
         }
-        let Ok(t) = inputs.templates.binary_search_by(|t| t.key.cmp(&app.key)) else {
+        let Some(template) = inputs.template(&app.key) else {
             continue;
         };
-        let template = &inputs.templates[t];
         for assignment in app.binding.clusters.iter().filter(|a| !a.held) {
-            let Some(cluster) = inputs
-                .clusters
-                .iter()
-                .find(|c| c.name == assignment.cluster)
-            else {
+            let Some(cluster) = inputs.cluster(&assignment.cluster) else {
                 continue;
             };
             let target = Target {
@@ -196,10 +191,10 @@ fn karmada_overrides(inputs: &Inputs, apps: &[App], diagnostics: &mut Diagnostic
         .map(OverridePolicyRef::from)
         .collect();
     for app in apps.iter().filter(|a| a.clusternet()) {
-        let Ok(t) = inputs.templates.binary_search_by(|t| t.key.cmp(&app.key)) else {
+        let Some(template) = inputs.template(&app.key) else {
             continue;
         };
-        let view = inputs.templates[t].view();
+        let view = template.view();
         for policy in crate::overrides::applicable(&refs, &view) {
             if policy.spec.resource_selectors.is_empty() {
                 continue;

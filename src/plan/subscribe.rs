@@ -204,11 +204,7 @@ impl<'a> Subscribing<'a> {
     }
 
     fn template(&self, key: &ObjectKey) -> Option<&'a Template> {
-        let templates = &self.inputs.templates;
-        templates
-            .binary_search_by(|t| t.key.cmp(key))
-            .ok()
-            .map(|i| &templates[i])
+        self.inputs.template(key)
     }
 
     /// The previous schedule, unchanged.

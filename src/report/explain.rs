@@ -129,11 +129,7 @@ pub fn explain_at(
     let mut applied = BTreeMap::new();
     let mut diagnostics = Diagnostics::default();
     for assignment in app.binding.clusters.iter().filter(|a| !a.held) {
-        let Some(cluster) = inputs
-            .clusters
-            .iter()
-            .find(|c| c.name == assignment.cluster)
-        else {
+        let Some(cluster) = inputs.cluster(&assignment.cluster) else {
             continue;
         };
         match plan.materialise(materialiser, index, cluster, assignment.replicas) {
@@ -154,7 +150,7 @@ pub fn explain_at(
         return Err(diagnostics);
     }
     let mut explanation = explain(app, &applied);
-    explanation.template = inputs.templates.iter().find(|t| t.key == *key).map(|t| {
+    explanation.template = inputs.template(key).map(|t| {
         format!(
             "{}:{}",
             inputs.sources.path(t.origin.file),

@@ -221,5 +221,15 @@ mod tests {
             arguments(&helm, "1.33").join(" "),
             "template web ./charts/web --namespace shop --skip-tests --include-crds --kube-version v1.33.0 --values values/prod.yaml --set-json image.tag=\"1.4\" --set-json replicaCount=3"
         );
+        let without_crds = HelmSource {
+            include_crds: Some(false),
+            namespace: None,
+            ..helm
+        };
+        assert_eq!(
+            arguments(&without_crds, "1.36").join(" "),
+            "template web ./charts/web --namespace default --skip-tests --kube-version v1.36.0 --values values/prod.yaml --set-json image.tag=\"1.4\" --set-json replicaCount=3",
+            "no CRDs when asked, and the default namespace"
+        );
     }
 }

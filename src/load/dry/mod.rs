@@ -24,7 +24,7 @@ mod tool;
 
 use super::cache::Cache;
 use crate::diag::{Code, Diagnostic, Diagnostics, Origin, Sources};
-use crate::model::config::{Config, DrySource};
+use crate::model::config::{Config, DryTool, HelmSource};
 use crate::node::Pos;
 use rayon::prelude::*;
 use sha2::{Digest, Sha256};
@@ -96,11 +96,29 @@ pub struct Dry {
 
 #[derive(Debug)]
 struct Ready {
-    source: DrySource,
-    kind: Kind,
+    entry: Entry,
+    /// Where the entry is written in `garrison.yaml`.
+    origin: Option<Origin>,
     /// Directory trees (relative to the root) and single files it reads.
     trees: Vec<String>,
     files: Vec<String>,
+}
+
+/// A checked `sources` entry.
+#[derive(Debug)]
+enum Entry {
+    /// The overlay's directory, normalized.
+    Kustomize(String),
+    Helm(HelmSource),
+}
+
+impl Ready {
+    fn kind(&self) -> Kind {
+        match self.entry {
+            Entry::Kustomize(_) => Kind::Kustomize,
+            Entry::Helm(_) => Kind::Helm,
+        }
+    }
 }
 
 impl Dry {
@@ -146,33 +164,28 @@ pub fn prepare(
         let Some(doc) = &source.doc else {
             continue;
         };
-        let (kind, checked) = match (&source.kustomize, &source.helm) {
-            (Some(dir), None) => {
+        let (entry, checked) = match source.tool() {
+            Some(DryTool::Kustomize(dir)) => {
                 let dir = kustomize::normalize(dir).unwrap_or_default();
                 dry.inputs.push(dir.clone());
-                (
-                    Kind::Kustomize,
-                    kustomize::reach(root, &dir)
-                        .map(|trees| (trees.into_iter().collect(), Vec::new())),
-                )
+                let reached = kustomize::reach(root, &dir)
+                    .map(|trees| (trees.into_iter().collect(), Vec::new()));
+                (Entry::Kustomize(dir), reached)
             }
-            (None, Some(chart)) => {
+            Some(DryTool::Helm(chart)) => {
                 let dir = kustomize::normalize(&chart.chart).unwrap_or_default();
-                dry.inputs.push(dir.clone());
-                dry.inputs
-                    .extend(chart.values.iter().filter_map(|v| kustomize::normalize(v)));
-                let files = chart
+                let files: Vec<String> = chart
                     .values
                     .iter()
                     .filter_map(|v| kustomize::normalize(v))
                     .collect();
-                (
-                    Kind::Helm,
-                    helm::check(root, chart).map(|()| (vec![dir], files)),
-                )
+                dry.inputs.push(dir.clone());
+                dry.inputs.extend(files.iter().cloned());
+                let checked = helm::check(root, chart).map(|()| (vec![dir], files));
+                (Entry::Helm(chart.clone()), checked)
             }
             // garrison.yaml's reading said so (G0005).
-            _ => continue,
+            None => continue,
         };
         if settings_faulty {
             continue;
@@ -181,8 +194,8 @@ pub fn prepare(
             Ok((trees, files)) => {
                 dry.inputs.extend(trees.iter().cloned());
                 dry.ready.push(Ready {
-                    source: source.clone(),
-                    kind,
+                    entry,
+                    origin: Some(doc.origin()),
                     trees,
                     files,
                 });
@@ -234,12 +247,12 @@ pub fn render(
 ) -> (Vec<RenderedFile>, BTreeMap<String, String>) {
     let mut tools: BTreeMap<Kind, Result<Tool, String>> = BTreeMap::new();
     for ready in &dry.ready {
-        tools.entry(ready.kind).or_insert_with(|| {
-            let configured = match ready.kind {
+        tools.entry(ready.kind()).or_insert_with(|| {
+            let configured = match ready.kind() {
                 Kind::Kustomize => config.tools.kustomize.as_deref(),
                 Kind::Helm => config.tools.helm.as_deref(),
             };
-            Tool::find(ready.kind, configured, root, cache)
+            Tool::find(ready.kind(), configured, root, cache)
         });
     }
     let read = read_inputs(root, &dry.ready);
@@ -248,10 +261,10 @@ pub fn render(
         .par_iter()
         .zip(&read.files)
         .map(|(ready, files)| {
-            let origin = ready.source.doc.as_ref().map(|d| d.origin());
-            let tool = match tools.get(&ready.kind) {
+            let origin = ready.origin;
+            let tool = match tools.get(&ready.kind()) {
                 Some(Ok(tool)) => tool,
-                Some(Err(why)) => return Err(missing_tool(ready.kind, why).at_opt(origin)),
+                Some(Err(why)) => return Err(missing_tool(ready.kind(), why).at_opt(origin)),
                 None => return Ok(Vec::new()),
             };
             let inputs = Inputs {
@@ -264,7 +277,7 @@ pub fn render(
                     format!("`{}` failed: {why}", shown_command(ready, tool)),
                 )
                 .at_opt(origin)
-                .help(match ready.kind {
+                .help(match ready.kind() {
                     Kind::Kustomize => "fix the kustomization",
                     Kind::Helm => "fix the chart or its values",
                 })
@@ -299,11 +312,10 @@ fn missing_tool(kind: Kind, why: &str) -> Diagnostic {
 
 /// The command as a user would type it, for messages.
 fn shown_command(ready: &Ready, tool: &Tool) -> String {
-    match (&ready.source.kustomize, &ready.source.helm) {
-        (Some(dir), _) if tool.kubectl => format!("kubectl kustomize {dir}"),
-        (Some(dir), _) => format!("kustomize build {dir}"),
-        (_, Some(helm)) => format!("helm template {} {}", helm.release_name, helm.chart),
-        _ => String::new(),
+    match &ready.entry {
+        Entry::Kustomize(dir) if tool.kubectl => format!("kubectl kustomize {dir}"),
+        Entry::Kustomize(dir) => format!("kustomize build {dir}"),
+        Entry::Helm(helm) => format!("helm template {} {}", helm.release_name, helm.chart),
     }
 }
 
@@ -316,9 +328,9 @@ fn render_one(
     cache: &Cache,
 ) -> Result<Vec<RenderedFile>, String> {
     let home = helm::no_home();
-    let (args, env) = match (&ready.source.kustomize, &ready.source.helm) {
-        (Some(dir), _) => {
-            let dir = format!("./{}", kustomize::normalize(dir).unwrap_or_default());
+    let (args, env) = match &ready.entry {
+        Entry::Kustomize(dir) => {
+            let dir = format!("./{dir}");
             let args = if tool.kubectl {
                 vec!["kustomize".to_string(), dir]
             } else {
@@ -326,7 +338,7 @@ fn render_one(
             };
             (args, Vec::new())
         }
-        (_, Some(helm)) => {
+        Entry::Helm(helm) => {
             let env = vec![
                 ("HELM_CACHE_HOME", home.as_path()),
                 ("HELM_CONFIG_HOME", home.as_path()),
@@ -343,7 +355,6 @@ fn render_one(
                 env,
             )
         }
-        _ => return Ok(Vec::new()),
     };
     let fingerprint = fingerprint(inputs, tool, &args)?;
     let output = cache.rendered(&fingerprint, || {
@@ -361,13 +372,13 @@ fn render_one(
             ))
         }
     })?;
-    Ok(match (&ready.source.kustomize, &ready.source.helm) {
-        (Some(dir), _) => vec![RenderedFile {
-            path: format!("{} (kustomize build)", dir.trim_end_matches('/')),
+    Ok(match &ready.entry {
+        Entry::Kustomize(dir) => vec![RenderedFile {
+            path: format!("{dir} (kustomize build)"),
             text: output,
             namespace: None,
         }],
-        (_, Some(chart)) => helm::split(&chart.chart, &output)
+        Entry::Helm(chart) => helm::split(&chart.chart, &output)
             .into_iter()
             .map(|(path, text)| RenderedFile {
                 path: format!("{path} (helm template {})", chart.release_name),
@@ -375,7 +386,6 @@ fn render_one(
                 namespace: Some(chart.namespace().to_string()),
             })
             .collect(),
-        _ => Vec::new(),
     })
 }
 
@@ -491,8 +501,8 @@ mod tests {
 
     fn release(values: &str) -> Ready {
         Ready {
-            source: DrySource::default(),
-            kind: Kind::Helm,
+            entry: Entry::Helm(HelmSource::default()),
+            origin: None,
             trees: vec!["charts/web".to_string()],
             files: vec![values.to_string()],
         }

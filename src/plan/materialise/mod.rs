@@ -182,12 +182,7 @@ impl Plan {
         replicas: u64,
     ) -> Option<Result<Made, Diagnostic>> {
         let app = self.apps.get(app)?;
-        let template = materialiser
-            .inputs
-            .templates
-            .binary_search_by(|t| t.key.cmp(&app.key))
-            .ok()
-            .map(|i| &materialiser.inputs.templates[i])?;
+        let template = materialiser.inputs.template(&app.key)?;
         Some(materialiser.object(&Target {
             app,
             template,
