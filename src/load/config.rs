@@ -4,7 +4,7 @@
 use super::typed;
 use super::yaml::{parse_stream, Limits};
 use crate::diag::{Code, Diagnostic, Diagnostics, FileId, Origin};
-use crate::model::config::{relaxable, Config, Relax, TEMPLATE_CHECKS, WARNING_CHECKS};
+use crate::model::config::{relaxable, Config, DryTool, Relax, TEMPLATE_CHECKS, WARNING_CHECKS};
 use crate::node::{Node, Pos};
 
 pub const CONFIG_FILE: &str = "garrison.yaml";
@@ -87,21 +87,21 @@ pub fn read(text: &str, file: FileId, diagnostics: &mut Diagnostics) -> Config {
             node: entry.clone(),
         });
     }
-    check_sources(&config, &faults, diagnostics);
+    check_sources(&config, text, &faults, diagnostics);
     config
 }
 
 /// Each dry source names one tool, valid names and paths inside the repository.
-fn check_sources(config: &Config, faults: &Faults, diagnostics: &mut Diagnostics) {
+fn check_sources(config: &Config, text: &str, faults: &Faults, diagnostics: &mut Diagnostics) {
     for source in &config.sources {
         let Some(doc) = &source.doc else {
             continue;
         };
         let at = |path: &[&str]| Some(doc.node.locate(path));
         let mut paths: Vec<(Vec<String>, &str)> = Vec::new();
-        match (&source.kustomize, &source.helm) {
-            (Some(dir), None) => paths.push((vec!["kustomize".into()], dir)),
-            (None, Some(helm)) => {
+        match source.tool() {
+            Some(DryTool::Kustomize(dir)) => paths.push((vec!["kustomize".into()], dir)),
+            Some(DryTool::Helm(helm)) => {
                 paths.push((vec!["helm".into(), "chart".into()], &helm.chart));
                 for (j, file) in helm.values.iter().enumerate() {
                     paths.push((vec!["helm".into(), "values".into(), j.to_string()], file));
@@ -117,6 +117,21 @@ fn check_sources(config: &Config, faults: &Faults, diagnostics: &mut Diagnostics
                             .help("Helm release names are lower-case letters, digits, `-` and `.`, at most 53 characters"),
                     );
                 }
+                for (key, value) in &helm.set {
+                    let Some(node) = doc.node.get_path(&["helm", "set", key]) else {
+                        continue;
+                    };
+                    if let Some(written) = number_read_otherwise(value, text, node.pos) {
+                        diagnostics.push(
+                            faults
+                                .fault(
+                                    Some(node.pos),
+                                    format!("`set` `{key}: {written}` is read as the number {value}, and Helm would get {value}"),
+                                )
+                                .help(format!("quote it (`{key}: \"{written}\"`) when it is a string, such as an image tag or a version")),
+                        );
+                    }
+                }
                 if let Some(why) = crate::model::meta::dns_label_fault(helm.namespace()) {
                     diagnostics.push(
                         faults
@@ -125,7 +140,7 @@ fn check_sources(config: &Config, faults: &Faults, diagnostics: &mut Diagnostics
                     );
                 }
             }
-            _ => diagnostics.push(
+            None => diagnostics.push(
                 faults
                     .fault(
                         Some(doc.node.pos),
@@ -145,6 +160,22 @@ fn check_sources(config: &Config, faults: &Faults, diagnostics: &mut Diagnostics
             }
         }
     }
+}
+
+/// A number written in `text` at `pos` whose value prints otherwise
+/// (`1.10` is 1.1, `1e3` is 1000.0): what was written. An image tag or
+/// version written unquoted would reach Helm changed.
+fn number_read_otherwise(value: &serde_json::Value, text: &str, pos: Pos) -> Option<String> {
+    let number = value.as_number()?;
+    let line = text
+        .lines()
+        .nth(usize::try_from(pos.line).ok()?.checked_sub(1)?)?;
+    let written: String = line
+        .chars()
+        .skip(usize::try_from(pos.column).ok()?.checked_sub(1)?)
+        .take_while(|c| !c.is_whitespace() && !matches!(c, ',' | '}' | ']' | '#'))
+        .collect();
+    (written != number.to_string()).then_some(written)
 }
 
 /// Why `path` cannot name a file of the repository: empty, absolute, or
@@ -324,6 +355,16 @@ mod tests {
         assert!(found[0].contains("names exactly one of `kustomize` and `helm`"));
         assert!(found[1].contains("the release name `web.v2-Blue`"));
         assert!(found[2].contains("the namespace `a.b`"));
+        let found = faults(
+            "sources:\n- helm:\n    chart: charts/web\n    releaseName: web\n    set: {image.tag: 1.10, replicas: 3, cpu: 0.5, big: 1e3, quoted: \"1.10\"}\n",
+        );
+        assert_eq!(
+            found,
+            [
+                "`garrison.yaml` is not valid: `set` `image.tag: 1.10` is read as the number 1.1, and Helm would get 1.1",
+                "`garrison.yaml` is not valid: `set` `big: 1e3` is read as the number 1000.0, and Helm would get 1000.0",
+            ]
+        );
         let found =
             faults("sources:\n- helm: {chart: charts/web, releaseName: web, includeCrds: true}\n");
         assert_eq!(
