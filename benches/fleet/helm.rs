@@ -225,7 +225,10 @@ pub fn find_helm(given: Option<&str>) -> Result<PathBuf, String> {
 pub fn template(helm: &Path, root: &Path, app: &App) -> Result<String, String> {
     let home = garrison::load::dry::helm::no_home();
     let output = Command::new(helm)
-        .args(garrison::load::dry::helm::arguments(&source(app), garrison::schema::builtin::DEFAULT_VERSION))
+        .args(garrison::load::dry::helm::arguments(
+            &source(app),
+            garrison::schema::builtin::DEFAULT_VERSION,
+        ))
         .current_dir(root)
         .env("HELM_CACHE_HOME", &home)
         .env("HELM_CONFIG_HOME", &home)
