@@ -131,6 +131,10 @@ codes! {
     UnknownApiKind = ("G0112", "unknown-kind"),
     /// A CustomResourceDefinition in the repository whose schema cannot be used.
     InvalidCrd = ("G0113", "invalid-crd"),
+    /// A `garrison.dev/` label, annotation or selector key garrison does
+    /// not have, on a document that does not read it, or with a value it
+    /// does not take.
+    UnknownGarrisonKey = ("G0114", "unknown-garrison-key"),
     /// A policy whose selectors match no template.
     PolicyMatchesNothing = ("G0201", "policy-matches-nothing"),
     /// A cluster named in a policy or binding that the fleet does not define.

@@ -11,6 +11,7 @@ pub mod cache;
 pub mod classify;
 mod clusternet;
 pub mod config;
+mod domain;
 pub mod dry;
 pub mod previous;
 pub mod templates;
