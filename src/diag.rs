@@ -186,6 +186,9 @@ codes! {
     /// Karmada interprets the kind with a customization built into it that
     /// the repository does not declare, and the render depends on it.
     MissingInterpreter = ("G0704", "missing-interpreter"),
+    /// A policy divides a template's `spec.replicas` that no interpreter
+    /// reads: every cluster gets all of them, in Karmada too.
+    ReplicasNotDivided = ("G0705", "replicas-not-divided"),
 }
 
 /// One finding about the user's input.
