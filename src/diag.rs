@@ -176,6 +176,9 @@ codes! {
     /// The render would remove every object of the previous render, or more
     /// than the share `massPrune` allows.
     MassPrune = ("G0603", "mass-prune"),
+    /// An application the previous render delivered, its template and
+    /// policy still in the repository, would reach no cluster.
+    ApplicationVanishes = ("G0604", "application-vanishes"),
     /// A ResourceInterpreterCustomization script does not compile, fails at
     /// its top level, or does not define its function.
     LuaLoadFailed = ("G0701", "lua-load-failed"),

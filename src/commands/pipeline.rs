@@ -5,7 +5,7 @@
 //! `plan` and into `emit`'s tree building are all in [`plan_and_build`].
 
 use super::printer::Printer;
-use super::settings::{CompareSettings, Prune, RepoSettings};
+use super::settings::{CompareSettings, Guards, Prune, RepoSettings};
 use super::{ExitStatus, Stop};
 use crate::diag::{Diagnostic, Diagnostics, Severity};
 use crate::emit;
@@ -71,19 +71,19 @@ pub struct InputCounts {
 pub enum Purpose {
     /// A render to store, or to show (`diff`); with `reuse`, unchanged
     /// applications keep their previous files ([`crate::reuse`]).
-    Render { reuse: bool, prune: Prune },
+    Render { reuse: bool, guards: Guards },
     /// A comparison (`check`, `validate`): every object rendered again.
-    Compare { prune: Prune },
+    Compare { guards: Guards },
     /// `explain`: the plan alone; explaining makes the objects of the one
     /// application it explains.
     Explain,
 }
 
 impl Purpose {
-    fn prune(self) -> Prune {
+    fn guards(self) -> Guards {
         match self {
-            Purpose::Render { prune, .. } | Purpose::Compare { prune } => prune,
-            Purpose::Explain => Prune::Allow,
+            Purpose::Render { guards, .. } | Purpose::Compare { guards } => guards,
+            Purpose::Explain => Guards::ALLOW,
         }
     }
 }
@@ -170,7 +170,7 @@ pub fn preview(compare: &CompareSettings, printer: &Printer) -> Result<Outcome, 
             scope: Scope::All,
             purpose: Purpose::Render {
                 reuse: true,
-                prune: Prune::Warn,
+                guards: Guards::WARN,
             },
         },
         printer,
@@ -232,6 +232,14 @@ pub fn run(request: Request<'_>, printer: &Printer) -> Result<Outcome, Stop> {
         repo.strict,
         &mut diagnostics,
     );
+    guard_vanish(
+        &inputs,
+        &previous,
+        &mut built,
+        purpose,
+        repo.strict,
+        &mut diagnostics,
+    );
     printer.diagnostics(&diagnostics, &inputs.sources);
     if diagnostics.has_errors() {
         return Err(Stop::Exit(ExitStatus::Error));
@@ -268,10 +276,8 @@ fn guard_mass_prune(
     strict: bool,
     diagnostics: &mut Diagnostics,
 ) {
-    let severity = match purpose.prune() {
-        Prune::Refuse => Severity::Error,
-        Prune::Warn => Severity::Warning,
-        Prune::Allow => return,
+    let Some(severity) = severity(purpose.guards().mass_prune) else {
+        return;
     };
     let config = &inputs.config.mass_prune;
     let found = mass_prune(
@@ -285,6 +291,38 @@ fn guard_mass_prune(
         let diagnostic = judged(strict, Diagnostics(vec![diagnostic]));
         built.plan.warnings.extend(diagnostic.clone());
         diagnostics.extend(diagnostic);
+    }
+}
+
+/// G0604 for each application the previous render delivered that this
+/// one delivers to no cluster, its template still in the repository
+/// ([`crate::vanish`]), as the purpose says.
+fn guard_vanish(
+    inputs: &Inputs,
+    previous: &PreviousRender,
+    built: &mut Built,
+    purpose: Purpose,
+    strict: bool,
+    diagnostics: &mut Diagnostics,
+) {
+    let Some(severity) = severity(purpose.guards().vanish) else {
+        return;
+    };
+    let found: Vec<Diagnostic> = crate::vanish::vanishing(inputs, &built.plan, previous)
+        .iter()
+        .map(|vanishing| vanishing.diagnostic(&built.plan, severity))
+        .collect();
+    let found = judged(strict, Diagnostics(found));
+    built.plan.warnings.extend(found.clone());
+    diagnostics.extend(found);
+}
+
+/// The severity a guard's finding has under `prune`; `None`: not looked for.
+fn severity(prune: Prune) -> Option<Severity> {
+    match prune {
+        Prune::Refuse => Some(Severity::Error),
+        Prune::Warn => Some(Severity::Warning),
+        Prune::Allow => None,
     }
 }
 
