@@ -186,7 +186,7 @@ impl Vanishing<'_> {
             Severity::Warning => Diagnostic::warning(Code::ApplicationVanishes, message),
         };
         diagnostic.at(self.template.origin).help(format!(
-            "if it is a mistake, check the template's apiVersion, kind, namespace and labels against the selectors of {} (`garrison explain {key}` shows the policies passed over); if it is meant to go, delete the template or {}, or render once with `--allow-vanish` (or list `{key}` under `allowVanish` in garrison.yaml)",
+            "if it is a mistake, check the template's apiVersion, kind, namespace and labels against the `resourceSelectors` and placement of {}; if it is meant to go, delete the template or {}, or render once with `--allow-vanish` (or list `{key}` under `allowVanish` in garrison.yaml)",
             self.claimer, self.claimer
         ))
     }

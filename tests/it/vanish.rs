@@ -227,3 +227,43 @@ fn a_vanishing_application_is_refused_on_a_branch_and_when_merging_shards() {
     let allowed = merge(&["--allow-vanish"]);
     assert!(allowed.status.success(), "{}", stderr(&allowed));
 }
+
+#[test]
+fn a_misspelt_group_let_through_by_relax_still_cannot_make_the_storefront_vanish() {
+    let dir = temp();
+    let (repo, out) = rendered_fleet(dir.path());
+    let before = read_tree(&out);
+    let path = repo.join("apps/storefront.yaml");
+    let text = read(&path);
+    write(&path, &text.replacen("apiVersion: apps/v1\n", "apiVersion: app/v1\n", 1));
+
+    // The misspelt group alone is G0112, with the group meant.
+    let refused = render_to(&repo, &out, &["--diagnostics", "concise"]);
+    assert_eq!(refused.status.code(), Some(2), "{}", stderr(&refused));
+    assert!(
+        stderr(&refused).starts_with("apps/storefront.yaml:6:13: error[G0112]: `Deployment/shop/storefront`: no API group `app` is served"),
+        "{}",
+        stderr(&refused)
+    );
+    assert_eq!(read_tree(&out), before);
+
+    // Relaxed, it is rendered as a kind without a schema that no policy
+    // claims: the same application, under another apiVersion, vanishing.
+    write(
+        &repo.join("garrison.yaml"),
+        "relax:\n- check: unknown-kind\n  paths: [apps/storefront.yaml]\n",
+    );
+    let refused = render_to(&repo, &out, &["--diagnostics", "concise"]);
+    assert_eq!(refused.status.code(), Some(2), "{}", stderr(&refused));
+    let vanishing = stderr(&refused)
+        .lines()
+        .find(|l| l.contains("error[G0604]"))
+        .map(str::to_string)
+        .unwrap_or_default();
+    assert!(
+        vanishing.contains("nothing claims it now, though PropagationPolicy/shop/storefront is still there (it was `apps/v1`, it is `app/v1` now)"),
+        "{}",
+        stderr(&refused)
+    );
+    assert_eq!(read_tree(&out), before, "the previous render is untouched");
+}
