@@ -155,7 +155,10 @@ impl Vanishing<'_> {
         let why = if plan.app(key).is_some() {
             format!("{} claims it and selects no cluster for it", self.claimer)
         } else if plan.unclaimed.contains(key) {
-            format!("nothing claims it now, though {} is still there", self.claimer)
+            format!(
+                "nothing claims it now, though {} is still there",
+                self.claimer
+            )
         } else {
             "it is not rendered (the warning at its line says why)".to_string()
         };
@@ -195,7 +198,7 @@ impl Vanishing<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diag::{Diagnostics, FileId, Sources};
+    use crate::diag::{Diagnostics, Sources};
     use crate::load::yaml::{parse_stream, Limits};
 
     const FLEET: &str = "apiVersion: cluster.karmada.io/v1alpha1\nkind: Cluster\nmetadata: {name: a}\n---\napiVersion: cluster.karmada.io/v1alpha1\nkind: Cluster\nmetadata: {name: b}\n";
@@ -271,9 +274,19 @@ mod tests {
     fn deleting_the_template_or_its_policy_or_the_clusters_is_meant() {
         let before = fleet(&[FLEET, POLICY, TEMPLATE]);
         let none: Vec<String> = Vec::new();
-        assert_eq!(vanished(&before, &fleet(&[FLEET, POLICY])), none, "template deleted");
-        assert_eq!(vanished(&before, &fleet(&[FLEET, TEMPLATE])), none, "policy deleted");
-        let other_fleet = FLEET.replace("name: a}", "name: c}").replace("name: b}", "name: d}");
+        assert_eq!(
+            vanished(&before, &fleet(&[FLEET, POLICY])),
+            none,
+            "template deleted"
+        );
+        assert_eq!(
+            vanished(&before, &fleet(&[FLEET, TEMPLATE])),
+            none,
+            "policy deleted"
+        );
+        let other_fleet = FLEET
+            .replace("name: a}", "name: c}")
+            .replace("name: b}", "name: d}");
         let typo = TEMPLATE.replace("app: web", "app: wbe");
         assert_eq!(
             vanished(&before, &fleet(&[&other_fleet, POLICY, &typo])),

@@ -224,15 +224,7 @@ pub fn run(request: Request<'_>, printer: &Printer) -> Result<Outcome, Stop> {
         Err(Halt::Failed(error)) => return Err(Stop::Failed(error)),
     };
     spinner.finish_and_clear();
-    guard_mass_prune(
-        &inputs,
-        &previous,
-        &mut built,
-        purpose,
-        repo.strict,
-        &mut diagnostics,
-    );
-    guard_vanish(
+    guard_removals(
         &inputs,
         &previous,
         &mut built,
@@ -266,9 +258,12 @@ fn load_inputs(
     (inputs, judged(repo.strict, diagnostics))
 }
 
-/// G0603 when the render removes too much of the previous one, as the
-/// purpose says: an error, a warning, or not checked.
-fn guard_mass_prune(
+/// SPEC §10's removal guards, each as the purpose says (an error, a
+/// warning, or not checked): G0603 when the render removes too much of the
+/// previous one, G0604 for each application the previous render delivered
+/// that this one delivers to no cluster, its template and policy still in
+/// the repository ([`crate::vanish`]).
+fn guard_removals(
     inputs: &Inputs,
     previous: &PreviousRender,
     built: &mut Built,
@@ -276,42 +271,21 @@ fn guard_mass_prune(
     strict: bool,
     diagnostics: &mut Diagnostics,
 ) {
-    let Some(severity) = severity(purpose.guards().mass_prune) else {
-        return;
-    };
-    let config = &inputs.config.mass_prune;
-    let found = mass_prune(
-        &built.plan,
-        previous,
-        (&built.tree, &built.kept),
-        config,
-        severity,
-    );
-    if let Some(diagnostic) = found {
-        let diagnostic = judged(strict, Diagnostics(vec![diagnostic]));
-        built.plan.warnings.extend(diagnostic.clone());
-        diagnostics.extend(diagnostic);
+    let guards = purpose.guards();
+    let mut found = Vec::new();
+    if let Some(severity) = severity(guards.mass_prune) {
+        let config = &inputs.config.mass_prune;
+        let tree = (&built.tree, &built.kept);
+        found.extend(mass_prune(&built.plan, previous, tree, config, severity));
     }
-}
-
-/// G0604 for each application the previous render delivered that this
-/// one delivers to no cluster, its template still in the repository
-/// ([`crate::vanish`]), as the purpose says.
-fn guard_vanish(
-    inputs: &Inputs,
-    previous: &PreviousRender,
-    built: &mut Built,
-    purpose: Purpose,
-    strict: bool,
-    diagnostics: &mut Diagnostics,
-) {
-    let Some(severity) = severity(purpose.guards().vanish) else {
-        return;
-    };
-    let found: Vec<Diagnostic> = crate::vanish::vanishing(inputs, &built.plan, previous)
-        .iter()
-        .map(|vanishing| vanishing.diagnostic(&built.plan, severity))
-        .collect();
+    if let Some(severity) = severity(guards.vanish) {
+        let vanishing = crate::vanish::vanishing(inputs, &built.plan, previous);
+        found.extend(
+            vanishing
+                .iter()
+                .map(|v| v.diagnostic(&built.plan, severity)),
+        );
+    }
     let found = judged(strict, Diagnostics(found));
     built.plan.warnings.extend(found.clone());
     diagnostics.extend(found);

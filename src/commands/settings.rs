@@ -346,7 +346,12 @@ mod tests {
     fn render_flags_resolve_to_plain_settings() {
         let plain = render(&["--out", "o"]);
         assert_eq!(
-            (plain.reuse, plain.guards, plain.verbosity, plain.allow_dirty),
+            (
+                plain.reuse,
+                plain.guards,
+                plain.verbosity,
+                plain.allow_dirty
+            ),
             (
                 true,
                 Guards {

@@ -11,10 +11,10 @@ use crate::diag::{unknown_field, Code, Diagnostic, Diagnostics, FileId, Origin, 
 use crate::model::binding::BindingDoc;
 use crate::model::cluster::{Cluster, KarmadaClusterDoc, ManagedClusterDoc};
 use crate::model::clusternet::{GlobalizationDoc, LocalizationDoc, SubscriptionDoc};
-use crate::model::domain::Holder;
 use crate::model::customization::{
     CustomizationDoc, CustomizationManifest, REVISE_OBJECT_ANNOTATION,
 };
+use crate::model::domain::Holder;
 use crate::model::inputs::{
     Document, Globalization, Inputs, Localization, OverridePolicy, PinnedBinding,
     PropagationPolicy, Subscription, Template,

@@ -26,11 +26,7 @@ pub fn check(doc: &Document, holder: Holder, what: &str, diagnostics: &mut Diagn
     let NodeKind::Map(entries) = &doc.node.kind else {
         return;
     };
-    let checker = Checker {
-        doc,
-        holder,
-        what,
-    };
+    let checker = Checker { doc, holder, what };
     for (key, _, value) in entries {
         if let ("metadata", NodeKind::Map(fields)) = (key.as_str(), &value.kind) {
             for (field, _, map) in fields {
@@ -66,10 +62,7 @@ impl Checker<'_> {
         } else {
             (Place::ClusterSelector, self.holder)
         };
-        let here = Checker {
-            holder,
-            ..*self
-        };
+        let here = Checker { holder, ..*self };
         match &node.kind {
             NodeKind::Map(entries) => {
                 for (key, _, value) in entries {
@@ -161,7 +154,10 @@ impl Checker<'_> {
                 continue;
             }
             let help = match meant_value(written, allowed) {
-                Some(meant) => format!("did you mean `{meant}`? `{key}` takes {}, compared as written", line.values.describe()),
+                Some(meant) => format!(
+                    "did you mean `{meant}`? `{key}` takes {}, compared as written",
+                    line.values.describe()
+                ),
                 None => format!("`{key}` takes {}", line.values.describe()),
             };
             diagnostics.push(

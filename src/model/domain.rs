@@ -313,7 +313,10 @@ mod tests {
     #[test]
     fn every_garrison_key_in_the_code_is_a_line_of_the_table() {
         let mut found = Vec::new();
-        literals(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src"), &mut found);
+        literals(
+            &Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
+            &mut found,
+        );
         assert!(found.len() >= 10, "{found:?}");
         for (file, literal) in found.into_iter().filter(|(_, l)| l != PREFIX) {
             assert!(

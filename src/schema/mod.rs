@@ -403,7 +403,13 @@ impl Catalog {
             KindSource::Builtin => format!("Kubernetes {}", self.kubernetes),
             KindSource::Crd(_) => "the CustomResourceDefinition in the repository".to_string(),
         };
-        let shown = |g: &str| if g.is_empty() { "core".to_string() } else { format!("`{g}`") };
+        let shown = |g: &str| {
+            if g.is_empty() {
+                "core".to_string()
+            } else {
+                format!("`{g}`")
+            }
+        };
         Lookup::NotServed {
             reason: format!(
                 "no API group `{group}` is served, by Kubernetes {} or by a CustomResourceDefinition of the repository; the {} group of {served_by} one letter away has `{kind}`",

@@ -210,15 +210,21 @@ fn a_group_one_letter_from_a_served_group_with_the_kind_is_a_misspelling() {
             field: "apiVersion",
         }
     );
-    assert!(matches!(
-        catalog.lookup("bacth/v2", "CronJob"),
-        Lookup::NotServed { ref help, .. } if help == "did you mean `apiVersion: batch/v1`?"
-    ), "a swap is one edit; the served versions when the written one is not");
-    assert!(matches!(
-        catalog.lookup("example.co/v1", "Widget"),
-        Lookup::NotServed { ref reason, ref help, .. } if help == "did you mean `apiVersion: example.com/v1`?"
-            && reason.ends_with("the `example.com` group of the CustomResourceDefinition in the repository one letter away has `Widget`")
-    ), "a group of the repository's CRDs");
+    assert!(
+        matches!(
+            catalog.lookup("bacth/v2", "CronJob"),
+            Lookup::NotServed { ref help, .. } if help == "did you mean `apiVersion: batch/v1`?"
+        ),
+        "a swap is one edit; the served versions when the written one is not"
+    );
+    assert!(
+        matches!(
+            catalog.lookup("example.co/v1", "Widget"),
+            Lookup::NotServed { ref reason, ref help, .. } if help == "did you mean `apiVersion: example.com/v1`?"
+                && reason.ends_with("the `example.com` group of the CustomResourceDefinition in the repository one letter away has `Widget`")
+        ),
+        "a group of the repository's CRDs"
+    );
     assert_eq!(
         catalog.lookup("app/v1", "Widget"),
         Lookup::Unknown,

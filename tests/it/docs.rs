@@ -716,11 +716,17 @@ fn every_key_of_garrisons_domain_is_in_the_reference_table() {
             key.describe()
         );
     }
-    let keys: Vec<&str> = garrison::model::domain::KEYS.iter().map(|k| k.key).collect();
+    let keys: Vec<&str> = garrison::model::domain::KEYS
+        .iter()
+        .map(|k| k.key)
+        .collect();
     for row in rows {
         let first = row.split(" | ").next().unwrap_or_default();
         for listed in first.split('`').skip(1).step_by(2) {
-            assert!(keys.contains(&listed), "the reference lists `{listed}`, which garrison has not");
+            assert!(
+                keys.contains(&listed),
+                "the reference lists `{listed}`, which garrison has not"
+            );
         }
     }
 }

@@ -424,10 +424,7 @@ fn the_example_fleets_report_shows_in_a_browser() {
         shown.cell("Rollout/shop/payments", "us-east-1a"),
         ("fort", "3")
     );
-    assert_eq!(
-        shown.cell("Rollout/shop/payments", "us-east-1b"),
-        ("", "1")
-    );
+    assert_eq!(shown.cell("Rollout/shop/payments", "us-east-1b"), ("", "1"));
     assert_eq!(
         shown.cell("DaemonSet/monitoring/node-exporter", "edge-lab"),
         ("", "\u{25CF}")

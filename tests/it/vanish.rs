@@ -89,7 +89,9 @@ fn a_misspelt_selector_that_makes_an_application_vanish_is_refused_until_allowed
     assert!(listed.status.success(), "{}", stderr(&listed));
     let tree = read_tree(&out);
     assert!(
-        !tree.keys().any(|p| p.contains("deployment.apps_storefront")),
+        !tree
+            .keys()
+            .any(|p| p.contains("deployment.apps_storefront")),
         "the storefront is gone"
     );
     assert!(
@@ -193,7 +195,11 @@ fn a_vanishing_application_is_refused_on_a_branch_and_when_merging_shards() {
     commit_all(&repo, "misspell the storefront selector");
     let refused = branch(&["--diagnostics", "concise"]);
     assert_eq!(refused.status.code(), Some(2), "{}", stderr(&refused));
-    assert!(stderr(&refused).contains("error[G0604]"), "{}", stderr(&refused));
+    assert!(
+        stderr(&refused).contains("error[G0604]"),
+        "{}",
+        stderr(&refused)
+    );
     assert_eq!(git(&repo, &["rev-parse", "rendered"]), tip, "no commit");
 
     // Shards each render their clusters; the merge judges the whole.
@@ -222,7 +228,11 @@ fn a_vanishing_application_is_refused_on_a_branch_and_when_merging_shards() {
     };
     let refused = merge(&[]);
     assert_eq!(refused.status.code(), Some(2), "{}", stderr(&refused));
-    assert!(stderr(&refused).contains("error[G0604]"), "{}", stderr(&refused));
+    assert!(
+        stderr(&refused).contains("error[G0604]"),
+        "{}",
+        stderr(&refused)
+    );
     assert_eq!(read_tree(&out), before, "nothing is written");
     let allowed = merge(&["--allow-vanish"]);
     assert!(allowed.status.success(), "{}", stderr(&allowed));
@@ -235,7 +245,10 @@ fn a_misspelt_group_let_through_by_relax_still_cannot_make_the_storefront_vanish
     let before = read_tree(&out);
     let path = repo.join("apps/storefront.yaml");
     let text = read(&path);
-    write(&path, &text.replacen("apiVersion: apps/v1\n", "apiVersion: app/v1\n", 1));
+    write(
+        &path,
+        &text.replacen("apiVersion: apps/v1\n", "apiVersion: app/v1\n", 1),
+    );
 
     // The misspelt group alone is G0112, with the group meant.
     let refused = render_to(&repo, &out, &["--diagnostics", "concise"]);

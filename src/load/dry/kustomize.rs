@@ -78,9 +78,13 @@ pub fn reach(root: &Path, start: &str) -> Reached {
                 Ok(Some(next)) => pending.push(next),
                 Ok(None) => {}
                 Err((message, help)) => {
-                    reached
-                        .problems
-                        .push(Problem::in_file(&file, text.clone(), pos, message, help));
+                    reached.problems.push(Problem::in_file(
+                        &file,
+                        text.clone(),
+                        pos,
+                        message,
+                        help,
+                    ));
                 }
             }
         }
@@ -294,18 +298,35 @@ mod tests {
         let _ = std::fs::remove_dir_all(&root);
         assert_eq!(
             reached.dirs.iter().map(String::as_str).collect::<Vec<_>>(),
-            ["apps/base", "apps/components/probes", "apps/more", "apps/prod"]
+            [
+                "apps/base",
+                "apps/components/probes",
+                "apps/more",
+                "apps/prod"
+            ]
         );
         let found: Vec<(u32, &str)> = reached
             .problems
             .iter()
-            .map(|p| (p.place.as_ref().map_or(0, |p| p.pos.line), p.message.as_str()))
+            .map(|p| {
+                (
+                    p.place.as_ref().map_or(0, |p| p.pos.line),
+                    p.message.as_str(),
+                )
+            })
             .collect();
         assert_eq!(found.len(), 3, "{found:?}");
-        assert!(found.iter().any(|(line, m)| *line == 2 && m.contains("is a remote base")));
-        assert!(found.iter().any(|(line, m)| *line == 4 && m.contains("is a remote base")));
+        assert!(found
+            .iter()
+            .any(|(line, m)| *line == 2 && m.contains("is a remote base")));
+        assert!(found
+            .iter()
+            .any(|(line, m)| *line == 4 && m.contains("is a remote base")));
         assert!(
-            reached.problems.iter().any(|p| p.code == crate::diag::Code::Syntax),
+            reached
+                .problems
+                .iter()
+                .any(|p| p.code == crate::diag::Code::Syntax),
             "the base's unreadable kustomization"
         );
     }

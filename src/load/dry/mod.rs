@@ -214,9 +214,9 @@ pub fn prepare(
                 for problem in problems {
                     let origin = match &problem.place {
                         Some(place) => Origin {
-                            file: *added
-                                .entry(place.path.clone())
-                                .or_insert_with(|| sources.add(place.path.clone(), place.text.clone())),
+                            file: *added.entry(place.path.clone()).or_insert_with(|| {
+                                sources.add(place.path.clone(), place.text.clone())
+                            }),
                             pos: place.pos,
                         },
                         None => {
