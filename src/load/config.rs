@@ -370,6 +370,22 @@ mod tests {
     }
 
     #[test]
+    fn allow_vanish_names_applications_as_the_vanish_guard_does() {
+        assert_eq!(
+            faults("allowVanish: [Deployment/shop/web, ClusterRole/fleet:reader]\n"),
+            Vec::<String>::new()
+        );
+        let found = faults(
+            "allowVanish: [deploy/shop/web, Deployment, Deployment//web, Deployment/a/b/c]\n",
+        );
+        assert_eq!(found.len(), 4, "{found:#?}");
+        assert_eq!(
+            found[0],
+            "`garrison.yaml` is not valid: `allowVanish` entry `deploy/shop/web` does not name an application"
+        );
+    }
+
+    #[test]
     fn a_sources_entry_names_one_tool_and_valid_release_names_and_namespaces() {
         assert_eq!(
             faults("sources:\n- kustomize: apps/prod\n- helm: {chart: charts/web, releaseName: web, namespace: shop}\n"),
