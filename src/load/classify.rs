@@ -760,28 +760,14 @@ impl Classifier<'_> {
     }
 
     /// A ResourceInterpreterCustomization: cluster-scoped, its scripts kept as
-    /// text (`interpret` compiles them), rules that only matter to a live
-    /// control plane warned about.
+    /// text (`interpret` compiles them). The rules that change no Work are
+    /// accepted as they are (see [`crate::model::customization::Customizations`]).
     fn customization(&mut self, doc: Document, identity: Identity, diagnostics: &mut Diagnostics) {
         let Some((name, parsed)) =
             self.cluster_scoped::<CustomizationManifest>(&doc, identity, diagnostics)
         else {
             return;
         };
-        for field in parsed.spec.customizations.runtime_only() {
-            let message = if field == "componentResource" {
-                "`spec.customizations.componentResource` is run by Karmada only with its MultiplePodTemplatesScheduling feature gate (alpha, off by default); garrison interprets replicas with `replicaResource`, as Karmada does by default".to_string()
-            } else {
-                format!("`spec.customizations.{field}` is only run by a live Karmada control plane; it has no effect in a render")
-            };
-            diagnostics.push(
-                Diagnostic::warning(Code::IgnoredField, message).at(doc.at(&[
-                    "spec",
-                    "customizations",
-                    field,
-                ])),
-            );
-        }
         let annotation = parsed
             .metadata
             .annotations
