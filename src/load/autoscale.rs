@@ -126,7 +126,11 @@ impl Scaling {
 }
 
 /// What `hpa` does to the template of `key`, or why it does nothing.
-fn outcome(inputs: &Inputs, hpa: &FederatedHpa, key: &ObjectKey) -> Result<Scaling, Box<Diagnostic>> {
+fn outcome(
+    inputs: &Inputs,
+    hpa: &FederatedHpa,
+    key: &ObjectKey,
+) -> Result<Scaling, Box<Diagnostic>> {
     let at_target = hpa.doc.at(&["spec", "scaleTargetRef"]);
     let no_effect = |why: String, help: &str| {
         Box::new(
@@ -229,8 +233,16 @@ fn scale_subresource(inputs: &Inputs, key: &ObjectKey) -> Option<(String, Option
 fn is_crd_of(template: &Template, group: &str, kind: &str) -> bool {
     group_of(&template.key.api_version) == "apiextensions.k8s.io"
         && template.key.kind == "CustomResourceDefinition"
-        && template.value.pointer("/spec/group").and_then(Value::as_str) == Some(group)
-        && template.value.pointer("/spec/names/kind").and_then(Value::as_str) == Some(kind)
+        && template
+            .value
+            .pointer("/spec/group")
+            .and_then(Value::as_str)
+            == Some(group)
+        && template
+            .value
+            .pointer("/spec/names/kind")
+            .and_then(Value::as_str)
+            == Some(kind)
 }
 
 /// A `specReplicasPath` (`.spec.replicas`: the API server takes only dotted
@@ -264,7 +276,11 @@ fn set_replicas(template: &mut Template, pointer: &str, replicas: u64) {
         .pointer_mut(parent)
         .and_then(Value::as_object_mut)
     {
-        map.shift_insert(0, field.replace("~1", "/").replace("~0", "~"), Value::from(replicas));
+        map.shift_insert(
+            0,
+            field.replace("~1", "/").replace("~0", "~"),
+            Value::from(replicas),
+        );
     }
 }
 
@@ -325,7 +341,9 @@ mod tests {
             hpa("web", TO_WEB, "minReplicas: 3\n  maxReplicas: 10")
         ));
         assert_eq!(replicas(&inputs), Some(3));
-        let spec = inputs.templates[0].value["spec"].as_object().map(|s| s.keys().next().cloned());
+        let spec = inputs.templates[0].value["spec"]
+            .as_object()
+            .map(|s| s.keys().next().cloned());
         assert_eq!(spec, Some(Some("replicas".to_string())));
     }
 
@@ -347,7 +365,11 @@ mod tests {
     fn a_missing_target_scales_nothing() {
         let (_, shown) = scale(&format!(
             "{DEPLOYMENT}{}",
-            hpa("api", "{apiVersion: apps/v1, kind: Deployment, name: api}", "maxReplicas: 2")
+            hpa(
+                "api",
+                "{apiVersion: apps/v1, kind: Deployment, name: api}",
+                "maxReplicas: 2"
+            )
         ));
         assert_eq!(shown, ["in.yaml:10:19: warning[G0201]: FederatedHPA `shop/api` scales nothing: no template is `Deployment/shop/api` (apps/v1) (help: check `spec.scaleTargetRef` (apiVersion, kind and name) against the template, which must be in the FederatedHPA's namespace)"]);
     }
@@ -371,7 +393,11 @@ mod tests {
         let cloneset = "apiVersion: apps.kruise.io/v1alpha1\nkind: CloneSet\nmetadata: {name: web, namespace: shop}\nspec: {replicas: 1}\n";
         let (inputs, _) = scale(&format!(
             "{crd}{cloneset}{}",
-            hpa("web", "{apiVersion: apps.kruise.io/v1alpha1, kind: CloneSet, name: web}", "minReplicas: 4\n  maxReplicas: 9")
+            hpa(
+                "web",
+                "{apiVersion: apps.kruise.io/v1alpha1, kind: CloneSet, name: web}",
+                "minReplicas: 4\n  maxReplicas: 9"
+            )
         ));
         let cloneset = inputs.templates.iter().find(|t| t.key.kind == "CloneSet");
         assert_eq!(
@@ -381,10 +407,16 @@ mod tests {
         let job = "apiVersion: batch/v1\nkind: Job\nmetadata: {name: web, namespace: shop}\nspec: {parallelism: 2, template: {spec: {containers: [{name: a, image: b}], restartPolicy: Never}}}\n";
         let (_, shown) = scale(&format!(
             "{job}{}",
-            hpa("web", "{apiVersion: batch/v1, kind: Job, name: web}", "maxReplicas: 1")
+            hpa(
+                "web",
+                "{apiVersion: batch/v1, kind: Job, name: web}",
+                "maxReplicas: 1"
+            )
         ));
         assert!(
-            shown[0].contains("has no effect: garrison knows no scale subresource of `Job` (`batch/v1`)"),
+            shown[0].contains(
+                "has no effect: garrison knows no scale subresource of `Job` (`batch/v1`)"
+            ),
             "{shown:?}"
         );
     }

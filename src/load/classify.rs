@@ -1478,8 +1478,14 @@ mod tests {
             ("autoscaling.karmada.io/v1alpha1", "CronFederatedHPA"),
             ("autoscaling.karmada.io/v1alpha1", "FederatedHPA"),
             ("cluster.karmada.io/v1alpha1", "Cluster"),
-            ("config.karmada.io/v1alpha1", "ResourceInterpreterCustomization"),
-            ("config.karmada.io/v1alpha1", "ResourceInterpreterWebhookConfiguration"),
+            (
+                "config.karmada.io/v1alpha1",
+                "ResourceInterpreterCustomization",
+            ),
+            (
+                "config.karmada.io/v1alpha1",
+                "ResourceInterpreterWebhookConfiguration",
+            ),
             ("networking.karmada.io/v1alpha1", "MultiClusterIngress"),
             ("networking.karmada.io/v1alpha1", "MultiClusterService"),
             ("policy.karmada.io/v1alpha1", "ClusterOverridePolicy"),

@@ -116,7 +116,10 @@ pub fn is_karmada_group(group: &str) -> bool {
 
 /// The kinds of `group` this table lists, for a "did you mean".
 pub fn kinds_of(group: &str) -> impl Iterator<Item = &'static str> + '_ {
-    KINDS.iter().filter(move |k| k.group == group).map(|k| k.kind)
+    KINDS
+        .iter()
+        .filter(move |k| k.group == group)
+        .map(|k| k.kind)
 }
 
 impl KarmadaKind {

@@ -94,7 +94,12 @@ fn every_customization_karmada_embeds_renders_under_strict() {
                     panic!("cannot read {}", file.display());
                 };
                 let name = [&group, &version, &kind]
-                    .map(|p| p.file_name().unwrap_or_default().to_string_lossy().into_owned())
+                    .map(|p| {
+                        p.file_name()
+                            .unwrap_or_default()
+                            .to_string_lossy()
+                            .into_owned()
+                    })
                     .join("_");
                 fleet.write(&format!("customizations/{name}.yaml"), &text);
                 copied.push(name);
