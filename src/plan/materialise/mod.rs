@@ -7,6 +7,7 @@
 //! only applies that, so the same plan always makes the same bytes.
 
 mod annotate;
+mod claim;
 mod divided;
 mod hook;
 pub(crate) mod localize;
@@ -32,16 +33,20 @@ use serde_json::Value;
 /// changes the object in place.
 type Step = fn(&Materialiser<'_>, &Target<'_>, &mut Made) -> Result<(), Diagnostic>;
 
-/// The steps, in Karmada's order: revise replicas, apply overrides, run
-/// the revise-object hook, prune what a member cluster assigns (Karmada
-/// prunes when it writes the Work, after the overrides), check what
-/// scripts returned, write the bookkeeping annotations.
+/// The steps, in Karmada's order: the claim (the detector writes it on the
+/// template, before the binding controller starts), revise replicas,
+/// apply overrides, run the revise-object hook, prune what a member
+/// cluster assigns (Karmada prunes when it writes the Work, after the
+/// overrides), check what scripts returned, drop what the claim made and
+/// nothing filled, write the bookkeeping annotations.
 const STEPS: &[Step] = &[
+    claim::step,
     replicas::step,
     overrides::step,
     hook::step,
     prune::step,
     revised::step,
+    claim::settle,
     annotate::step,
 ];
 
