@@ -2,7 +2,7 @@
 //! and garrison's fort record. (The claiming policy is written before the
 //! overrides, by [`super::claim`].)
 
-use super::{Made, Materialiser, Target};
+use super::{sops_encrypted, Made, Materialiser, Target};
 use crate::diag::Diagnostic;
 use crate::model::meta::FORT_CLUSTER_ANNOTATION;
 use serde_json::{Map, Value};
@@ -12,9 +12,7 @@ pub(super) fn step(
     target: &Target<'_>,
     made: &mut Made,
 ) -> Result<(), Diagnostic> {
-    // SOPS signs every value of the document (its MAC), so a SOPS-encrypted
-    // object passes through without a single added annotation.
-    if made.value.get("sops").is_some_and(Value::is_object) {
+    if sops_encrypted(&made.value) {
         return Ok(());
     }
     let app = target.app;

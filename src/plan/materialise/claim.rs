@@ -14,11 +14,11 @@
 //! while its claim stands (it was exported from the control plane that
 //! holds the policy) and dropped with a claim Karmada cleans up.
 
-use super::{Made, Materialiser, Target};
+use super::{sops_encrypted, Made, Materialiser, Target};
 use crate::diag::Diagnostic;
 use crate::model::meta::{CPP_NAME_ANNOTATION, CPP_PERMANENT_ID_LABEL};
 use crate::model::meta::{PP_NAMESPACE_ANNOTATION, PP_NAME_ANNOTATION, PP_PERMANENT_ID_LABEL};
-use crate::plan::prior_claim::claims;
+use crate::plan::prior_claim::{claims, PriorClaim};
 use serde_json::{Map, Value};
 
 pub(super) fn step(
@@ -26,8 +26,7 @@ pub(super) fn step(
     target: &Target<'_>,
     made: &mut Made,
 ) -> Result<(), Diagnostic> {
-    // SOPS signs every value of the document (its MAC): no claim is added.
-    if made.value.get("sops").is_some_and(Value::is_object) {
+    if sops_encrypted(&made.value) {
         return Ok(());
     }
     let Some(policy) = target.app.policy() else {
@@ -36,9 +35,8 @@ pub(super) fn step(
     let template = target.template;
     let [by_policy, by_cluster_policy] = claims(&template.labels, &template.annotations);
     let namespace = policy.namespace.as_deref();
-    let stale = |claim: Option<crate::plan::prior_claim::PriorClaim<'_>>| {
-        claim.is_some_and(|c| !c.names(namespace, &policy.name))
-    };
+    let stale =
+        |claim: Option<PriorClaim<'_>>| claim.is_some_and(|c| !c.names(namespace, &policy.name));
     let mut removed_labels: Vec<&str> = Vec::new();
     let mut removed_annotations: Vec<&str> = Vec::new();
     let mut claim: Vec<(&str, &str)> = Vec::new();
