@@ -183,10 +183,15 @@ func admitSubscription(s *subscription) error {
 	return nil
 }
 
+// fieldPatches is --field-patches: the override types FieldJSONPatch and
+// FieldMergePatch, with fieldPath and fieldFormat, of Clusternet's CRDs and
+// localizer after v0.18.1 (commit 50ab07a), which garrison follows. Off,
+// the oracle is v0.18.0, whose Localization and Globalization CRDs have
+// neither (their enum refuses the types; see the README).
+var fieldPatches bool
+
 // admitOverride applies the Localization/Globalization CRDs' defaults and
-// checks their schema. The override types are those of the localizer the
-// oracle follows (FieldJSONPatch and FieldMergePatch included, see the
-// README).
+// checks their schema, v0.18.0's, or the later one's with --field-patches.
 func admitOverride(o *override) error {
 	if o.Spec.Priority == nil {
 		p := int32(500)
@@ -204,9 +209,18 @@ func admitOverride(o *override) error {
 	}
 	for i, c := range o.Spec.Overrides {
 		switch c.Type {
-		case helmType, jsonPatchType, mergePatchType, fieldJSONPatchType, fieldMergePatchType:
+		case helmType, jsonPatchType, mergePatchType:
+		case fieldJSONPatchType, fieldMergePatchType:
+			if !fieldPatches {
+				return fmt.Errorf("spec.overrides[%d].type: Unsupported value: %q: supported values: \"Helm\", \"JSONPatch\", \"MergePatch\"", i, c.Type)
+			}
 		default:
 			return fmt.Errorf("spec.overrides[%d].type: Unsupported value: %q", i, c.Type)
+		}
+		if !fieldPatches {
+			// Not in v0.18.0's schema: pruned on create.
+			o.Spec.Overrides[i].FieldPath, o.Spec.Overrides[i].FieldFormat = "", ""
+			continue
 		}
 		switch c.FieldFormat {
 		case "", yamlFormat, jsonFormat:

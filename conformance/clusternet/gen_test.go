@@ -252,6 +252,8 @@ func TestGeneratedCases(t *testing.T) {
 		}
 		defer out.Close()
 	}
+	// The generator writes field patches, as garrison's does.
+	withFieldPatches(t)
 	for i := 0; i < *caseCount; i++ {
 		raw, err := json.Marshal(generate(*caseSeed + int64(i)))
 		if err != nil {

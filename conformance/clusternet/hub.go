@@ -1,11 +1,14 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"sort"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"garrison.dev/conformance/kubernetes-apiserver/apiserver"
 )
 
 // Labels and annotations of Clusternet's own (pkg/known).
@@ -32,9 +35,13 @@ type manifest struct {
 // storeManifest does what the shadow API's Create does with a template:
 // it labels it as created by the hub and, unless the template asks to skip
 // validation, dry-runs it against the hub's API server and trims the
-// answer. The dry-run is reduced to what matters to Clusternet here: the
-// API server refuses a create that carries a resourceVersion, and defaults
-// spec.replicas to 1 for the kinds the FeedInventory divides.
+// answer. The dry-run is the API server stage of ../kubernetes-apiserver
+// (package apiserver, Store: Kubernetes' own decoding, defaulters and
+// conversions), with the API server's refusal of a create that carries a
+// resourceVersion; a kind that stage does not know (a custom resource, or
+// a workload of a group version the hub no longer serves) is kept as
+// written, except that spec.replicas is defaulted to 1 for the kinds the
+// FeedInventory divides, as every version of those kinds defaults it.
 func storeManifest(index int, u *unstructured.Unstructured) (*manifest, error) {
 	gv, err := schema.ParseGroupVersion(u.GetAPIVersion())
 	if err != nil {
@@ -53,6 +60,17 @@ func storeManifest(index int, u *unstructured.Unstructured) (*manifest, error) {
 	if u.GetAnnotations()[skipValidatingAnnotation] != "true" {
 		if u.GetResourceVersion() != "" {
 			return nil, fmt.Errorf("resourceVersion should not be set on objects to be created")
+		}
+		stored, _, err := apiserver.Store(u.Object)
+		if err != nil {
+			return nil, err
+		}
+		raw, err := json.Marshal(stored)
+		if err != nil {
+			return nil, err
+		}
+		if err := u.UnmarshalJSON(raw); err != nil {
+			return nil, err
 		}
 		if _, divides := parsers[gv.WithKind(u.GetKind())]; divides {
 			if r, found, _ := unstructured.NestedFieldNoCopy(u.Object, "spec", "replicas"); !found || r == nil {

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	jsonpatch "github.com/evanphx/json-patch"
+	jsoniterator "github.com/json-iterator/go"
+	"helm.sh/helm/v3/pkg/chartutil"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"sigs.k8s.io/yaml"
@@ -161,7 +163,10 @@ func applyOverrides(original []byte, overrides []overrideConfig) ([]byte, error)
 		switch o.Type {
 		case helmType:
 			if !o.OverrideChart {
-				return nil, fmt.Errorf("%w: a Helm override of a generic object (%s)", errUnsupported, o.Name)
+				if result, err = applyHelmValuesOverride(result, patch); err != nil {
+					return nil, fmt.Errorf("failed to apply OverrideConfig %s: %v", o.Name, err)
+				}
+				break
 			}
 			if chartResult, err = jsonpatch.MergePatch(chartResult, patch); err != nil {
 				return nil, fmt.Errorf("failed to apply OverrideConfig %s: %v", o.Name, err)
@@ -183,6 +188,26 @@ func applyOverrides(original []byte, overrides []overrideConfig) ([]byte, error)
 		}
 	}
 	return result, nil
+}
+
+// jsoniter is Clusternet's JSON (pkg/utils/json.go).
+var jsoniter = jsoniterator.ConfigCompatibleWithStandardLibrary
+
+// applyHelmValuesOverride is the localizer's applyHelmValuesOverride
+// (v0.18.0, patch.go): the object and the override read as maps by
+// Clusternet's JSON functions (json-iterator, compatible with the standard
+// library), coalesced as Helm coalesces values (chartutil.CoalesceTables,
+// Helm v3.15.2, the override first: it wins), written again.
+func applyHelmValuesOverride(current, override []byte) ([]byte, error) {
+	object := map[string]interface{}{}
+	if err := jsoniter.Unmarshal(current, &object); err != nil {
+		return nil, err
+	}
+	var values map[string]interface{}
+	if err := jsoniter.Unmarshal(override, &values); err != nil {
+		return nil, err
+	}
+	return jsoniter.Marshal(chartutil.CoalesceTables(values, object))
 }
 
 // applyJSONPatch applies an RFC 6902 patch. A patch that meets a missing

@@ -18,6 +18,8 @@ import (
 func main() {
 	flags := flag.NewFlagSet("clusternet-oracle", flag.ExitOnError)
 	jsonl := flags.Bool("jsonl", false, "read one case per line on stdin and write one answer per line, until EOF")
+	flags.BoolVar(&fieldPatches, "field-patches", false,
+		"the FieldJSONPatch and FieldMergePatch override types of Clusternet after v0.18.1 (v0.18.0 refuses them)")
 	_ = flags.Parse(os.Args[1:])
 
 	out := bufio.NewWriter(os.Stdout)

@@ -213,6 +213,9 @@ func sameJSON(t *testing.T, a, b []byte) bool {
 // The hand-written cases of testdata/cases: each answer is its
 // *.expected.json (go test -run TestCases -args -update rewrites them).
 func TestCases(t *testing.T) {
+	// The case files are garrison's too, compared with --field-patches
+	// (tests/it/conformance/clusternet/oracle.rs).
+	withFieldPatches(t)
 	files, err := filepath.Glob("testdata/cases/*.json")
 	if err != nil {
 		t.Fatal(err)
@@ -265,5 +268,41 @@ func TestAnswersAreIndependent(t *testing.T) {
 	a2, _ := json.Marshal(run(raw))
 	if string(a1) != string(a2) {
 		t.Errorf("%s\n%s", a1, a2)
+	}
+}
+
+// withFieldPatches turns --field-patches on for the rest of the test.
+func withFieldPatches(t *testing.T) {
+	fieldPatches = true
+	t.Cleanup(func() { fieldPatches = false })
+}
+
+// Clusternet v0.18.0's CRDs have no field patches: their enum refuses the
+// types (manifests/crds/apps.clusternet.io_localizations.yaml), and the
+// case with them.
+func TestV0180RefusesFieldPatches(t *testing.T) {
+	raw, err := os.ReadFile("testdata/cases/field-patches.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := run(raw)
+	if !strings.Contains(got.Error, `Unsupported value: "FieldJSONPatch"`) && !strings.Contains(got.Error, `Unsupported value: "FieldMergePatch"`) {
+		t.Errorf("v0.18.0 answers %q", got.Error)
+	}
+}
+
+// Clusternet v0.18.0 coalesces a Helm override into a plain object as Helm
+// coalesces values (localizer applyHelmValuesOverride): the override wins,
+// maps merge, a null in the override deletes the key.
+func TestHelmValuesOverrideOfAPlainObject(t *testing.T) {
+	object := []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","labels":{"a":"1"}},"data":{"k":"v","gone":"x"}}`)
+	got, err := applyOverrides(object, []overrideConfig{{Name: "h", Type: helmType,
+		Value: "metadata:\n  labels:\n    b: \"2\"\ndata:\n  k: w\n  gone: null\n"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"apiVersion":"v1","data":{"k":"w"},"kind":"ConfigMap","metadata":{"labels":{"a":"1","b":"2"},"name":"c"}}`
+	if string(got) != want {
+		t.Errorf("got %s\nwant %s", got, want)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	v1helper "k8s.io/component-helpers/scheduling/corev1"
+	"k8s.io/klog/v2"
 )
 
 // errUnsupported marks what the oracle does not answer.
@@ -221,13 +222,19 @@ func numFeasibleClustersToFind(numAll int, dividing bool) int {
 	return int(n)
 }
 
+// noComparisonOperators: the tolerations' Gt and Lt operators, which
+// component-helpers v0.35 matches behind a Kubernetes feature gate, are
+// not matched; the v0.30.4 helpers Clusternet v0.18.0 builds with have
+// none.
+const noComparisonOperators = false
+
 // taintFilter is the TaintToleration plugin's Filter: a NoSchedule or
 // NoExecute taint the Subscription does not tolerate makes the cluster
 // unfit, with this reason.
 func taintFilter(tolerations []corev1.Toleration, c *managedCluster) string {
-	taint, untolerated := v1helper.FindMatchingUntoleratedTaint(c.Spec.Taints, tolerations, func(t *corev1.Taint) bool {
+	taint, untolerated := v1helper.FindMatchingUntoleratedTaint(klog.Background(), c.Spec.Taints, tolerations, func(t *corev1.Taint) bool {
 		return t.Effect == corev1.TaintEffectNoSchedule || t.Effect == corev1.TaintEffectNoExecute
-	})
+	}, noComparisonOperators)
 	if !untolerated {
 		return ""
 	}
@@ -251,7 +258,7 @@ func taintScores(tolerations []corev1.Toleration, clusters []*managedCluster) sc
 		var n int64
 		for j := range c.Spec.Taints {
 			taint := &c.Spec.Taints[j]
-			if taint.Effect == corev1.TaintEffectPreferNoSchedule && !v1helper.TolerationsTolerateTaint(preferNoSchedule, taint) {
+			if taint.Effect == corev1.TaintEffectPreferNoSchedule && !v1helper.TolerationsTolerateTaint(klog.Background(), preferNoSchedule, taint, noComparisonOperators) {
 				n++
 			}
 		}

@@ -28,6 +28,7 @@ KINDS = {
     "work/work.karmada.io_resourcebindings.yaml": "resourcebinding.yaml",
     "work/work.karmada.io_clusterresourcebindings.yaml": "clusterresourcebinding.yaml",
     "config/config.karmada.io_resourceinterpretercustomizations.yaml": "resourceinterpretercustomization.yaml",
+    "autoscaling/autoscaling.karmada.io_federatedhpas.yaml": "federatedhpa.yaml",
 }
 
 # Free strings in the CRD that garrison reads as Kubernetes enums.

@@ -155,12 +155,18 @@ func (o *oracle) load(ctx context.Context, in *caseInput, ans *answer) (*caseSta
 			ans.Rejected = append(ans.Rejected, rejection{Object: objectName(t.GetKind(), t.GetNamespace(), t.GetName()), Reason: refused[i]})
 			continue
 		}
+		stored, err := storeTemplate(t)
+		if err != nil {
+			refused[i] = err.Error()
+			ans.Rejected = append(ans.Rejected, rejection{Object: objectName(t.GetKind(), t.GetNamespace(), t.GetName()), Reason: refused[i]})
+			continue
+		}
+		*t = *stored
 		t.SetUID(types.UID(templateUID(t.GetAPIVersion(), t.GetKind(), t.GetNamespace(), t.GetName())))
 		if tracksGeneration(t.GroupVersionKind()) {
 			t.SetGeneration(1)
 		}
-		stored := t.DeepCopy()
-		if err := c.Create(ctx, stored); err != nil {
+		if err := c.Create(ctx, t.DeepCopy()); err != nil {
 			return nil, fmt.Errorf("template %s %s/%s: %w", t.GetKind(), t.GetNamespace(), t.GetName(), err)
 		}
 	}

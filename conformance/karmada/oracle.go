@@ -2,12 +2,15 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"regexp"
 	"sort"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	kruntime "k8s.io/apimachinery/pkg/runtime"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	corev1listers "k8s.io/client-go/listers/core/v1"
+	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 
@@ -46,7 +49,10 @@ type oracle struct {
 	recorder       record.EventRecorder
 	// dynamic is the detector's and binding controller's fallback when an
 	// informer misses an object; every template is in the informers, so it
-	// stays empty.
+	// stays empty. The detector also writes templates through it when it
+	// cleans up a claim whose policy is gone
+	// (CleanupResourceTemplateClaimMetadata): its updates go to the
+	// current case's API server (writeThrough).
 	dynamic *dynamicfake.FakeDynamicClient
 
 	skippedNamespaces []*regexp.Regexp
@@ -71,6 +77,8 @@ func newOracle(emptyWorkloads bool) (*oracle, error) {
 		skippedNamespaces: []*regexp.Regexp{regexp.MustCompile("^kube-.*$")},
 		skippedResources:  util.NewSkippedResourceConfig(),
 	}
+
+	o.dynamic.PrependReactor("update", "*", o.writeThrough)
 
 	// The controller-manager's interpreter (cmd/controller-manager/app:
 	// resourceinterpreter.NewResourceInterpreter over the control plane's
@@ -121,4 +129,22 @@ func filterPlugins(registry runtime.Registry) ([]framework.FilterPlugin, error) 
 		}
 	}
 	return filters, nil
+}
+
+// writeThrough stores an object the detector updates through its dynamic
+// client in the current case's API server, where the informers read it.
+func (o *oracle) writeThrough(action clienttesting.Action) (bool, kruntime.Object, error) {
+	update, ok := action.(clienttesting.UpdateAction)
+	if !ok {
+		return false, nil, nil
+	}
+	u, ok := update.GetObject().(*unstructured.Unstructured)
+	if !ok {
+		return true, nil, fmt.Errorf("the oracle's dynamic client updates unstructured objects only, not %T", update.GetObject())
+	}
+	stored := u.DeepCopy()
+	if err := o.informers.current().client.Update(context.Background(), stored); err != nil {
+		return true, nil, err
+	}
+	return true, stored, nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"reflect"
+	"strings"
 	"testing"
 
 	workv1alpha2 "github.com/karmada-io/karmada/pkg/apis/work/v1alpha2"
@@ -91,6 +92,78 @@ func TestAnswerDoesNotDependOnPluginOrder(t *testing.T) {
 			first = msg
 		} else if msg != first {
 			t.Fatalf("%q, then %q", first, msg)
+		}
+	}
+}
+
+// runCase answers a case file with a fresh oracle (empty workloads kept,
+// as garrison's test runs it).
+func runCase(t *testing.T, path string) *answer {
+	t.Helper()
+	o, err := newOracle(true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := o.run(context.Background(), raw)
+	if a.Error != "" || len(a.Rejected) != 0 {
+		t.Fatalf("error %q, rejected %v", a.Error, a.Rejected)
+	}
+	return a
+}
+
+// The API server stage: a Deployment written without replicas is stored
+// with 1, which a Divided placement gives one cluster; the Work carries
+// the defaults (strategy, imagePullPolicy ...).
+func TestTemplatesAreStoredAsTheAPIServerStoresThem(t *testing.T) {
+	a := runCase(t, "testdata/cases/apiserver-replicas-default-divided.json")
+	deploy := a.Results[0]
+	if got := fmt.Sprint(deploy.Clusters); got != "[{m0 1} {m1 0} {m2 0}]" {
+		t.Errorf("clusters %s", got)
+	}
+	if len(deploy.Works) != 3 {
+		t.Fatalf("%d works", len(deploy.Works))
+	}
+	manifest := string(deploy.Works[0].Manifest)
+	for _, want := range []string{`"imagePullPolicy":"IfNotPresent"`, `"strategy":{"rollingUpdate"`, `"revisionHistoryLimit":10`} {
+		if !strings.Contains(manifest, want) {
+			t.Errorf("the manifest lacks %s: %s", want, manifest)
+		}
+	}
+}
+
+// Claims on templates, as propagateResource reads them: annotations alone
+// are no claim; a claim whose policy no longer selects the template leaves
+// it alone; a standing claim beats a better match; a claim whose policy is
+// gone is cleaned up and the next claim, or the best match, taken.
+func TestClaimsOnTemplates(t *testing.T) {
+	a := runCase(t, "testdata/cases/claim-on-template.json")
+	want := map[string]string{
+		"annotated":           "PropagationPolicy high",
+		"left-alone":          "skipped",
+		"kept":                "ClusterPropagationPolicy everywhere",
+		"policy-gone":         "ClusterPropagationPolicy everywhere",
+		"cluster-policy-gone": "PropagationPolicy high",
+		"selected-low":        "PropagationPolicy low",
+	}
+	for _, r := range a.Results {
+		got := "none"
+		switch {
+		case r.Skipped != nil:
+			got = "skipped"
+		case r.Policy != nil:
+			got = r.Policy.Kind + " " + r.Policy.Name
+		}
+		if got != want[r.Template.Name] {
+			t.Errorf("%s: %s, want %s", r.Template.Name, got, want[r.Template.Name])
+		}
+		if r.Template.Name == "policy-gone" && len(r.Works) == 1 {
+			if m := string(r.Works[0].Manifest); strings.Contains(m, `"propagationpolicy.karmada.io/name"`) {
+				t.Errorf("the cleaned-up claim is still on the manifest: %s", m)
+			}
 		}
 	}
 }

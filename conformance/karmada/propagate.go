@@ -13,6 +13,7 @@ import (
 	controllerruntime "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	policyv1alpha1 "github.com/karmada-io/karmada/pkg/apis/policy/v1alpha1"
 	workv1alpha1 "github.com/karmada-io/karmada/pkg/apis/work/v1alpha1"
 	workv1alpha2 "github.com/karmada-io/karmada/pkg/apis/work/v1alpha2"
 	"github.com/karmada-io/karmada/pkg/detector"
@@ -117,30 +118,52 @@ func (o *oracle) detect(ctx context.Context, st *caseState, r *templateRun) erro
 	// ResourceDetector.Start allocates. The same two exported look-ups it
 	// would make tell that case apart first; such a template may still be
 	// propagated as another's dependency.
+	//
+	// A template that carries a claim (a policy's permanent-id label and
+	// name annotations, as the detector writes them) goes to Reconcile
+	// whatever matches: propagateResource reads the claim first. When the
+	// claimed policy is gone, Reconcile removes the claim from the template
+	// (through the dynamic client, see writeThrough) and returns; the
+	// update event queues the template again, so Reconcile runs again
+	// while it removed a claim.
 	key, err := detector.ResourceItemKeyFunc(detector.ResourceItem{Obj: t})
 	if err != nil {
 		return err
 	}
-	if util.GetLabelValue(t.GetLabels(), util.ResourceTemplateClaimedByLabel) == "" {
-		cwk := key.(keys.ClusterWideKeyWithConfig).ClusterWideKey
-		pp, err := d.LookForMatchedPolicy(t, cwk)
-		if err != nil {
-			return err
-		}
-		cpp, err := d.LookForMatchedClusterPolicy(t, cwk)
-		if err != nil {
-			return err
-		}
-		if pp == nil && cpp == nil {
-			return nil
-		}
-	}
-	reconcileErr := d.Reconcile(key)
-
-	stored := &unstructured.Unstructured{}
-	stored.SetGroupVersionKind(gvk)
-	if err := st.srv.client.Get(ctx, client.ObjectKey{Namespace: t.GetNamespace(), Name: t.GetName()}, stored); err != nil {
+	stored, err := st.template(ctx, t)
+	if err != nil {
 		return err
+	}
+	var reconcileErr error
+	for attempt := 0; attempt < 3; attempt++ {
+		if util.GetLabelValue(stored.GetLabels(), util.ResourceTemplateClaimedByLabel) == "" && !carriesClaim(stored) {
+			cwk := key.(keys.ClusterWideKeyWithConfig).ClusterWideKey
+			pp, err := d.LookForMatchedPolicy(stored, cwk)
+			if err != nil {
+				return err
+			}
+			cpp, err := d.LookForMatchedClusterPolicy(stored, cwk)
+			if err != nil {
+				return err
+			}
+			if pp == nil && cpp == nil {
+				return nil
+			}
+		}
+		before := claimOf(stored)
+		reconcileErr = d.Reconcile(key)
+		if stored, err = st.template(ctx, t); err != nil {
+			return err
+		}
+		if reconcileErr != nil || claimOf(stored) == before {
+			break
+		}
+		if obj, _, err := r.getBinding(ctx, st.srv.client); err != nil || obj != nil {
+			if err != nil {
+				return err
+			}
+			break
+		}
 	}
 	if by := util.GetLabelValue(stored.GetLabels(), util.ResourceTemplateClaimedByLabel); by != "" {
 		r.res.Skipped = strPtr(fmt.Sprintf("claimed by %s (label %s): no policy may propagate it", by, util.ResourceTemplateClaimedByLabel))
@@ -159,7 +182,53 @@ func (o *oracle) detect(ctx context.Context, st *caseState, r *templateRun) erro
 	if r.res.Policy == nil {
 		return fmt.Errorf("the detector reconciled without error but claimed no policy")
 	}
+	if obj, _, err := r.getBinding(ctx, st.srv.client); err != nil || obj == nil {
+		// getAndApplyPolicy / getAndApplyClusterPolicy: the claimed policy
+		// exists but no longer selects the template; the detector returns
+		// without applying it, and nothing ever binds the template.
+		r.res.Skipped = strPtr(fmt.Sprintf("claimed by %s, which does not select it: the resource detector leaves it alone",
+			objectName(r.res.Policy.Kind, derefOr(r.res.Policy.Namespace), r.res.Policy.Name)))
+		r.final = true
+		return err
+	}
 	return nil
+}
+
+// carriesClaim tells whether the template carries a claim the detector
+// honours (propagateResource): a PropagationPolicy's namespace and name
+// annotations with its permanent-id label, or a ClusterPropagationPolicy's
+// name annotation with its permanent-id label, all non-empty.
+func carriesClaim(t *unstructured.Unstructured) bool {
+	a, l := t.GetAnnotations(), t.GetLabels()
+	pp := a[policyv1alpha1.PropagationPolicyNamespaceAnnotation] != "" && a[policyv1alpha1.PropagationPolicyNameAnnotation] != "" &&
+		l[policyv1alpha1.PropagationPolicyPermanentIDLabel] != ""
+	cpp := a[policyv1alpha1.ClusterPropagationPolicyAnnotation] != "" && l[policyv1alpha1.ClusterPropagationPolicyPermanentIDLabel] != ""
+	return pp || cpp
+}
+
+// claimOf is the claim metadata of a template, as one comparable value.
+func claimOf(t *unstructured.Unstructured) [5]string {
+	a, l := t.GetAnnotations(), t.GetLabels()
+	return [5]string{
+		a[policyv1alpha1.PropagationPolicyNamespaceAnnotation], a[policyv1alpha1.PropagationPolicyNameAnnotation],
+		l[policyv1alpha1.PropagationPolicyPermanentIDLabel],
+		a[policyv1alpha1.ClusterPropagationPolicyAnnotation], l[policyv1alpha1.ClusterPropagationPolicyPermanentIDLabel],
+	}
+}
+
+// template reads t as the case's API server holds it now.
+func (st *caseState) template(ctx context.Context, t *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	stored := &unstructured.Unstructured{}
+	stored.SetGroupVersionKind(t.GroupVersionKind())
+	err := st.srv.client.Get(ctx, client.ObjectKey{Namespace: t.GetNamespace(), Name: t.GetName()}, stored)
+	return stored, err
+}
+
+func derefOr(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }
 
 // binding reads the template's binding, as a ResourceBinding or a

@@ -757,14 +757,11 @@ spec:
         assert_eq!(names, ["ConfigMap/web/shop-env", "ServiceAccount/web/shop"]);
     }
 
+    /// A status rule changes no Work: accepted without a warning.
     #[test]
-    fn runtime_only_rules_are_warned_about() {
+    fn rules_that_change_no_work_are_accepted_as_they_are() {
         let (_, diagnostics) = inputs(CLONESET);
-        let warnings: Vec<&str> = diagnostics.0.iter().map(|d| d.message.as_str()).collect();
-        assert_eq!(
-            warnings,
-            ["`spec.customizations.statusReflection` is only run by a live Karmada control plane; it has no effect in a render"]
-        );
+        assert_eq!(diagnostics.0, Vec::new());
     }
 
     const ARGO: &str = r#"

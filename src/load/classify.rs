@@ -6,8 +6,10 @@
 //! does not know are warnings (never silently dropped); names are checked
 //! with Kubernetes' rules; duplicates are errors naming both places.
 
+use super::karmada_kind::{self, KarmadaKind};
 use super::typed;
 use crate::diag::{unknown_field, Code, Diagnostic, Diagnostics, FileId, Origin, Sources};
+use crate::model::autoscaling::{self, FederatedHpa, FederatedHpaDoc};
 use crate::model::binding::BindingDoc;
 use crate::model::cluster::{Cluster, KarmadaClusterDoc, ManagedClusterDoc};
 use crate::model::clusternet::{GlobalizationDoc, LocalizationDoc, SubscriptionDoc};
@@ -36,6 +38,7 @@ const POLICY_GROUP: &str = "policy.karmada.io";
 const WORK_GROUP: &str = "work.karmada.io";
 const CONFIG_GROUP: &str = "config.karmada.io";
 const CLUSTER_GROUP: &str = "cluster.karmada.io";
+const AUTOSCALING_GROUP: &str = "autoscaling.karmada.io";
 const CLUSTERNET_GROUP: &str = "clusters.clusternet.io";
 const CLUSTERNET_APPS_GROUP: &str = "apps.clusternet.io";
 /// Why Clusternet's hub-generated kinds are not inputs.
@@ -59,12 +62,16 @@ enum Role {
     Customization,
     /// A ClusterTaintPolicy: taints for clusters by their conditions.
     TaintPolicy,
+    /// A FederatedHPA: bounds on its target's replicas.
+    Autoscaler,
     /// Clusternet's Subscription, Localization and Globalization.
     Subscription,
     Localization,
     Globalization,
-    /// Known to Karmada but meaningless offline: warned about, not propagated.
+    /// Known to Clusternet but meaningless offline: warned about, not propagated.
     Unsupported(&'static str),
+    /// One of Karmada's own kinds that a render does not deliver.
+    Karmada(&'static KarmadaKind),
     /// kustomize's own files are not Kubernetes objects.
     Kustomize,
     Template,
@@ -91,21 +98,21 @@ impl Role {
 }
 
 /// Every kind garrison reads as an input, by API group. A new kind, or a
-/// new dialect's kinds, is a line here; any other kind of these groups is
-/// refused (G0108), so a misspelt policy is never taken for a template.
+/// new dialect's kinds, is a line here; Karmada's kinds that are not inputs
+/// are [`karmada_kind`]'s. Any other kind of these groups is refused
+/// (G0108), so a misspelt policy is never taken for a template.
 const KINDS: &[(&str, &str, Role)] = &[
     (POLICY_GROUP, "PropagationPolicy", Role::PropagationPolicy { cluster_scoped: false }),
     (POLICY_GROUP, "ClusterPropagationPolicy", Role::PropagationPolicy { cluster_scoped: true }),
     (POLICY_GROUP, "OverridePolicy", Role::OverridePolicy { cluster_scoped: false }),
     (POLICY_GROUP, "ClusterOverridePolicy", Role::OverridePolicy { cluster_scoped: true }),
     (POLICY_GROUP, "ClusterTaintPolicy", Role::TaintPolicy),
-    (POLICY_GROUP, "FederatedResourceQuota", Role::Unsupported("quotas are enforced by a live control plane")),
     (CLUSTER_GROUP, "Cluster", Role::Cluster),
     (CLUSTERNET_GROUP, "ManagedCluster", Role::ManagedCluster),
     (WORK_GROUP, "ResourceBinding", Role::Binding { cluster_scoped: false }),
     (WORK_GROUP, "ClusterResourceBinding", Role::Binding { cluster_scoped: true }),
-    (WORK_GROUP, "Work", Role::Unsupported("Works are what garrison writes with `--format work`, not an input")),
     (CONFIG_GROUP, "ResourceInterpreterCustomization", Role::Customization),
+    (AUTOSCALING_GROUP, "FederatedHPA", Role::Autoscaler),
     (CLUSTERNET_APPS_GROUP, "Subscription", Role::Subscription),
     (CLUSTERNET_APPS_GROUP, "Localization", Role::Localization),
     (CLUSTERNET_APPS_GROUP, "Globalization", Role::Globalization),
@@ -118,11 +125,6 @@ const KINDS: &[(&str, &str, Role)] = &[
         "HelmChart",
         Role::Unsupported("an offline render cannot fetch or render charts; render the chart into manifests in the repository and feed those"),
     ),
-    (
-        CONFIG_GROUP,
-        "ResourceInterpreterWebhookConfiguration",
-        Role::Unsupported("interpreter webhooks need a running server; declare a ResourceInterpreterCustomization instead"),
-    ),
 ];
 
 /// The role of a document of `kind` in `api_version`'s group; `Err` for an
@@ -132,7 +134,10 @@ fn role(api_version: &str, kind: &str) -> Result<Role, ()> {
     if let Some((_, _, role)) = KINDS.iter().find(|(g, k, _)| *g == group && *k == kind) {
         return Ok(*role);
     }
-    if KINDS.iter().any(|(g, _, _)| *g == group) {
+    if let Some(own) = karmada_kind::find(group, kind) {
+        return Ok(Role::Karmada(own));
+    }
+    if KINDS.iter().any(|(g, _, _)| *g == group) || karmada_kind::is_karmada_group(group) {
         return Err(());
     }
     Ok(if group == "kustomize.config.k8s.io" {
@@ -149,6 +154,7 @@ fn unknown_kind_help(api_version: &str, kind: &str) -> String {
         .iter()
         .filter(|(g, _, _)| *g == group)
         .map(|(_, kind, _)| *kind)
+        .chain(karmada_kind::kinds_of(group))
         .collect();
     match crate::diag::closest(kind, kinds.iter().copied()) {
         Some(near) => format!("did you mean `{near}`?"),
@@ -226,6 +232,9 @@ pub fn classify_documents(
         taint_policy::apply(&taint_policies, cluster);
     }
     inputs.customizations.sort_by(|a, b| a.name.cmp(&b.name));
+    inputs
+        .autoscalers
+        .sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
     inputs
         .subscriptions
         .sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
@@ -377,6 +386,13 @@ impl Classifier<'_> {
                 )
                 .at(doc.at(&["kind"])),
             ),
+            Role::Karmada(own) => {
+                let name = match &identity.namespace {
+                    Some(namespace) => format!("{namespace}/{}", identity.name),
+                    None => identity.name.clone(),
+                };
+                diagnostics.push(own.warning(&name, &doc));
+            }
             Role::Template => self.template(doc, value, identity, diagnostics),
             Role::PropagationPolicy { cluster_scoped } | Role::OverridePolicy { cluster_scoped } => {
                 self.policy(doc, identity, cluster_scoped, diagnostics);
@@ -385,6 +401,7 @@ impl Classifier<'_> {
             Role::Binding { .. } => self.binding(doc, identity, diagnostics),
             Role::Customization => self.customization(doc, identity, diagnostics),
             Role::TaintPolicy => self.taint_policy(doc, identity, diagnostics),
+            Role::Autoscaler => self.autoscaler(doc, identity, diagnostics),
             Role::Subscription | Role::Localization | Role::Globalization => {
                 self.clusternet(doc, identity, diagnostics);
             }
@@ -464,6 +481,7 @@ impl Classifier<'_> {
                 cluster_scoped: false
             } | Role::Subscription
                 | Role::Localization
+                | Role::Autoscaler
         );
         if namespace.is_none() && namespaced_input {
             namespace = self.default_namespace.map(str::to_string);
@@ -698,6 +716,49 @@ impl Classifier<'_> {
         }
     }
 
+    /// A FederatedHPA, refused where Karmada's webhook refuses it; what it
+    /// does to its target is `autoscale`'s.
+    fn autoscaler(&mut self, doc: Document, identity: Identity, diagnostics: &mut Diagnostics) {
+        let Identity {
+            api_version,
+            kind,
+            name,
+            namespace,
+            ..
+        } = identity;
+        if !check_policy_name(&doc, &kind, &name, namespace.as_deref(), false, diagnostics) {
+            return;
+        }
+        let Some(parsed) = parse_typed::<FederatedHpaDoc>(&doc, &kind, diagnostics) else {
+            return;
+        };
+        let refusals = autoscaling::refusals(&parsed.spec);
+        for (path, why) in &refusals {
+            diagnostics.push(
+                Diagnostic::error(Code::InvalidField, format!("invalid FederatedHPA `{name}`: {why}"))
+                    .at(doc.at(path))
+                    .help("as Karmada's webhook requires: `minReplicas` and `maxReplicas` of 1 or more, `maxReplicas` not below `minReplicas`, a target with a kind and a name"),
+            );
+        }
+        let Some(namespace) = namespace.filter(|_| refusals.is_empty()) else {
+            return;
+        };
+        let key = ObjectKey {
+            api_version,
+            kind,
+            namespace: Some(namespace.clone()),
+            name: name.clone(),
+        };
+        if self.note_unique(&key, doc.at(&["metadata", "name"]), diagnostics) {
+            self.inputs.autoscalers.push(FederatedHpa {
+                name,
+                namespace,
+                spec: parsed.spec,
+                doc,
+            });
+        }
+    }
+
     /// A (Cluster)ResourceBinding that pins a template's clusters.
     fn binding(&mut self, doc: Document, identity: Identity, diagnostics: &mut Diagnostics) {
         let Identity {
@@ -727,28 +788,14 @@ impl Classifier<'_> {
     }
 
     /// A ResourceInterpreterCustomization: cluster-scoped, its scripts kept as
-    /// text (`interpret` compiles them), rules that only matter to a live
-    /// control plane warned about.
+    /// text (`interpret` compiles them). The rules that change no Work are
+    /// accepted as they are (see [`crate::model::customization::Customizations`]).
     fn customization(&mut self, doc: Document, identity: Identity, diagnostics: &mut Diagnostics) {
         let Some((name, parsed)) =
             self.cluster_scoped::<CustomizationManifest>(&doc, identity, diagnostics)
         else {
             return;
         };
-        for field in parsed.spec.customizations.runtime_only() {
-            let message = if field == "componentResource" {
-                "`spec.customizations.componentResource` is run by Karmada only with its MultiplePodTemplatesScheduling feature gate (alpha, off by default); garrison interprets replicas with `replicaResource`, as Karmada does by default".to_string()
-            } else {
-                format!("`spec.customizations.{field}` is only run by a live Karmada control plane; it has no effect in a render")
-            };
-            diagnostics.push(
-                Diagnostic::warning(Code::IgnoredField, message).at(doc.at(&[
-                    "spec",
-                    "customizations",
-                    field,
-                ])),
-            );
-        }
         let annotation = parsed
             .metadata
             .annotations
@@ -1334,7 +1381,10 @@ mod tests {
 
     #[test]
     fn roles_follow_the_group_and_kind() {
-        let unsupported = |why| Ok(Role::Unsupported(why));
+        let karmada = |group, kind| match karmada_kind::find(group, kind) {
+            Some(own) => Ok(Role::Karmada(own)),
+            None => panic!("{group} {kind} is not one of Karmada's own kinds"),
+        };
         let cases = [
             (
                 "policy.karmada.io/v1alpha1",
@@ -1367,7 +1417,7 @@ mod tests {
             (
                 "policy.karmada.io/v1alpha1",
                 "FederatedResourceQuota",
-                unsupported("quotas are enforced by a live control plane"),
+                karmada("policy.karmada.io", "FederatedResourceQuota"),
             ),
             ("cluster.karmada.io/v1alpha1", "Cluster", Ok(Role::Cluster)),
             (
@@ -1392,7 +1442,7 @@ mod tests {
             (
                 "work.karmada.io/v1alpha1",
                 "Work",
-                unsupported("Works are what garrison writes with `--format work`, not an input"),
+                karmada("work.karmada.io", "Work"),
             ),
             (
                 "config.karmada.io/v1alpha1",
@@ -1402,8 +1452,17 @@ mod tests {
             (
                 "config.karmada.io/v1alpha1",
                 "ResourceInterpreterWebhookConfiguration",
-                unsupported("interpreter webhooks need a running server; declare a ResourceInterpreterCustomization instead"),
+                karmada(
+                    "config.karmada.io",
+                    "ResourceInterpreterWebhookConfiguration",
+                ),
             ),
+            (
+                "autoscaling.karmada.io/v1alpha1",
+                "FederatedHPA",
+                Ok(Role::Autoscaler),
+            ),
+            ("networking.karmada.io/v1alpha1", "MultiClusterSvc", Err(())),
             // The version is not consulted, only the group.
             (
                 "policy.karmada.io/v1",
@@ -1434,6 +1493,66 @@ mod tests {
         for (api_version, kind, expected) in cases {
             assert_eq!(role(api_version, kind), expected, "{api_version} {kind}");
         }
+    }
+
+    /// Every kind Karmada v1.18.2 stores in its API groups (the types of
+    /// `pkg/apis/*/*/zz_generated.register.go` that are objects, not lists
+    /// or request types) is read or recognised: none is a template, as
+    /// Karmada's detector never propagates them.
+    #[test]
+    fn no_kind_of_karmada_is_a_template() {
+        let stored = [
+            ("apps.karmada.io/v1alpha1", "WorkloadRebalancer"),
+            ("autoscaling.karmada.io/v1alpha1", "CronFederatedHPA"),
+            ("autoscaling.karmada.io/v1alpha1", "FederatedHPA"),
+            ("cluster.karmada.io/v1alpha1", "Cluster"),
+            (
+                "config.karmada.io/v1alpha1",
+                "ResourceInterpreterCustomization",
+            ),
+            (
+                "config.karmada.io/v1alpha1",
+                "ResourceInterpreterWebhookConfiguration",
+            ),
+            ("networking.karmada.io/v1alpha1", "MultiClusterIngress"),
+            ("networking.karmada.io/v1alpha1", "MultiClusterService"),
+            ("policy.karmada.io/v1alpha1", "ClusterOverridePolicy"),
+            ("policy.karmada.io/v1alpha1", "ClusterPropagationPolicy"),
+            ("policy.karmada.io/v1alpha1", "ClusterTaintPolicy"),
+            ("policy.karmada.io/v1alpha1", "FederatedResourceQuota"),
+            ("policy.karmada.io/v1alpha1", "OverridePolicy"),
+            ("policy.karmada.io/v1alpha1", "PropagationPolicy"),
+            ("remedy.karmada.io/v1alpha1", "Remedy"),
+            ("search.karmada.io/v1alpha1", "ResourceRegistry"),
+            ("work.karmada.io/v1alpha1", "Work"),
+            ("work.karmada.io/v1alpha2", "ClusterResourceBinding"),
+            ("work.karmada.io/v1alpha2", "ResourceBinding"),
+        ];
+        for (api_version, kind) in stored {
+            let read = role(api_version, kind);
+            assert!(
+                matches!(read, Ok(role) if role != Role::Template),
+                "{api_version} {kind}: {read:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn karmada_kinds_are_warned_about_with_their_own_message() {
+        check(
+            &[Case {
+                name: "a MultiClusterService",
+                text: "apiVersion: networking.karmada.io/v1alpha1\n\
+                       kind: MultiClusterService\n\
+                       metadata: {name: web, namespace: shop}\n\
+                       spec: {types: [CrossCluster]}\n",
+                classified: &[],
+                diagnostics: &[
+                    "in.yaml:2:7: warning[G0105]: MultiClusterService `shop/web` is not delivered: Karmada's multi-cluster service controllers copy EndpointSlices between its provider and consumer clusters from their live endpoints and, for `CrossCluster`, take the Service of the same name from its propagation policy and send it to those clusters; the render does neither: the Service goes where its propagation policy sends it (help: Karmada's detector never propagates its own kinds; to render under `--strict`, list the file in garrison.yaml's `exclude`)",
+                ],
+            }],
+            None,
+        );
     }
 
     #[test]
@@ -1560,7 +1679,7 @@ mod tests {
                            kind: Work\n\
                            metadata: {name: w, namespace: karmada-es-eu-1}\n",
                     classified: &[],
-                    diagnostics: &["in.yaml:2:7: warning[G0105]: `Work` is not supported and has no effect: Works are what garrison writes with `--format work`, not an input"],
+                    diagnostics: &["in.yaml:2:7: warning[G0105]: Work `karmada-es-eu-1/w` is not delivered: a Work is what Karmada's binding controller writes for one cluster and its execution controller applies there; garrison writes Works with `--format work`; it does not read them (help: Karmada's detector never propagates its own kinds; to render under `--strict`, list the file in garrison.yaml's `exclude`)"],
                 },
                 Case {
                     name: "a FederatedResourceQuota",
@@ -1568,7 +1687,7 @@ mod tests {
                            kind: FederatedResourceQuota\n\
                            metadata: {name: q, namespace: shop}\n",
                     classified: &[],
-                    diagnostics: &["in.yaml:2:7: warning[G0105]: `FederatedResourceQuota` is not supported and has no effect: quotas are enforced by a live control plane"],
+                    diagnostics: &["in.yaml:2:7: warning[G0105]: FederatedResourceQuota `shop/q` is not delivered: Karmada creates a ResourceQuota of its namespace and name, with the `hard` limits of each of its `staticAssignments`, in the cluster the assignment names, and tracks `overall` on the control plane; the render delivers no ResourceQuota: write the ResourceQuota as a template, with a PropagationPolicy to those clusters and an OverridePolicy for each cluster's limits (help: Karmada's detector never propagates its own kinds; to render under `--strict`, list the file in garrison.yaml's `exclude`)"],
                 },
                 Case {
                     name: "an interpreter webhook",
@@ -1576,7 +1695,7 @@ mod tests {
                            kind: ResourceInterpreterWebhookConfiguration\n\
                            metadata: {name: hook}\n",
                     classified: &[],
-                    diagnostics: &["in.yaml:2:7: warning[G0105]: `ResourceInterpreterWebhookConfiguration` is not supported and has no effect: interpreter webhooks need a running server; declare a ResourceInterpreterCustomization instead"],
+                    diagnostics: &["in.yaml:2:7: warning[G0105]: ResourceInterpreterWebhookConfiguration `hook` is not delivered: Karmada calls the webhook it names to interpret the kinds it lists; a webhook needs a running server: the render interprets those kinds without it; declare a ResourceInterpreterCustomization instead (help: Karmada's detector never propagates its own kinds; to render under `--strict`, list the file in garrison.yaml's `exclude`)"],
                 },
                 Case {
                     name: "no apiVersion",

@@ -147,7 +147,7 @@ pub fn check_subscription(
 
 /// A feed's own faults: a HelmChart feed is warned about and skipped (P19).
 fn check_feed(doc: &Document, path: &[&str], feed: &Feed, diagnostics: &mut Diagnostics) {
-    if feed.kind == HELM_CHART_KIND && feed.api_version.starts_with("apps.clusternet.io/") {
+    if feed.is_helm_chart() {
         diagnostics.push(
             Diagnostic::warning(
                 Code::UnsupportedField,

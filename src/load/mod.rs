@@ -7,12 +7,14 @@
 //! result never depends on thread count or directory order. Every fault is a
 //! [`Diagnostic`] with file, line and column; loading never schedules.
 
+mod autoscale;
 pub mod cache;
 pub mod classify;
 mod clusternet;
 pub mod config;
 mod domain;
 pub mod dry;
+mod karmada_kind;
 pub mod previous;
 pub mod templates;
 pub mod typed;
@@ -110,6 +112,7 @@ pub fn load_repository(
     inputs.release_namespaces = release_namespaces;
     inputs.tools = tools;
     templates::check(&mut inputs, template_documents, cache, &mut diagnostics);
+    autoscale::apply(&mut inputs, &mut diagnostics);
     inputs.config.relax(
         &mut diagnostics,
         crate::model::config::WARNING_CHECKS,

@@ -13,7 +13,11 @@
 //! - Its scope comes from the schema. A namespaced object without a
 //!   namespace takes `defaultNamespace`, written into the object, or is
 //!   G0110; a cluster-scoped object's namespace is dropped with a warning,
-//!   as the API server drops it. Kinds without a schema keep what they say.
+//!   as the API server drops it. Kinds without a schema keep what they say;
+//!   one without a namespace is taken as cluster-scoped (Karmada's API
+//!   server would refuse it without one if its CRD said `Namespaced`), and
+//!   each such object gets a G0111 warning, since no PropagationPolicy can
+//!   select it and a mistake there would be silent.
 //! - Two templates that are one object for kubectl (same group, kind,
 //!   namespace and name, whatever the version) are G0107.
 //!
@@ -105,6 +109,7 @@ pub fn check_with(
         found.extend(faults);
     }
     found.extend(unschematic_kinds(catalog, &inputs.templates, &documents));
+    found.extend(unscoped_objects(catalog, &inputs.templates, &documents));
     inputs.config.relax(&mut found, TEMPLATE_CHECKS, |file| {
         inputs.sources.path(file)
     });
@@ -245,6 +250,42 @@ fn unschematic_kinds(
             )
             .at(document.at(&["kind"]))
             .help("add its CustomResourceDefinition to the repository (it is rendered only if a policy selects it), or relax `no-schema` for these files in garrison.yaml"),
+        );
+    }
+    diagnostics
+}
+
+/// A G0111 warning for each template of a kind the catalog knows nothing
+/// about that has no namespace: its scope is unknown, and taking it as
+/// cluster-scoped (what the API server accepts without a namespace) hides
+/// it from every PropagationPolicy.
+fn unscoped_objects(
+    catalog: &Catalog,
+    templates: &[Template],
+    documents: &[Document],
+) -> Diagnostics {
+    let mut diagnostics = Diagnostics::default();
+    for (template, document) in templates.iter().zip(documents) {
+        let key = &template.key;
+        if key.namespace.is_some()
+            || catalog.lookup(&key.api_version, &key.kind) != Lookup::Unknown
+            || catalog.is_broken(&key.api_version, &key.kind)
+        {
+            continue;
+        }
+        diagnostics.push(
+            Diagnostic::warning(
+                Code::NoSchema,
+                format!(
+                    "`{key}` has no `metadata.namespace`, and without a schema for `{}` (`{}`) garrison cannot tell whether it is namespaced: it is taken as cluster-scoped, so no PropagationPolicy can select it, and a ClusterPropagationPolicy delivers it without a namespace",
+                    key.kind, key.api_version
+                ),
+            )
+            .at(Origin {
+                file: document.file,
+                pos: document.node.locate_key(&["metadata"]),
+            })
+            .help("if the kind is namespaced, set `metadata.namespace` (`defaultNamespace` does not apply to a kind of unknown scope); add its CustomResourceDefinition to the repository to have its scope checked, or relax `no-schema` for these files"),
         );
     }
     diagnostics
@@ -447,6 +488,24 @@ mod tests {
         assert!(
             shown[0].contains("error[G0107]: `Widget/ns/w` (example.io/v2) is defined twice"),
             "{shown:?}"
+        );
+    }
+
+    /// A custom resource without a CRD and without a namespace: one G0111
+    /// for the kind, and one naming each object whose scope is unknown;
+    /// with a namespace, only the kind's.
+    #[test]
+    fn an_object_of_unknown_scope_without_a_namespace_is_named() {
+        let text = "apiVersion: example.io/v1\nkind: Widget\nmetadata: {name: a}\n---\napiVersion: example.io/v1\nkind: Widget\nmetadata: {name: b, namespace: shop}\n";
+        let (templates, shown) = checked(text, Some("default"));
+        let keys: Vec<String> = templates.iter().map(|t| t.key.to_string()).collect();
+        assert_eq!(keys, ["Widget/a", "Widget/shop/b"]);
+        assert_eq!(
+            shown,
+            [
+                "t.yaml:2:7: warning[G0111]: garrison knows no schema for `Widget` (`example.io/v1`): its objects are rendered as written, only their `metadata` checked (help: add its CustomResourceDefinition to the repository (it is rendered only if a policy selects it), or relax `no-schema` for these files in garrison.yaml)",
+                "t.yaml:3:1: warning[G0111]: `Widget/a` has no `metadata.namespace`, and without a schema for `Widget` (`example.io/v1`) garrison cannot tell whether it is namespaced: it is taken as cluster-scoped, so no PropagationPolicy can select it, and a ClusterPropagationPolicy delivers it without a namespace (help: if the kind is namespaced, set `metadata.namespace` (`defaultNamespace` does not apply to a kind of unknown scope); add its CustomResourceDefinition to the repository to have its scope checked, or relax `no-schema` for these files)",
+            ]
         );
     }
 }

@@ -124,6 +124,38 @@ pub struct Feed {
     pub name: String,
 }
 
+impl Feed {
+    /// A feed of Clusternet's own HelmChart, which a render cannot make
+    /// (it needs the chart's repository).
+    pub fn is_helm_chart(&self) -> bool {
+        self.kind == HELM_CHART_KIND && self.api_version.starts_with("apps.clusternet.io/")
+    }
+
+    /// The object the feed names, when it is written with a namespace.
+    pub fn key(&self) -> super::meta::ObjectKey {
+        super::meta::ObjectKey {
+            api_version: self.api_version.clone(),
+            kind: self.kind.clone(),
+            namespace: self.namespace.clone().filter(|ns| !ns.is_empty()),
+            name: self.name.clone(),
+        }
+    }
+
+    /// Whether the feed names the object of `key`: same apiVersion, kind and
+    /// name, and namespace when the feed gives one (Clusternet's feed label
+    /// selector leaves the namespace out when the feed does).
+    pub fn names(&self, key: &super::meta::ObjectKey) -> bool {
+        key.api_version == self.api_version
+            && key.kind == self.kind
+            && key.name == self.name
+            && self
+                .namespace
+                .as_deref()
+                .filter(|ns| !ns.is_empty())
+                .is_none_or(|ns| key.namespace.as_deref() == Some(ns))
+    }
+}
+
 impl std::fmt::Display for Feed {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match &self.namespace {

@@ -37,36 +37,39 @@ pub struct CustomizationTarget {
     pub kind: String,
 }
 
+/// The rules of a customization. garrison runs the three that make a Work
+/// (replicas, their revision, dependencies) and its own revise-object hook.
+/// The others change no Work Karmada writes, so a render that does not run
+/// them gives Karmada's Works, and they are accepted without a warning
+/// (SPEC §10 warns about what Karmada acts on and the render does not):
+/// every customization Karmada publishes carries some of them.
 #[derive(Clone, Debug, Default, PartialEq, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Customizations {
     pub replica_resource: Option<LuaScript>,
     pub replica_revision: Option<LuaScript>,
     pub dependency_interpretation: Option<LuaScript>,
+    /// `Retain(desired, observed)`: Karmada's execution controller runs it
+    /// when it updates the object in a member cluster, after the Work is
+    /// written, to keep fields the member's live object set. Not run: the
+    /// member's live object is the GitOps agent's to reconcile.
     pub retention: Option<LuaScript>,
+    /// `ReflectStatus`: the live object's status into the Work's status,
+    /// which no member receives. Not run.
     pub status_reflection: Option<LuaScript>,
+    /// `AggregateStatus`: the Works' statuses into the template's status,
+    /// which is pruned before delivery. Not run.
     pub status_aggregation: Option<LuaScript>,
+    /// `InterpretHealth`: the live object's health, which drives only
+    /// `failover` (warned about on the policy). Not run.
     pub health_interpretation: Option<LuaScript>,
+    /// `GetComponents`: Karmada's detector runs it instead of
+    /// `GetReplicas` only behind its alpha MultiplePodTemplatesScheduling
+    /// gate, off by default (`pkg/detector`, `BuildResourceBinding`). Not
+    /// run: replicas come from `replicaResource`, as in a default Karmada.
     pub component_resource: Option<LuaScript>,
     /// garrison's extension: `ReviseObject(desiredObj, cluster, replicas, fort)`.
     pub garrison_revise_object: Option<LuaScript>,
-}
-
-impl Customizations {
-    /// Rules Karmada runs against live clusters; they have no effect in a render.
-    pub fn runtime_only(&self) -> Vec<&'static str> {
-        [
-            ("retention", &self.retention),
-            ("statusReflection", &self.status_reflection),
-            ("statusAggregation", &self.status_aggregation),
-            ("healthInterpretation", &self.health_interpretation),
-            ("componentResource", &self.component_resource),
-        ]
-        .into_iter()
-        .filter(|(_, script)| script.is_some())
-        .map(|(name, _)| name)
-        .collect()
-    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]

@@ -168,6 +168,8 @@ pub struct Inputs {
     pub bindings: Vec<PinnedBinding>,
     /// ResourceInterpreterCustomizations, sorted by name (Karmada merges them in name order).
     pub customizations: Vec<CustomizationDoc>,
+    /// Karmada FederatedHPAs, sorted by (namespace, name).
+    pub autoscalers: Vec<super::autoscaling::FederatedHpa>,
     /// Clusternet Subscriptions, sorted by (namespace, name).
     pub subscriptions: Vec<Subscription>,
     /// Clusternet Localizations, sorted by (namespace, name).

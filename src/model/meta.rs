@@ -12,6 +12,11 @@ use std::fmt;
 pub const PP_NAME_ANNOTATION: &str = "propagationpolicy.karmada.io/name";
 pub const PP_NAMESPACE_ANNOTATION: &str = "propagationpolicy.karmada.io/namespace";
 pub const CPP_NAME_ANNOTATION: &str = "clusterpropagationpolicy.karmada.io/name";
+/// The other half of Karmada's claim, on the template: the claiming
+/// policy's permanent id (random; garrison never writes one). Karmada's
+/// detector honours the claim annotations only beside this label.
+pub const PP_PERMANENT_ID_LABEL: &str = "propagationpolicy.karmada.io/permanent-id";
+pub const CPP_PERMANENT_ID_LABEL: &str = "clusterpropagationpolicy.karmada.io/permanent-id";
 /// The fort cluster (SPEC §3): on a template it pins the fort; on the
 /// objects made from it and on its binding it records where the fort is.
 pub const FORT_CLUSTER_ANNOTATION: &str = "garrison.dev/fort-cluster";

@@ -5,6 +5,7 @@
 //! rules beyond "does this selector match this thing".
 
 pub mod affinity;
+pub mod autoscaling;
 pub mod binding;
 pub mod cluster;
 pub mod clusternet;

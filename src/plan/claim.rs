@@ -2,6 +2,7 @@
 //! namespace auto-propagation) takes it, where the scheduler puts it, and
 //! which cluster holds its fort (SPEC §2, §3).
 
+use super::prior_claim::{self, Reading};
 use super::subscribe::Subscribing;
 use super::{pinned, placement_json, policy_ref, App, Source, WorkOptions, RESERVED_NAMESPACES};
 use crate::diag::{Code, Diagnostic, Diagnostics, Origin};
@@ -69,13 +70,23 @@ impl Claims<'_> {
             );
             return Claim::Skipped;
         }
-        let choice = policy_match::choose_policy(template, &self.inputs.propagation_policies);
-        let policy = choice
-            .as_ref()
-            .map(|c| &self.inputs.propagation_policies[c.policy]);
+        let policies = &self.inputs.propagation_policies;
+        let reading = prior_claim::read(template, policies);
+        let choice = match reading {
+            Reading::LeftAlone(_) => None,
+            Reading::Fresh | Reading::Kept(_) => policy_match::choose_policy(
+                &prior_claim::as_read(template, reading, policies),
+                policies,
+            ),
+        };
+        let policy = choice.as_ref().map(|c| &policies[c.policy]);
         let previous = self.previous.bindings.get(&template.key);
         if let Some(subscriptions) = self.subscribing.feeds.get(&template.key) {
             return self.subscribed(template, subscriptions, policy, previous, diagnostics);
+        }
+        if let (Reading::LeftAlone(index), None) = (reading, self.pinned.get(&template.key)) {
+            diagnostics.push(left_alone(template, &policies[index]));
+            return Claim::Skipped;
         }
         let held = pause::held_for(policy.map(|p| &p.spec), &self.inputs.clusters, self.paused);
         let replicas = match self.interpreter.replicas(template) {
@@ -225,6 +236,21 @@ struct Scheduling<'a> {
     requirements: Option<&'a schedule::estimate::ReplicaRequirements>,
     previous: Option<&'a BindingRecord>,
     held: &'a BTreeSet<String>,
+}
+
+/// G0209 for a template whose claim names a policy that does not select
+/// it: Karmada's detector leaves it alone ([`prior_claim`]).
+fn left_alone(template: &Template, policy: &PropagationPolicy) -> Diagnostic {
+    Diagnostic::warning(
+        Code::ReservedNamespace,
+        format!(
+            "`{}` is not rendered: it carries Karmada's claim by {}, which does not select it, and Karmada leaves such a template alone",
+            template.key,
+            policy.display()
+        ),
+    )
+    .at(template.origin)
+    .help("remove the claim (the policy's `permanent-id` label and name annotations) so that the best matching policy takes the template, or make the policy select it")
 }
 
 /// Karmada's namespace controller sends every Namespace to every cluster,

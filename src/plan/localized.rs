@@ -8,6 +8,7 @@
 use super::materialise::{localize, trim, Target};
 use super::{App, Source};
 use crate::diag::{Code, Diagnostic, Diagnostics, Origin};
+use crate::model::clusternet::Feed;
 use crate::model::inputs::{Document, Inputs};
 use crate::overrides::clusternet::Outcome;
 use crate::overrides::OverridePolicyRef;
@@ -106,38 +107,50 @@ fn note(
 /// Localizations and Globalizations that reach nothing (P14): a
 /// Localization in a namespace that holds no ManagedCluster, or one whose
 /// feed no Subscription delivers; and ManagedClusters without a namespace
-/// when the repository has Localizations.
+/// when the repository has Localizations. One whose feed is a HelmChart a
+/// Subscription feeds does change what Clusternet delivers (the chart's
+/// values), but the render skips the chart, and with it the override.
 pub(super) fn unused(inputs: &Inputs, apps: &[App], diagnostics: &mut Diagnostics) {
     let delivered = |i: usize, of: fn(&App) -> &[usize]| {
         apps.iter()
             .any(|a| matches!(a.source, Source::Subscription { .. }) && of(a).contains(&i))
+    };
+    let skipped_chart = |feed: &Feed| {
+        let key = feed.key();
+        feed.is_helm_chart()
+            && inputs
+                .subscriptions
+                .iter()
+                .any(|s| s.spec.feeds.iter().any(|f| f.names(&key)))
     };
     for (i, l) in inputs.localizations.iter().enumerate() {
         let has_cluster = inputs
             .clusters
             .iter()
             .any(|c| c.managed && c.namespace.as_deref() == Some(l.namespace.as_str()));
+        let what = format!("Localization `{}/{}`", l.namespace, l.name);
         let why = if !has_cluster {
             Some(format!(
                 "no ManagedCluster lives in namespace `{}`, so it reaches no cluster",
                 l.namespace
             ))
+        } else if skipped_chart(&l.spec.feed) {
+            diagnostics.push(chart_skipped(&what, &l.doc, &l.spec.feed));
+            None
         } else if !delivered(i, |a| &a.localizing.localizations) {
             Some(format!("no Subscription delivers `{}`", l.spec.feed))
         } else {
             None
         };
         if let Some(why) = why {
-            unused_warning(
-                &format!("Localization `{}/{}`", l.namespace, l.name),
-                &l.doc,
-                &why,
-                diagnostics,
-            );
+            unused_warning(&what, &l.doc, &why, diagnostics);
         }
     }
     for (i, g) in inputs.globalizations.iter().enumerate() {
-        if !delivered(i, |a| &a.localizing.globalizations) {
+        if skipped_chart(&g.spec.feed) {
+            let what = format!("Globalization `{}`", g.name);
+            diagnostics.push(chart_skipped(&what, &g.doc, &g.spec.feed));
+        } else if !delivered(i, |a| &a.localizing.globalizations) {
             let why = format!("no Subscription delivers `{}`", g.spec.feed);
             unused_warning(
                 &format!("Globalization `{}`", g.name),
@@ -168,6 +181,16 @@ pub(super) fn unused(inputs: &Inputs, apps: &[App], diagnostics: &mut Diagnostic
             .help("give it its dedicated namespace, as Clusternet's hub does (`clusternet-xxxxx`)"),
         );
     }
+}
+
+/// An override of a HelmChart a Subscription feeds: skipped with the chart.
+fn chart_skipped(what: &str, doc: &Document, feed: &Feed) -> Diagnostic {
+    Diagnostic::warning(
+        Code::UnsupportedField,
+        format!("{what} is skipped with the HelmChart feed it changes, `{feed}`: an offline render cannot fetch or render charts"),
+    )
+    .at(doc.at(&["spec", "feed"]))
+    .help("render the chart into manifests in the repository, feed those, and point the override at them")
 }
 
 fn unused_warning(what: &str, doc: &Document, why: &str, diagnostics: &mut Diagnostics) {

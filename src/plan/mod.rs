@@ -18,6 +18,7 @@ mod dependencies;
 mod localized;
 pub mod materialise;
 mod pinned;
+mod prior_claim;
 mod subscribe;
 #[cfg(test)]
 mod tests;

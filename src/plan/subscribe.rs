@@ -584,7 +584,7 @@ fn resolve(inputs: &Inputs, diagnostics: &mut Diagnostics) -> BTreeMap<ObjectKey
     let mut feeds: BTreeMap<ObjectKey, Vec<usize>> = BTreeMap::new();
     for (index, subscription) in inputs.subscriptions.iter().enumerate() {
         for (i, feed) in subscription.spec.feeds.iter().enumerate() {
-            if is_helm_chart(feed) {
+            if feed.is_helm_chart() {
                 continue;
             }
             let at = subscription.doc.at(&["spec", "feeds", &i.to_string()]);
@@ -674,28 +674,13 @@ fn unequal_division(
     }
 }
 
-fn is_helm_chart(feed: &Feed) -> bool {
-    feed.kind == crate::model::clusternet::HELM_CHART_KIND
-        && feed.api_version.starts_with("apps.clusternet.io/")
-}
-
-/// The templates a feed names: same apiVersion, kind and name, and
-/// namespace when the feed gives one (Clusternet's feed label selector).
+/// The templates a feed names ([`Feed::names`]).
 fn resolve_feed<'i>(inputs: &'i Inputs, feed: &Feed) -> Vec<&'i ObjectKey> {
     inputs
         .templates
         .iter()
         .map(|t| &t.key)
-        .filter(|k| {
-            k.api_version == feed.api_version
-                && k.kind == feed.kind
-                && k.name == feed.name
-                && feed
-                    .namespace
-                    .as_deref()
-                    .filter(|ns| !ns.is_empty())
-                    .is_none_or(|ns| k.namespace.as_deref() == Some(ns))
-        })
+        .filter(|k| feed.names(k))
         .collect()
 }
 

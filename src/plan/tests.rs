@@ -248,6 +248,70 @@ fn suspended_dispatching_holds_every_cluster_of_the_policy() {
     assert_eq!(held, vec!["a", "b", "c"]);
 }
 
+fn unschedulable_warnings(plan: &Plan) -> Vec<String> {
+    plan.warnings
+        .0
+        .iter()
+        .filter(|d| d.code == crate::diag::Code::Unschedulable)
+        .map(|d| d.message.clone())
+        .collect()
+}
+
+/// A placement whose every cluster is held is scheduled, with nothing new
+/// on them, not refused as matching no cluster (G0203): on a first render
+/// and on a render after one.
+#[test]
+fn suspended_dispatching_is_no_failure_to_schedule() {
+    let policy = divided("p", "", "  suspension: {dispatching: true}\n");
+    let suspended = inputs(&[CLUSTERS, WEB, &policy]);
+    let first = decide(&suspended, &PreviousRender::default());
+    assert_eq!(unschedulable_warnings(&first), Vec::<String>::new());
+    assert!(
+        matches!(web(&first).binding.decision, Decision::Scheduled(_)),
+        "{:?}",
+        web(&first).binding.decision
+    );
+    assert_eq!(replicas(web(&first)), vec![]);
+    let withheld: Vec<&str> = web(&first)
+        .binding
+        .withheld
+        .iter()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(withheld, vec!["a", "b", "c"]);
+
+    let running = decide(
+        &inputs(&[CLUSTERS, WEB, &divided("p", "", "")]),
+        &PreviousRender::default(),
+    );
+    let then = decide(&suspended, &remembered(&running));
+    assert_eq!(unschedulable_warnings(&then), Vec::<String>::new());
+    assert_eq!(
+        replicas(web(&then)),
+        vec![("a", 2, true), ("b", 2, true), ("c", 2, true)]
+    );
+}
+
+/// Holds elsewhere do not hide a placement that matches no cluster.
+#[test]
+fn a_placement_matching_no_cluster_is_unschedulable_whatever_is_held() {
+    let policy = format!(
+        "{}  suspension: {{dispatchingOnClusters: {{clusterNames: [a]}}}}\n",
+        divided("p", "", "").replace(
+            "clusterAffinity: {clusterNames: [a, b, c]}",
+            "clusterAffinity: {labelSelector: {matchLabels: {env: none}}}"
+        )
+    );
+    let plan = decide(
+        &inputs(&[CLUSTERS, WEB, &policy]),
+        &PreviousRender::default(),
+    );
+    assert_eq!(
+        unschedulable_warnings(&plan),
+        vec!["`Deployment/shop/web` is not scheduled: no cluster matches the placement"]
+    );
+}
+
 #[test]
 fn dispatching_on_named_clusters_holds_only_those() {
     let policy = divided(

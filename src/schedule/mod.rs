@@ -683,6 +683,13 @@ impl<'r, 'a> Placing<'r, 'a> {
         let (candidates, group_notes) =
             filter(self.request, term, self.fleet, &self.previous_clusters);
         notes.extend(group_notes);
+        if candidates.is_empty() && self.held_back(term) {
+            // The placement matches, but every cluster it matches is held:
+            // they keep what they had and get nothing new (SPEC §5), which
+            // is a schedule, not a failure to make one (Karmada schedules a
+            // suspended binding as any other and only holds its Works).
+            return Ok(self.kept_held.clone());
+        }
         if candidates.is_empty() {
             return Err(match &term.name {
                 Some(n) => Error::NoClusterMatchesGroup {
@@ -727,6 +734,23 @@ impl<'r, 'a> Placing<'r, 'a> {
             .collect();
         clusters.sort_by(|a, b| a.cluster.cmp(&b.cluster));
         Ok(clusters)
+    }
+
+    /// Some cluster of the fleet would pass `term`'s filters but for its
+    /// hold.
+    fn held_back(&self, term: &AffinityTerm) -> bool {
+        if self.request.held.is_empty() {
+            return false;
+        }
+        let unheld = BTreeSet::new();
+        let lifted = Request {
+            held: &unheld,
+            ..self.request.clone()
+        };
+        filter(&lifted, term, self.fleet, &self.previous_clusters)
+            .0
+            .iter()
+            .any(|c| self.request.held.contains(&c.cluster.name))
     }
 
     /// The unheld clusters' previous replicas, which a dynamic division

@@ -795,6 +795,13 @@ const TYPED_KINDS: &[(&str, &str)] = &[
         "ResourceInterpreterWebhookConfiguration",
         "config.karmada.io/v1alpha1",
     ),
+    ("FederatedHPA", "autoscaling.karmada.io/v1alpha1"),
+    ("CronFederatedHPA", "autoscaling.karmada.io/v1alpha1"),
+    ("WorkloadRebalancer", "apps.karmada.io/v1alpha1"),
+    ("MultiClusterService", "networking.karmada.io/v1alpha1"),
+    ("MultiClusterIngress", "networking.karmada.io/v1alpha1"),
+    ("Remedy", "remedy.karmada.io/v1alpha1"),
+    ("ResourceRegistry", "search.karmada.io/v1alpha1"),
     ("Kustomization", "kustomize.config.k8s.io/v1beta1"),
 ];
 

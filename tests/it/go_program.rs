@@ -49,6 +49,33 @@ pub fn build_package(
     }
 }
 
+/// Where Go's module cache holds `module` at the version the module in
+/// `conformance/<dir>` pins (`go mod download` fetches it when it is not
+/// there yet); a missing Go fails with what to install (`needs`).
+pub fn module_dir(dir: &str, module: &str, needs: &str) -> PathBuf {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let downloaded = Command::new("go")
+        .args(["mod", "download", "-json", module])
+        .current_dir(root.join("conformance").join(dir))
+        .output();
+    let output = match downloaded {
+        Ok(output) if output.status.success() => output,
+        Ok(output) => panic!(
+            "`go mod download {module}` in conformance/{dir} failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        ),
+        Err(e) => panic!("{needs} on PATH ({e}); install it (https://go.dev/dl) and run again"),
+    };
+    let found: Value = match serde_json::from_slice(&output.stdout) {
+        Ok(found) => found,
+        Err(e) => panic!("`go mod download -json {module}` printed no JSON: {e}"),
+    };
+    match found["Dir"].as_str() {
+        Some(dir) => PathBuf::from(dir),
+        None => panic!("`go mod download -json {module}` names no directory: {found}"),
+    }
+}
+
 /// A running program that answers each JSON line with one.
 pub struct JsonLines {
     child: Child,

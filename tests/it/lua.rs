@@ -1,6 +1,7 @@
 //! ResourceInterpreterCustomizations through the real binary: the
-//! revise-object hook on every cluster (zero replicas included), and a
-//! runaway script failing the render with nothing written (SPEC §4, §8).
+//! revise-object hook on every cluster (zero replicas included), a
+//! runaway script failing the render with nothing written (SPEC §4, §8),
+//! and the customizations Karmada publishes rendering without a warning.
 
 use crate::fleet::{clusters, deployment, policy, weighted, Fleet};
 use crate::support::stderr;
@@ -67,4 +68,63 @@ fn a_runaway_hook_fails_the_render_naming_application_and_cluster() {
         "{said}"
     );
     assert!(!fleet.out().join("clusters").exists(), "nothing is written");
+}
+
+/// The customizations Karmada v1.18.2 embeds (its `default/thirdparty`
+/// interpreter: Kruise, Argo, Flux, Kubeflow, Ray, ...), which G0704's help
+/// tells users to copy into their repository, copied from the module cache
+/// at test time: every one renders under `--strict`. Their status, health,
+/// retention and component rules change no Work, so none is warned about.
+#[test]
+fn every_customization_karmada_embeds_renders_under_strict() {
+    let karmada = crate::go_program::module_dir(
+        "karmada",
+        "github.com/karmada-io/karmada",
+        "the test reads Karmada's module and needs Go",
+    );
+    let root = karmada.join("pkg/resourceinterpreter/default/thirdparty/resourcecustomizations");
+    let fleet = Fleet::new();
+    fleet.write("clusters.yaml", &clusters(&["member1", "member2"]));
+    let mut copied = Vec::new();
+    for group in read_dir(&root) {
+        for version in read_dir(&group) {
+            for kind in read_dir(&version) {
+                let file = kind.join("customizations.yaml");
+                let Ok(text) = std::fs::read_to_string(&file) else {
+                    panic!("cannot read {}", file.display());
+                };
+                let name = [&group, &version, &kind]
+                    .map(|p| {
+                        p.file_name()
+                            .unwrap_or_default()
+                            .to_string_lossy()
+                            .into_owned()
+                    })
+                    .join("_");
+                fleet.write(&format!("customizations/{name}.yaml"), &text);
+                copied.push(name);
+            }
+        }
+    }
+    assert!(copied.len() >= 27, "only {copied:?} in {}", root.display());
+    let output = fleet.try_render(&["--strict"]);
+    assert!(
+        output.status.success() && !stderr(&output).contains("warning"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+/// The directories in `dir`, sorted.
+fn read_dir(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut found: Vec<std::path::PathBuf> = match std::fs::read_dir(dir) {
+        Ok(entries) => entries
+            .filter_map(Result::ok)
+            .map(|e| e.path())
+            .filter(|p| p.is_dir())
+            .collect(),
+        Err(e) => panic!("cannot read {}: {e}", dir.display()),
+    };
+    found.sort();
+    found
 }

@@ -1,10 +1,10 @@
-//! Karmada's bookkeeping, where Karmada puts it: the claiming policy and
-//! the applied overrides; and garrison's fort record.
+//! Karmada's bookkeeping, where Karmada puts it: the applied overrides;
+//! and garrison's fort record. (The claiming policy is written before the
+//! overrides, by [`super::claim`].)
 
-use super::{Made, Materialiser, Target};
+use super::{sops_encrypted, Made, Materialiser, Target};
 use crate::diag::Diagnostic;
-use crate::model::meta::{CPP_NAME_ANNOTATION, FORT_CLUSTER_ANNOTATION};
-use crate::model::meta::{PP_NAMESPACE_ANNOTATION, PP_NAME_ANNOTATION};
+use crate::model::meta::FORT_CLUSTER_ANNOTATION;
 use serde_json::{Map, Value};
 
 pub(super) fn step(
@@ -12,23 +12,11 @@ pub(super) fn step(
     target: &Target<'_>,
     made: &mut Made,
 ) -> Result<(), Diagnostic> {
-    // SOPS signs every value of the document (its MAC), so a SOPS-encrypted
-    // object passes through without a single added annotation.
-    if made.value.get("sops").is_some_and(Value::is_object) {
+    if sops_encrypted(&made.value) {
         return Ok(());
     }
     let app = target.app;
-    let mut entries: Vec<(String, String)> = Vec::new();
-    if let Some(policy) = app.policy() {
-        match &policy.namespace {
-            Some(ns) => {
-                entries.push((PP_NAME_ANNOTATION.into(), policy.name.clone()));
-                entries.push((PP_NAMESPACE_ANNOTATION.into(), ns.clone()));
-            }
-            None => entries.push((CPP_NAME_ANNOTATION.into(), policy.name.clone())),
-        }
-    }
-    entries.extend(made.applied.annotations());
+    let mut entries: Vec<(String, String)> = made.applied.annotations();
     if let Some(fort) = &app.fort {
         entries.push((FORT_CLUSTER_ANNOTATION.into(), fort.cluster.clone()));
     }

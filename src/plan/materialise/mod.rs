@@ -7,6 +7,7 @@
 //! only applies that, so the same plan always makes the same bytes.
 
 mod annotate;
+mod claim;
 mod divided;
 mod hook;
 pub(crate) mod localize;
@@ -32,16 +33,20 @@ use serde_json::Value;
 /// changes the object in place.
 type Step = fn(&Materialiser<'_>, &Target<'_>, &mut Made) -> Result<(), Diagnostic>;
 
-/// The steps, in Karmada's order: revise replicas, apply overrides, run
-/// the revise-object hook, prune what a member cluster assigns (Karmada
-/// prunes when it writes the Work, after the overrides), check what
-/// scripts returned, write the bookkeeping annotations.
+/// The steps, in Karmada's order: the claim (the detector writes it on the
+/// template, before the binding controller starts), revise replicas,
+/// apply overrides, run the revise-object hook, prune what a member
+/// cluster assigns (Karmada prunes when it writes the Work, after the
+/// overrides), check what scripts returned, drop what the claim made and
+/// nothing filled, write the bookkeeping annotations.
 const STEPS: &[Step] = &[
+    claim::step,
     replicas::step,
     overrides::step,
     hook::step,
     prune::step,
     revised::step,
+    claim::settle,
     annotate::step,
 ];
 
@@ -57,6 +62,12 @@ const CLUSTERNET_STEPS: &[Step] = &[
     revised::step,
     annotate::step,
 ];
+
+/// SOPS signs every value of an encrypted document (its MAC), so such an
+/// object passes through without a single added label or annotation.
+fn sops_encrypted(value: &Value) -> bool {
+    value.get("sops").is_some_and(Value::is_object)
+}
 
 /// The labels a cluster shows while `app` is made for it: its own, plus
 /// garrison's per-application facts. Add a fact here and every override rule

@@ -3,7 +3,7 @@
 //! an override that changes the image on the fort cluster, and a
 //! revise-object hook that records what it saw.
 
-use super::{annotate, hook, overrides, prune, replicas, revised};
+use super::{annotate, claim, hook, overrides, prune, replicas, revised};
 use super::{Made, Materialiser, Step, Target};
 use crate::load::{cache::Cache, load_repository, LoadOptions};
 use crate::model::inputs::Inputs;
@@ -116,16 +116,21 @@ spec:
 
 /// The fleet's inputs, loaded as a render loads them, and its plan.
 fn fleet(hook: &str) -> (Inputs, Plan) {
-    let dir = match tempfile::tempdir() {
-        Ok(dir) => dir,
-        Err(e) => panic!("no temporary directory: {e}"),
-    };
-    for (name, text) in [
+    repository(&[
         ("clusters.yaml", CLUSTERS),
         ("web.yaml", WEB),
         ("policies.yaml", POLICIES),
         ("hook.yaml", hook),
-    ] {
+    ])
+}
+
+/// A repository of `files`, loaded and planned.
+fn repository(files: &[(&str, &str)]) -> (Inputs, Plan) {
+    let dir = match tempfile::tempdir() {
+        Ok(dir) => dir,
+        Err(e) => panic!("no temporary directory: {e}"),
+    };
+    for &(name, text) in files {
         if let Err(e) = std::fs::write(dir.path().join(name), text) {
             panic!("cannot write {name}: {e}");
         }
@@ -290,7 +295,13 @@ fn what_a_hook_returns_is_checked_against_the_schema() {
 #[test]
 fn annotations_name_the_policy_and_the_fort() {
     let (inputs, plan) = fleet(HOOK);
-    let made = made(&inputs, &plan, "Service", "b", &[annotate::step]);
+    let made = made(
+        &inputs,
+        &plan,
+        "Service",
+        "b",
+        &[claim::step, annotate::step],
+    );
     assert_eq!(
         at(&made, "/metadata/annotations"),
         &json!({
@@ -319,8 +330,9 @@ fn a_sops_document_gets_no_annotation() {
         cluster: &inputs.clusters[0],
         replicas: 0,
     };
-    let result = annotate::step(&materialiser, &target, &mut made);
-    assert!(result.is_ok());
+    for step in [claim::step, annotate::step] {
+        assert!(step(&materialiser, &target, &mut made).is_ok());
+    }
     assert_eq!(made.value, before);
 }
 
@@ -346,5 +358,151 @@ fn the_steps_run_in_karmadas_order() {
     assert_eq!(
         at(&made, "/metadata/annotations/garrison.dev~1fort-cluster"),
         &json!("a")
+    );
+}
+
+/// ConfigMaps claimed as Karmada's detector claims them, with overrides of
+/// the metadata the claim makes (`claim.rs`).
+const CLAIMS: &str = r#"
+apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: p, namespace: shop}
+spec:
+  resourceSelectors: [{apiVersion: v1, kind: ConfigMap}]
+  placement: {clusterAffinity: {clusterNames: [a]}}
+---
+apiVersion: policy.karmada.io/v1alpha1
+kind: ClusterPropagationPolicy
+metadata: {name: c}
+spec:
+  resourceSelectors: [{apiVersion: v1, kind: ConfigMap, namespace: ops}]
+  placement: {clusterAffinity: {clusterNames: [a]}}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: plain, namespace: shop}
+data: {k: v}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: unclaimed-annotation, namespace: shop}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: exported
+  namespace: shop
+  labels: {clusterpropagationpolicy.karmada.io/permanent-id: 1d2c, app: shop}
+  annotations: {clusterpropagationpolicy.karmada.io/name: gone}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: moved
+  namespace: ops
+  labels: {propagationpolicy.karmada.io/permanent-id: 9f7e}
+  annotations: {propagationpolicy.karmada.io/name: gone, propagationpolicy.karmada.io/namespace: ops}
+---
+apiVersion: policy.karmada.io/v1alpha1
+kind: OverridePolicy
+metadata: {name: team, namespace: shop}
+spec:
+  resourceSelectors: [{apiVersion: v1, kind: ConfigMap, name: plain}]
+  overrideRules:
+  - overriders:
+      plaintext:
+      - {path: /metadata/labels/team, operator: add, value: blue}
+      - {path: /metadata/annotations/owner, operator: add, value: ops}
+---
+apiVersion: policy.karmada.io/v1alpha1
+kind: OverridePolicy
+metadata: {name: unclaim, namespace: shop}
+spec:
+  resourceSelectors: [{apiVersion: v1, kind: ConfigMap, name: unclaimed-annotation}]
+  overrideRules:
+  - overriders:
+      plaintext:
+      - {path: /metadata/annotations/propagationpolicy.karmada.io~1name, operator: remove}
+      - {path: /metadata/annotations/propagationpolicy.karmada.io~1namespace, operator: replace, value: elsewhere}
+"#;
+
+/// The claim's metadata, then the overrides, then what the claim made and
+/// nothing filled dropped, for the ConfigMap `name`.
+fn claimed(inputs: &Inputs, plan: &Plan, name: &str) -> Made {
+    let materialiser = Materialiser::new(inputs);
+    let Some(index) = plan.apps.iter().position(|a| a.key.name == name) else {
+        panic!("no application {name}");
+    };
+    match plan.materialise(&materialiser, index, &inputs.clusters[0], 0) {
+        Some(Ok(made)) => made,
+        other => panic!("{name}: {other:?}"),
+    }
+}
+
+#[test]
+fn overrides_add_to_the_labels_and_annotations_the_claim_makes() {
+    let (inputs, plan) = repository(&[("clusters.yaml", CLUSTERS), ("claims.yaml", CLAIMS)]);
+    let made = claimed(&inputs, &plan, "plain");
+    assert_eq!(at(&made, "/metadata/labels"), &json!({"team": "blue"}));
+    assert_eq!(
+        at(&made, "/metadata/annotations/owner"),
+        &json!("ops"),
+        "{}",
+        made.value
+    );
+    assert_eq!(
+        at(
+            &made,
+            "/metadata/annotations/propagationpolicy.karmada.io~1name"
+        ),
+        &json!("p")
+    );
+}
+
+#[test]
+fn a_labels_map_the_claim_made_and_nothing_filled_is_not_written() {
+    let (inputs, plan) = repository(&[("clusters.yaml", CLUSTERS), ("claims.yaml", CLAIMS)]);
+    let made = claimed(&inputs, &plan, "unclaimed-annotation");
+    let metadata = at(&made, "/metadata");
+    assert!(metadata.get("labels").is_none(), "{metadata}");
+}
+
+#[test]
+fn an_override_changes_or_removes_the_claim_annotations_as_in_karmada() {
+    let (inputs, plan) = repository(&[("clusters.yaml", CLUSTERS), ("claims.yaml", CLAIMS)]);
+    let made = claimed(&inputs, &plan, "unclaimed-annotation");
+    let annotations = at(&made, "/metadata/annotations");
+    assert_eq!(annotations.get("propagationpolicy.karmada.io/name"), None);
+    assert_eq!(
+        annotations.get("propagationpolicy.karmada.io/namespace"),
+        Some(&json!("elsewhere"))
+    );
+}
+
+#[test]
+fn a_claim_karmada_cleans_up_is_not_written() {
+    let (inputs, plan) = repository(&[("clusters.yaml", CLUSTERS), ("claims.yaml", CLAIMS)]);
+    // A ClusterPropagationPolicy's claim whose policy is gone: cleaned up,
+    // and a PropagationPolicy claims the template (excludeClusterPolicy).
+    let exported = claimed(&inputs, &plan, "exported");
+    assert_eq!(at(&exported, "/metadata/labels"), &json!({"app": "shop"}));
+    assert_eq!(
+        at(&exported, "/metadata/annotations"),
+        &json!({
+            "propagationpolicy.karmada.io/name": "p",
+            "propagationpolicy.karmada.io/namespace": "shop",
+        })
+    );
+    // A PropagationPolicy's claim whose policy is gone: cleaned up, and a
+    // ClusterPropagationPolicy claims the template.
+    let moved = claimed(&inputs, &plan, "moved");
+    assert!(
+        at(&moved, "/metadata").get("labels").is_none(),
+        "{}",
+        moved.value
+    );
+    assert_eq!(
+        at(&moved, "/metadata/annotations"),
+        &json!({"clusterpropagationpolicy.karmada.io/name": "c"})
     );
 }

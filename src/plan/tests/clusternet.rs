@@ -363,3 +363,59 @@ fn a_feed_without_a_namespace_delivers_every_template_of_the_name_and_says_so() 
         planned.warnings
     );
 }
+
+/// Overrides of a HelmChart a Subscription feeds are skipped with the
+/// chart (G0105), not reported as reaching nothing (G0201), which stays for
+/// one whose HelmChart no Subscription feeds.
+#[test]
+fn overrides_of_a_fed_helm_chart_are_skipped_with_it() {
+    let feeds = "apiVersion: apps.clusternet.io/v1alpha1
+kind: Subscription
+metadata: {name: charts, namespace: shop}
+spec:
+  subscribers:
+  - clusterAffinity: {}
+  feeds:
+  - {apiVersion: apps.clusternet.io/v1alpha1, kind: HelmChart, namespace: shop, name: mysql}";
+    let localization = |name: &str, chart: &str| {
+        format!(
+            "apiVersion: apps.clusternet.io/v1alpha1
+kind: Localization
+metadata: {{name: {name}, namespace: ns-a}}
+spec:
+  feed: {{apiVersion: apps.clusternet.io/v1alpha1, kind: HelmChart, namespace: shop, name: {chart}}}
+  overrides:
+  - {{name: values, type: Helm, value: 'auth: {{rootPassword: x}}'}}"
+        )
+    };
+    let globalization = "apiVersion: apps.clusternet.io/v1alpha1
+kind: Globalization
+metadata: {name: mysql-everywhere}
+spec:
+  feed: {apiVersion: apps.clusternet.io/v1alpha1, kind: HelmChart, namespace: shop, name: mysql}
+  overrides:
+  - {name: values, type: Helm, value: 'auth: {rootPassword: x}'}";
+    let mut docs = fleet("");
+    docs.extend([
+        feeds.to_string(),
+        localization("mysql-a", "mysql"),
+        localization("redis-a", "redis"),
+        globalization.to_string(),
+    ]);
+    let (_, plan) = plan(&docs, &PreviousRender::default());
+    let about_overrides: Vec<String> = plan
+        .warnings
+        .0
+        .iter()
+        .filter(|d| d.message.contains("Localization") || d.message.contains("Globalization"))
+        .map(|d| format!("{}: {}", d.code.code(), d.message))
+        .collect();
+    assert_eq!(
+        about_overrides,
+        [
+            "G0105: Localization `ns-a/mysql-a` is skipped with the HelmChart feed it changes, `HelmChart/shop/mysql (apps.clusternet.io/v1alpha1)`: an offline render cannot fetch or render charts",
+            "G0201: Localization `ns-a/redis-a` changes nothing: no Subscription delivers `HelmChart/shop/redis (apps.clusternet.io/v1alpha1)`",
+            "G0105: Globalization `mysql-everywhere` is skipped with the HelmChart feed it changes, `HelmChart/shop/mysql (apps.clusternet.io/v1alpha1)`: an offline render cannot fetch or render charts",
+        ]
+    );
+}

@@ -10,6 +10,7 @@ mod compare;
 mod garrison;
 mod generate;
 mod oracle;
+mod stored;
 
 /// Every generated case is input garrison accepts: a refusal here is a
 /// generator bug (or garrison refusing what Karmada takes), never noise.
@@ -60,6 +61,7 @@ fn karmada_agrees_on_generated_cases() {
     let mut run = Run::from_env(3000);
     let count = run.count();
     let mut oracle = oracle::Oracle::start();
+    let mut member = stored::Member::start();
     let mut found = Vec::new();
     let mut oracle_time = std::time::Duration::ZERO;
     for seed in run.seeds.clone() {
@@ -78,6 +80,7 @@ fn karmada_agrees_on_generated_cases() {
                 continue;
             }
         };
+        let (ours, theirs) = (member.karmada_answer(&ours), member.karmada_answer(&theirs));
         let differences = compare::divergences(&ours, &theirs);
         if let (false, Some(dir)) = (differences.is_empty(), &run.dump) {
             dump_case(dir, &seed.to_string(), "karmada", &case, &ours, &theirs);
@@ -114,6 +117,7 @@ fn karmada_agrees_after_a_previous_schedule() {
     let run = Run::from_env(500);
     let count = run.count();
     let mut oracle = oracle::Oracle::start();
+    let mut member = stored::Member::start();
     let mut found = Vec::new();
     let started = std::time::Instant::now();
     let mut elapsed_in_oracle = std::time::Duration::ZERO;
@@ -123,7 +127,7 @@ fn karmada_agrees_after_a_previous_schedule() {
     for seed in run.seeds.clone() {
         let case_a = generate::case(seed);
         let (case_b, changes) = generate::changed(seed, &case_a);
-        let compared = in_turn(&mut oracle, &case_a, case_b);
+        let compared = in_turn(&mut oracle, &mut member, &case_a, case_b);
         elapsed_in_oracle += compared.oracle_time;
         kept += compared.kept;
         changed += compared.changed;
@@ -172,9 +176,11 @@ struct InTurn {
 
 /// `first`, then `then` on top of it, through garrison (its second render
 /// reads the first's output directory) and the oracle (its second case
-/// carries the bindings of its own first answer), compared.
+/// carries the bindings of its own first answer), compared on what the
+/// member clusters store.
 fn in_turn(
     oracle: &mut oracle::Oracle,
+    member: &mut stored::Member,
     first: &generate::Case,
     mut then: generate::Case,
 ) -> InTurn {
@@ -207,7 +213,15 @@ fn in_turn(
             return compared;
         }
     };
-    let in_a = compare::divergences(&ours_a, &theirs_a);
+    let (ours_a, ours_b) = (
+        member.karmada_answer(&ours_a),
+        member.karmada_answer(&ours_b),
+    );
+    let (stored_a, stored_b) = (
+        member.karmada_answer(&theirs_a),
+        member.karmada_answer(&theirs_b),
+    );
+    let in_a = compare::divergences(&ours_a, &stored_a);
     compared.found = if in_a.is_empty() {
         let by_name = with_clusters_by_name(&compared.then);
         let fleet: Vec<&str> = compared
@@ -219,9 +233,12 @@ fn in_turn(
                     .and_then(serde_json::Value::as_str)
             })
             .collect();
-        let theirs_b = compare::without_clusters_that_left(&theirs_b, &fleet);
+        let theirs_b = compare::without_clusters_that_left(&stored_b, &fleet);
         compare::divergences_after(&ours_b, &theirs_b, || {
-            compare::without_clusters_that_left(&oracle.answer(&by_name), &fleet)
+            member.karmada_answer(&compare::without_clusters_that_left(
+                &oracle.answer(&by_name),
+                &fleet,
+            ))
         })
         .into_iter()
         .map(|d| format!("phase B: {d}"))
@@ -231,7 +248,7 @@ fn in_turn(
         // second ones say nothing more.
         in_a.into_iter().map(|d| format!("phase A: {d}")).collect()
     };
-    compared.answers = Some([ours_a, theirs_a, ours_b, theirs_b]);
+    compared.answers = Some([ours_a, stored_a, ours_b, stored_b]);
     compared
 }
 
@@ -339,6 +356,7 @@ fn karmada_agrees_on_case_files() {
     };
     paths.sort();
     let mut oracle = oracle::Oracle::start();
+    let mut member = stored::Member::start();
     let mut found = Vec::new();
     for path in &paths {
         let name = path.display();
@@ -360,7 +378,7 @@ fn karmada_agrees_on_case_files() {
                 (Ok(first), Ok(then)) => (first, then),
                 (Err(e), _) | (_, Err(e)) => panic!("{name}: {e}"),
             };
-            let compared = in_turn(&mut oracle, &first, then);
+            let compared = in_turn(&mut oracle, &mut member, &first, then);
             if let Some(out) = std::env::var_os("GARRISON_CONFORMANCE_DUMP") {
                 let stem = path.file_stem().unwrap_or_default().to_string_lossy();
                 compared.dump(std::path::Path::new(&out), &stem);
@@ -387,6 +405,7 @@ fn karmada_agrees_on_case_files() {
                 continue;
             }
         };
+        let (ours, theirs) = (member.karmada_answer(&ours), member.karmada_answer(&theirs));
         let differences = compare::divergences(&ours, &theirs);
         if let Some(out) = std::env::var_os("GARRISON_CONFORMANCE_DUMP") {
             let stem = path.file_stem().unwrap_or_default().to_string_lossy();

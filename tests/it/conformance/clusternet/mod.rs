@@ -3,7 +3,9 @@
 //! in `conformance/clusternet/` (Clusternet v0.18.0's scheduler, static
 //! assigner, deployer and localizer re-expressed over the libraries
 //! Clusternet pins, in one Go process), compared field by field: what each
-//! ManagedCluster receives, the replicas of each divided feed, and errors.
+//! ManagedCluster receives (as the cluster's API server stores it, both
+//! sides alike: `super::stored`), the replicas of each divided feed, and
+//! errors.
 //! The deliberate differences are listed in `compare.rs`; what the
 //! generator leaves out, and why, in `generate.rs`.
 
@@ -70,6 +72,7 @@ fn clusternet_agrees_on_generated_cases() {
     let mut run = super::Run::from_env(2500);
     let count = run.count();
     let mut oracle = oracle::Oracle::start();
+    let mut member = super::stored::Member::start();
     let mut found = Vec::new();
     let started = std::time::Instant::now();
     let mut oracle_time = std::time::Duration::ZERO;
@@ -98,6 +101,10 @@ fn clusternet_agrees_on_generated_cases() {
                 continue;
             }
         };
+        let (ours, theirs) = (
+            member.clusternet_answer(&ours),
+            member.clusternet_answer(&theirs),
+        );
         let differences = compare::divergences(&case, &ours, &theirs);
         if let (false, Some(dir)) = (differences.is_empty(), &run.dump) {
             dump_case(dir, &seed.to_string(), &case, &ours, &theirs);
@@ -147,6 +154,7 @@ fn clusternet_agrees_on_case_files() {
     paths.sort();
     assert!(!paths.is_empty(), "no case files in {}", dir.display());
     let mut oracle = oracle::Oracle::start();
+    let mut member = super::stored::Member::start();
     let mut found = Vec::new();
     for path in &paths {
         let name = path.display();
@@ -176,6 +184,10 @@ fn clusternet_agrees_on_case_files() {
                 continue;
             }
         };
+        let (ours, theirs) = (
+            member.clusternet_answer(&ours),
+            member.clusternet_answer(&theirs),
+        );
         let differences = compare::divergences(&case, &ours, &theirs);
         if let Some(dir) = &dump {
             dump_case(dir, &stem, &case, &ours, &theirs);

@@ -21,7 +21,7 @@ fn built() -> PathBuf {
                 "clusternet",
                 "clusternet-oracle",
                 "the Clusternet oracle",
-                "the Clusternet differential test needs Go 1.22 or newer",
+                "the Clusternet differential test needs Go 1.25.10 or newer (k8s.io/kubernetes' minimum, for the API server stage)",
             )
         })
         .clone()
@@ -29,7 +29,11 @@ fn built() -> PathBuf {
 
 impl Oracle {
     pub fn start() -> Oracle {
-        Oracle(JsonLines::start(&built(), &["--jsonl"]))
+        // garrison follows Clusternet's localizer after v0.18.1 in its
+        // field patches (FieldJSONPatch, FieldMergePatch), which v0.18.0,
+        // the oracle's version, refuses: the oracle is asked for the later
+        // localizer's (`conformance/clusternet/DIVERGENCES.md`).
+        Oracle(JsonLines::start(&built(), &["--jsonl", "--field-patches"]))
     }
 
     /// Clusternet's answer to `case`.
