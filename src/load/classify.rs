@@ -88,11 +88,12 @@ impl Role {
             Role::Binding { .. } => Holder::Binding,
             Role::Customization => Holder::ResourceInterpreterCustomization,
             Role::TaintPolicy => Holder::ClusterTaintPolicy,
+            Role::Autoscaler => Holder::FederatedHpa,
             Role::Subscription => Holder::Subscription,
             Role::Localization => Holder::Localization,
             Role::Globalization => Holder::Globalization,
             Role::Template => Holder::Template,
-            Role::Unsupported(_) | Role::Kustomize => return None,
+            Role::Unsupported(_) | Role::Karmada(_) | Role::Kustomize => return None,
         })
     }
 }
