@@ -159,6 +159,11 @@ pub struct RenderArgs {
     /// the share `massPrune` in garrison.yaml allows (refused otherwise).
     #[arg(long)]
     pub allow_mass_prune: bool,
+    /// Let a render stop delivering applications whose templates are still in the repository
+    /// and whose policies still exist (refused otherwise: removing one takes deleting it or its
+    /// policy, or listing it under `allowVanish` in garrison.yaml).
+    #[arg(long)]
+    pub allow_vanish: bool,
     /// Render every object again instead of keeping the previous files of
     /// applications whose inputs did not change; repairs hand-edited output.
     #[arg(long)]

@@ -131,6 +131,10 @@ codes! {
     UnknownApiKind = ("G0112", "unknown-kind"),
     /// A CustomResourceDefinition in the repository whose schema cannot be used.
     InvalidCrd = ("G0113", "invalid-crd"),
+    /// A `garrison.dev/` label, annotation or selector key garrison does
+    /// not have, on a document that does not read it, or with a value it
+    /// does not take.
+    UnknownGarrisonKey = ("G0114", "unknown-garrison-key"),
     /// A policy whose selectors match no template.
     PolicyMatchesNothing = ("G0201", "policy-matches-nothing"),
     /// A cluster named in a policy or binding that the fleet does not define.
@@ -172,6 +176,9 @@ codes! {
     /// The render would remove every object of the previous render, or more
     /// than the share `massPrune` allows.
     MassPrune = ("G0603", "mass-prune"),
+    /// An application the previous render delivered, its template and
+    /// policy still in the repository, would reach no cluster.
+    ApplicationVanishes = ("G0604", "application-vanishes"),
     /// A ResourceInterpreterCustomization script does not compile, fails at
     /// its top level, or does not define its function.
     LuaLoadFailed = ("G0701", "lua-load-failed"),
@@ -182,6 +189,9 @@ codes! {
     /// Karmada interprets the kind with a customization built into it that
     /// the repository does not declare, and the render depends on it.
     MissingInterpreter = ("G0704", "missing-interpreter"),
+    /// A policy divides a template's `spec.replicas` that no interpreter
+    /// reads: every cluster gets all of them, in Karmada too.
+    ReplicasNotDivided = ("G0705", "replicas-not-divided"),
 }
 
 /// One finding about the user's input.

@@ -13,10 +13,7 @@
 use crate::model::meta::FORT_CLUSTER_ANNOTATION;
 use crate::schedule::Binding;
 
-/// The virtual cluster label overrides and the revise hook see.
-pub const FORT_LABEL: &str = "garrison.dev/fort";
-/// The policy annotation value that opts in.
-pub const FORT_ENABLED: &str = "enabled";
+pub use crate::model::domain::{FORT_ENABLED, FORT_LABEL};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Fort {

@@ -28,4 +28,5 @@ pub mod report;
 pub mod reuse;
 pub mod schedule;
 pub mod schema;
+pub mod vanish;
 pub mod yaml;

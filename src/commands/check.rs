@@ -3,7 +3,7 @@
 
 use super::pipeline::{self, Purpose, Request};
 use super::printer::Printer;
-use super::settings::{CompareSettings, Prune};
+use super::settings::{CompareSettings, Guards};
 use super::{stored, ExitStatus, Stop};
 use crate::plan::Scope;
 use crate::report;
@@ -17,7 +17,9 @@ pub fn run(settings: &CompareSettings, printer: &Printer) -> Result<ExitStatus, 
             previous: old.into(),
             format: settings.format,
             scope: Scope::All,
-            purpose: Purpose::Compare { prune: Prune::Warn },
+            purpose: Purpose::Compare {
+                guards: Guards::WARN,
+            },
         },
         printer,
     )?;

@@ -5,7 +5,7 @@
 //! `plan` and into `emit`'s tree building are all in [`plan_and_build`].
 
 use super::printer::Printer;
-use super::settings::{CompareSettings, Prune, RepoSettings};
+use super::settings::{CompareSettings, Guards, Prune, RepoSettings};
 use super::{ExitStatus, Stop};
 use crate::diag::{Diagnostic, Diagnostics, Severity};
 use crate::emit;
@@ -71,19 +71,19 @@ pub struct InputCounts {
 pub enum Purpose {
     /// A render to store, or to show (`diff`); with `reuse`, unchanged
     /// applications keep their previous files ([`crate::reuse`]).
-    Render { reuse: bool, prune: Prune },
+    Render { reuse: bool, guards: Guards },
     /// A comparison (`check`, `validate`): every object rendered again.
-    Compare { prune: Prune },
+    Compare { guards: Guards },
     /// `explain`: the plan alone; explaining makes the objects of the one
     /// application it explains.
     Explain,
 }
 
 impl Purpose {
-    fn prune(self) -> Prune {
+    fn guards(self) -> Guards {
         match self {
-            Purpose::Render { prune, .. } | Purpose::Compare { prune } => prune,
-            Purpose::Explain => Prune::Allow,
+            Purpose::Render { guards, .. } | Purpose::Compare { guards } => guards,
+            Purpose::Explain => Guards::ALLOW,
         }
     }
 }
@@ -170,7 +170,7 @@ pub fn preview(compare: &CompareSettings, printer: &Printer) -> Result<Outcome, 
             scope: Scope::All,
             purpose: Purpose::Render {
                 reuse: true,
-                prune: Prune::Warn,
+                guards: Guards::WARN,
             },
         },
         printer,
@@ -224,7 +224,7 @@ pub fn run(request: Request<'_>, printer: &Printer) -> Result<Outcome, Stop> {
         Err(Halt::Failed(error)) => return Err(Stop::Failed(error)),
     };
     spinner.finish_and_clear();
-    guard_mass_prune(
+    guard_removals(
         &inputs,
         &previous,
         &mut built,
@@ -258,9 +258,12 @@ fn load_inputs(
     (inputs, judged(repo.strict, diagnostics))
 }
 
-/// G0603 when the render removes too much of the previous one, as the
-/// purpose says: an error, a warning, or not checked.
-fn guard_mass_prune(
+/// SPEC §10's removal guards, each as the purpose says (an error, a
+/// warning, or not checked): G0603 when the render removes too much of the
+/// previous one, G0604 for each application the previous render delivered
+/// that this one delivers to no cluster, its template and policy still in
+/// the repository ([`crate::vanish`]).
+fn guard_removals(
     inputs: &Inputs,
     previous: &PreviousRender,
     built: &mut Built,
@@ -268,23 +271,32 @@ fn guard_mass_prune(
     strict: bool,
     diagnostics: &mut Diagnostics,
 ) {
-    let severity = match purpose.prune() {
-        Prune::Refuse => Severity::Error,
-        Prune::Warn => Severity::Warning,
-        Prune::Allow => return,
-    };
-    let config = &inputs.config.mass_prune;
-    let found = mass_prune(
-        &built.plan,
-        previous,
-        (&built.tree, &built.kept),
-        config,
-        severity,
-    );
-    if let Some(diagnostic) = found {
-        let diagnostic = judged(strict, Diagnostics(vec![diagnostic]));
-        built.plan.warnings.extend(diagnostic.clone());
-        diagnostics.extend(diagnostic);
+    let guards = purpose.guards();
+    let mut found = Vec::new();
+    if let Some(severity) = severity(guards.mass_prune) {
+        let config = &inputs.config.mass_prune;
+        let tree = (&built.tree, &built.kept);
+        found.extend(mass_prune(&built.plan, previous, tree, config, severity));
+    }
+    if let Some(severity) = severity(guards.vanish) {
+        let vanishing = crate::vanish::vanishing(inputs, &built.plan, previous);
+        found.extend(
+            vanishing
+                .iter()
+                .map(|v| v.diagnostic(&built.plan, severity)),
+        );
+    }
+    let found = judged(strict, Diagnostics(found));
+    built.plan.warnings.extend(found.clone());
+    diagnostics.extend(found);
+}
+
+/// The severity a guard's finding has under `prune`; `None`: not looked for.
+fn severity(prune: Prune) -> Option<Severity> {
+    match prune {
+        Prune::Refuse => Some(Severity::Error),
+        Prune::Warn => Some(Severity::Warning),
+        Prune::Allow => None,
     }
 }
 

@@ -6,7 +6,7 @@
 
 use super::pipeline::{self, Purpose, Request};
 use super::printer::Printer;
-use super::settings::{Mode, Prune, RenderSettings, Stored, Verbosity};
+use super::settings::{Guards, Mode, Prune, RenderSettings, Stored, Verbosity};
 use super::stored::{self, Saved};
 use super::{shard, ExitStatus, Stop};
 use crate::diag::{Diagnostics, Severity, Sources};
@@ -44,7 +44,7 @@ fn render_request<'a>(
         scope: Scope::All,
         purpose: Purpose::Render {
             reuse: settings.reuse,
-            prune: settings.prune,
+            guards: settings.guards,
         },
     }
 }
@@ -106,13 +106,18 @@ fn merge(
             previous: base.tree.into(),
             format: Some(settings.format),
             scope: Scope::ScheduleOnly,
+            // What the shards remove is judged below, from the merged tree;
+            // an application vanishing is judged from the plan, here.
             purpose: Purpose::Compare {
-                prune: Prune::Allow,
+                guards: Guards {
+                    mass_prune: Prune::Allow,
+                    vanish: settings.guards.vanish,
+                },
             },
         },
         printer,
     )?;
-    if settings.prune == Prune::Refuse {
+    if settings.guards.mass_prune == Prune::Refuse {
         let none = Default::default();
         if let Some(refusal) = pipeline::mass_prune(
             &outcome.plan,

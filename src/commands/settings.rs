@@ -126,8 +126,9 @@ pub struct RenderSettings {
     /// Keep the previous files of applications whose inputs did not
     /// change (off with `--rebuild`).
     pub reuse: bool,
-    /// What to do about a render that removes most of the previous one.
-    pub prune: Prune,
+    /// What to do about a render that removes most of the previous one,
+    /// or an application that vanishes.
+    pub guards: Guards,
     /// `--allow-dirty`: a branch render may render a working tree with
     /// uncommitted changes, and records it.
     pub allow_dirty: bool,
@@ -164,10 +165,17 @@ impl RenderSettings {
             mode,
             format: args.format.into(),
             reuse: !args.rebuild,
-            prune: if args.allow_mass_prune {
-                Prune::Allow
-            } else {
-                Prune::Refuse
+            guards: Guards {
+                mass_prune: if args.allow_mass_prune {
+                    Prune::Allow
+                } else {
+                    Prune::Refuse
+                },
+                vanish: if args.allow_vanish {
+                    Prune::Allow
+                } else {
+                    Prune::Refuse
+                },
             },
             allow_dirty: args.allow_dirty,
             verbosity: match (args.quiet, args.verbose) {
@@ -212,16 +220,40 @@ pub enum Verbosity {
     Verbose,
 }
 
-/// What a command does about a render that would remove most of the
-/// previous one ([`crate::prune`]).
+/// What a command does about a removal one of SPEC §10's guards catches:
+/// a render that would remove most of the previous one ([`crate::prune`]),
+/// an application that would vanish ([`crate::vanish`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Prune {
-    /// Refuse it (error G0603): a render about to be stored.
+    /// Refuse it (error G0603, G0604): a render about to be stored.
     Refuse,
-    /// Say so (warning G0603): a command that shows what a render would do.
+    /// Say so (a warning): a command that shows what a render would do.
     Warn,
-    /// Do not look: `--allow-mass-prune`, or nothing is stored from this run.
+    /// Do not look: `--allow-mass-prune`, `--allow-vanish`, or nothing is
+    /// stored from this run.
     Allow,
+}
+
+/// What a command does about each of SPEC §10's removal guards.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Guards {
+    /// A render removing most of the previous one (G0603).
+    pub mass_prune: Prune,
+    /// An application the previous render delivered reaching no cluster (G0604).
+    pub vanish: Prune,
+}
+
+impl Guards {
+    /// Both said, neither refused: a command that shows what a render would do.
+    pub const WARN: Guards = Guards {
+        mass_prune: Prune::Warn,
+        vanish: Prune::Warn,
+    };
+    /// Neither looked at: nothing is stored from this run, or another run judges it.
+    pub const ALLOW: Guards = Guards {
+        mass_prune: Prune::Allow,
+        vanish: Prune::Allow,
+    };
 }
 
 /// `garrison check`, and what `diff` compares.
@@ -314,14 +346,28 @@ mod tests {
     fn render_flags_resolve_to_plain_settings() {
         let plain = render(&["--out", "o"]);
         assert_eq!(
-            (plain.reuse, plain.prune, plain.verbosity, plain.allow_dirty),
-            (true, Prune::Refuse, Verbosity::Normal, false)
+            (
+                plain.reuse,
+                plain.guards,
+                plain.verbosity,
+                plain.allow_dirty
+            ),
+            (
+                true,
+                Guards {
+                    mass_prune: Prune::Refuse,
+                    vanish: Prune::Refuse
+                },
+                Verbosity::Normal,
+                false
+            )
         );
         let flagged = render(&[
             "--branch",
             "b",
             "--rebuild",
             "--allow-mass-prune",
+            "--allow-vanish",
             "--allow-dirty",
             "-v",
             "--format",
@@ -330,12 +376,12 @@ mod tests {
         assert_eq!(
             (
                 flagged.reuse,
-                flagged.prune,
+                flagged.guards,
                 flagged.verbosity,
                 flagged.allow_dirty,
                 flagged.format
             ),
-            (false, Prune::Allow, Verbosity::Verbose, true, Format::Work)
+            (false, Guards::ALLOW, Verbosity::Verbose, true, Format::Work)
         );
         assert_eq!(render(&["--out", "o", "-q"]).verbosity, Verbosity::Quiet);
     }

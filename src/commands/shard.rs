@@ -7,7 +7,7 @@
 
 use super::pipeline::{self, Purpose, Request};
 use super::printer::Printer;
-use super::settings::{Prune, RenderSettings, Stored, Verbosity};
+use super::settings::{Guards, RenderSettings, Stored, Verbosity};
 use super::{stored, ExitStatus, Stop};
 use crate::emit::write;
 use crate::model::layout::{Tree, MARKER_FILE};
@@ -73,7 +73,7 @@ pub fn render(
             // The merge judges what is removed, once, from every shard.
             purpose: Purpose::Render {
                 reuse: settings.reuse,
-                prune: Prune::Allow,
+                guards: Guards::ALLOW,
             },
         },
         printer,

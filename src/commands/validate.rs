@@ -4,7 +4,7 @@
 
 use super::pipeline::{self, Purpose, Request};
 use super::printer::Printer;
-use super::settings::{Prune, RepoSettings};
+use super::settings::{Guards, RepoSettings};
 use super::{ExitStatus, Stop};
 use crate::plan::Scope;
 
@@ -17,7 +17,7 @@ pub fn run(repo: &RepoSettings, printer: &Printer) -> Result<ExitStatus, Stop> {
             format: None,
             scope: Scope::All,
             purpose: Purpose::Compare {
-                prune: Prune::Allow,
+                guards: Guards::ALLOW,
             },
         },
         printer,

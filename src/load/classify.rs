@@ -16,6 +16,7 @@ use crate::model::clusternet::{GlobalizationDoc, LocalizationDoc, SubscriptionDo
 use crate::model::customization::{
     CustomizationDoc, CustomizationManifest, REVISE_OBJECT_ANNOTATION,
 };
+use crate::model::domain::Holder;
 use crate::model::inputs::{
     Document, Globalization, Inputs, Localization, OverridePolicy, PinnedBinding,
     PropagationPolicy, Subscription, Template,
@@ -74,6 +75,27 @@ enum Role {
     /// kustomize's own files are not Kubernetes objects.
     Kustomize,
     Template,
+}
+
+impl Role {
+    /// Which documents of garrison's own domain (`garrison.dev/` keys) it is.
+    fn holder(self) -> Option<Holder> {
+        Some(match self {
+            Role::PropagationPolicy { .. } => Holder::PropagationPolicy,
+            Role::OverridePolicy { .. } => Holder::OverridePolicy,
+            Role::Cluster => Holder::Cluster,
+            Role::ManagedCluster => Holder::ManagedCluster,
+            Role::Binding { .. } => Holder::Binding,
+            Role::Customization => Holder::ResourceInterpreterCustomization,
+            Role::TaintPolicy => Holder::ClusterTaintPolicy,
+            Role::Autoscaler => Holder::FederatedHpa,
+            Role::Subscription => Holder::Subscription,
+            Role::Localization => Holder::Localization,
+            Role::Globalization => Holder::Globalization,
+            Role::Template => Holder::Template,
+            Role::Unsupported(_) | Role::Karmada(_) | Role::Kustomize => return None,
+        })
+    }
 }
 
 /// Every kind garrison reads as an input, by API group. A new kind, or a
@@ -337,6 +359,13 @@ impl Classifier<'_> {
         let Some(identity) = self.identify(&doc, &value, diagnostics) else {
             return;
         };
+        if let Some(holder) = identity.role.holder() {
+            let what = match &identity.namespace {
+                Some(ns) => format!("{} `{ns}/{}`", identity.kind, identity.name),
+                None => format!("{} `{}`", identity.kind, identity.name),
+            };
+            super::domain::check(&doc, holder, &what, diagnostics);
+        }
         let kind = identity.kind.clone();
         match identity.role {
             Role::Kustomize => diagnostics.push(

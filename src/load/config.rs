@@ -77,6 +77,7 @@ pub fn read(text: &str, file: FileId, diagnostics: &mut Diagnostics) -> Config {
         );
     }
     check_relax(&config.relax, &node, &faults, diagnostics);
+    check_allow_vanish(&config.allow_vanish, &node, &faults, diagnostics);
     let mut config = config;
     for (i, source) in config.sources.iter_mut().enumerate() {
         let Some(entry) = node.get_path(&["sources", &i.to_string()]) else {
@@ -202,6 +203,32 @@ pub fn repository_path_fault(path: &str) -> Option<&'static str> {
         .then_some("names the repository root: a dry source is a directory or file of its own")
 }
 
+/// Each `allowVanish` entry names an application as the vanish guard
+/// does: `Kind/namespace/name`, or `Kind/name` when it is cluster-scoped.
+fn check_allow_vanish(
+    entries: &[String],
+    node: &Node,
+    faults: &Faults,
+    diagnostics: &mut Diagnostics,
+) {
+    for (i, entry) in entries.iter().enumerate() {
+        let parts: Vec<&str> = entry.split('/').collect();
+        let named = matches!(parts.len(), 2 | 3)
+            && parts.iter().all(|p| !p.is_empty())
+            && parts[0].starts_with(|c: char| c.is_ascii_uppercase());
+        if !named {
+            diagnostics.push(
+                faults
+                    .fault(
+                        Some(node.locate(&["allowVanish", &i.to_string()])),
+                        format!("`allowVanish` entry `{entry}` does not name an application"),
+                    )
+                    .help("write `Kind/namespace/name` (`Deployment/shop/web`), or `Kind/name` for a cluster-scoped one, as the G0604 error names it"),
+            );
+        }
+    }
+}
+
 /// The checks `relax` names exist and its paths are globs.
 fn check_relax(rules: &[Relax], node: &Node, faults: &Faults, diagnostics: &mut Diagnostics) {
     for (i, rule) in rules.iter().enumerate() {
@@ -309,7 +336,7 @@ impl Faults {
 }
 
 /// What a settings fault's help says.
-const SUPPORTED_KEYS: &str = "supported keys are `include`, `exclude`, `limits` (`maxFileBytes`, `maxDocuments`, `maxDepth`, `maxNodes`, `maxAliases`), `defaultNamespace`, `kubernetesVersion`, `massPrune` (`maxShare`, `minObjects`), `relax` (`check`, `paths`), `sources` (`kustomize`, or `helm`: `chart`, `releaseName`, `namespace`, `values`, `set`, `includeCRDs`) and `tools` (`kustomize`, `helm`)";
+const SUPPORTED_KEYS: &str = "supported keys are `include`, `exclude`, `limits` (`maxFileBytes`, `maxDocuments`, `maxDepth`, `maxNodes`, `maxAliases`), `defaultNamespace`, `kubernetesVersion`, `massPrune` (`maxShare`, `minObjects`), `allowVanish`, `relax` (`check`, `paths`), `sources` (`kustomize`, or `helm`: `chart`, `releaseName`, `namespace`, `values`, `set`, `includeCRDs`) and `tools` (`kustomize`, `helm`)";
 
 #[cfg(test)]
 mod tests {
@@ -340,6 +367,22 @@ mod tests {
             let fault = repository_path_fault(path).unwrap_or("accepted");
             assert!(fault.starts_with(why), "{path:?}: {fault}");
         }
+    }
+
+    #[test]
+    fn allow_vanish_names_applications_as_the_vanish_guard_does() {
+        assert_eq!(
+            faults("allowVanish: [Deployment/shop/web, ClusterRole/fleet:reader]\n"),
+            Vec::<String>::new()
+        );
+        let found = faults(
+            "allowVanish: [deploy/shop/web, Deployment, Deployment//web, Deployment/a/b/c]\n",
+        );
+        assert_eq!(found.len(), 4, "{found:#?}");
+        assert_eq!(
+            found[0],
+            "`garrison.yaml` is not valid: `allowVanish` entry `deploy/shop/web` does not name an application"
+        );
     }
 
     #[test]

@@ -12,6 +12,7 @@ pub mod cache;
 pub mod classify;
 mod clusternet;
 pub mod config;
+mod domain;
 pub mod dry;
 mod karmada_kind;
 pub mod previous;

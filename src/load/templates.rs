@@ -151,13 +151,17 @@ fn validate(catalog: &Catalog, template: &Template, document: &Document) -> Diag
     }
     let (root, node, prefix) = match catalog.lookup(&template.key.api_version, &template.key.kind) {
         Lookup::Known(kind) => (kind.root, &document.node, Vec::new()),
-        Lookup::NotServed { reason, help } => {
+        Lookup::NotServed {
+            reason,
+            help,
+            field,
+        } => {
             diagnostics.push(
                 Diagnostic::error(
                     Code::UnknownApiKind,
                     format!("`{}`: {reason}", template.key),
                 )
-                .at(document.at(&["kind"]))
+                .at(document.at(&[field]))
                 .help(format!("{help} (kubectl would refuse this object too)")),
             );
             return diagnostics;

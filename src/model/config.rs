@@ -15,6 +15,8 @@
 //! massPrune:
 //!   maxShare: 0.5              # refuse a render removing more than this share of the objects...
 //!   minObjects: 20             # ...once the previous render has at least this many
+//! allowVanish:                 # applications a render may stop delivering, templates kept
+//!   - Deployment/shop/legacy
 //! relax:                       # turn a check's errors into warnings for some files
 //!   - check: unknown-field
 //!     paths: ["legacy/**"]
@@ -51,6 +53,11 @@ pub struct Config {
     pub kubernetes_version: Option<String>,
     #[serde(default)]
     pub mass_prune: MassPruneConfig,
+    /// Applications (`Kind/namespace/name`, `Kind/name` when cluster-scoped)
+    /// a render may stop delivering while their templates and policies are
+    /// still in the repository (G0604).
+    #[serde(default)]
+    pub allow_vanish: Vec<String>,
     #[serde(default)]
     pub relax: Vec<Relax>,
     /// Kustomize bases and Helm charts rendered into templates.

@@ -591,6 +591,67 @@ pub(super) fn built_in_interpreters(
     }
 }
 
+/// A template with `spec.replicas` that a policy divides, of a kind no
+/// resource interpreter reads replicas from (a custom resource without a
+/// `replicaResource` customization, a ReplicationController): Karmada's
+/// interpreter finds no replicas (its native `GetReplicas` knows only
+/// Deployment, ReplicaSet, StatefulSet, Job and Pod), so the binding is no
+/// workload, its binding controller revises nothing (`ensureWork` calls
+/// `ReviseReplica` only when `bindingSpec.IsWorkload()`), and every
+/// selected cluster gets the template unchanged, all its replicas each.
+/// garrison renders the same, but never silently: one warning per
+/// template, naming what Karmada does and the fix.
+pub(super) fn undivided_replicas(
+    inputs: &Inputs,
+    apps: &[super::App],
+    templates: &BTreeMap<&ObjectKey, &Template>,
+    interpreter: &interpret::Interpreter,
+    diagnostics: &mut Diagnostics,
+) {
+    for app in apps {
+        let (api_version, kind) = (app.key.api_version.as_str(), app.key.kind.as_str());
+        if app.binding.workload
+            || !matches!(app.source, super::Source::Policy { .. })
+            || interpreter.defines(&app.key, Rule::ReplicaResource)
+            || interpret::thirdparty::karmada_defines(api_version, kind, Rule::ReplicaResource)
+        {
+            continue;
+        }
+        let Some(policy) = super::policy_of(inputs, app) else {
+            continue;
+        };
+        if matches!(policy.spec.placement.division(), Division::Duplicated) {
+            continue;
+        }
+        let Some(template) = templates.get(&app.key) else {
+            continue;
+        };
+        let Some(replicas) = template
+            .value
+            .pointer("/spec/replicas")
+            .and_then(serde_json::Value::as_u64)
+            .filter(|r| *r > 0)
+        else {
+            continue;
+        };
+        diagnostics.push(
+            Diagnostic::warning(
+                Code::ReplicasNotDivided,
+                format!(
+                    "`{}` has `spec.replicas: {replicas}` and {} divides replicas, but no resource interpreter reads the replicas of `{kind}` ({api_version}): Karmada's scheduler then divides nothing, and every selected cluster gets all {replicas}; so does this render",
+                    app.key,
+                    policy.display()
+                ),
+            )
+            .at(template.origin)
+            .help(format!(
+                "declare a ResourceInterpreterCustomization for `{kind}` with a `replicaResource` script (GetReplicas) and a `replicaRevision` script (ReviseReplica), as Karmada's own for CloneSet does ({}); both Karmada and garrison then divide it. If every cluster should run all {replicas}, make the placement Duplicated",
+                interpret::thirdparty::source("apps.kruise.io/v1alpha1", "CloneSet")
+            )),
+        );
+    }
+}
+
 /// A policy whose selectors match no template is almost always a typo.
 pub(super) fn unused_policies(inputs: &Inputs, diagnostics: &mut Diagnostics) {
     let help = "check apiVersion, kind, namespace, name and labels of its resource selectors";

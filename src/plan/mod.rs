@@ -281,6 +281,7 @@ pub fn plan_with(
     let (mut apps, mut unclaimed) = claims.claim_all(&mut diagnostics);
     check::unused_policies(inputs, &mut diagnostics);
     check::built_in_interpreters(inputs, &apps, &templates, &interpreter, &mut diagnostics);
+    check::undivided_replicas(inputs, &apps, &templates, &interpreter, &mut diagnostics);
     let context = dependencies::Context {
         inputs,
         interpreter: &interpreter,

@@ -249,6 +249,8 @@ pub enum Lookup<'a> {
     NotServed {
         reason: String,
         help: String,
+        /// The field at fault: `apiVersion` (a group or version) or `kind`.
+        field: &'static str,
     },
     /// Nothing is known about the group.
     Unknown,
@@ -310,9 +312,10 @@ impl Catalog {
                 return Lookup::NotServed {
                     reason: "the `extensions` API group is no longer served (Kubernetes removed its last kinds in 1.22)".into(),
                     help: "use `apps/v1` for Deployments, DaemonSets and ReplicaSets, `networking.k8s.io/v1` for Ingresses and NetworkPolicies".into(),
+                    field: "apiVersion",
                 };
             }
-            return Lookup::Unknown;
+            return self.near_group(group, version, kind);
         };
         let defined_by = match &any.source {
             KindSource::Builtin => format!("Kubernetes {}", self.kubernetes),
@@ -342,6 +345,7 @@ impl Catalog {
                         .collect::<Vec<_>>()
                         .join(" or ")
                 ),
+                field: "apiVersion",
             };
         }
         // A group of CRDs is open: the repository may hold the CRDs of some
@@ -357,6 +361,63 @@ impl Catalog {
         Lookup::NotServed {
             reason: format!("the {group_name} API group of {defined_by} has no kind `{kind}`"),
             help,
+            field: "kind",
+        }
+    }
+}
+
+impl Catalog {
+    /// An unknown `group` one edit away from a served group that has
+    /// `kind` (`app` for `apps`, `rollout.kruise.io` for the repository's
+    /// `rollouts.kruise.io`) is a misspelling: read as a kind without a
+    /// schema, the template would be rendered unchecked and left by every
+    /// policy that selects the group it meant. Anything else is unknown.
+    fn near_group(&self, group: &str, version: &str, kind: &str) -> Lookup<'_> {
+        let mut near: BTreeMap<&str, (Vec<&str>, &KindSource)> = BTreeMap::new();
+        for ((g, v, k), entry) in &self.kinds {
+            if k == kind && crate::diag::edit_distance(g, group) == 1 {
+                let (versions, _) = near.entry(g).or_insert((Vec::new(), &entry.source));
+                versions.push(v);
+            }
+        }
+        let Some((served, (versions, source))) = near.into_iter().next() else {
+            return Lookup::Unknown;
+        };
+        let api_version = |v: &str| {
+            if served.is_empty() {
+                v.to_string()
+            } else {
+                format!("{served}/{v}")
+            }
+        };
+        let suggested = if versions.contains(&version) {
+            format!("`apiVersion: {}`", api_version(version))
+        } else {
+            versions
+                .iter()
+                .map(|v| format!("`apiVersion: {}`", api_version(v)))
+                .collect::<Vec<_>>()
+                .join(" or ")
+        };
+        let served_by = match source {
+            KindSource::Builtin => format!("Kubernetes {}", self.kubernetes),
+            KindSource::Crd(_) => "the CustomResourceDefinition in the repository".to_string(),
+        };
+        let shown = |g: &str| {
+            if g.is_empty() {
+                "core".to_string()
+            } else {
+                format!("`{g}`")
+            }
+        };
+        Lookup::NotServed {
+            reason: format!(
+                "no API group `{group}` is served, by Kubernetes {} or by a CustomResourceDefinition of the repository; the {} group of {served_by} one letter away has `{kind}`",
+                self.kubernetes,
+                shown(served)
+            ),
+            help: format!("did you mean {suggested}?"),
+            field: "apiVersion",
         }
     }
 }

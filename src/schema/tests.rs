@@ -166,7 +166,8 @@ fn versions_and_kinds_that_are_not_served_are_named() {
                 "the apps API group of Kubernetes {} has no kind `deployment`",
                 catalog.kubernetes
             ),
-            help: "did you mean `Deployment`?".into()
+            help: "did you mean `Deployment`?".into(),
+            field: "kind",
         }
     );
     assert_eq!(
@@ -176,7 +177,8 @@ fn versions_and_kinds_that_are_not_served_are_named() {
                 "`Deployment` is not served as `apps/v1beta1` by Kubernetes {}",
                 catalog.kubernetes
             ),
-            help: "use `apiVersion: apps/v1`".into()
+            help: "use `apiVersion: apps/v1`".into(),
+            field: "apiVersion",
         }
     );
     assert_eq!(catalog.lookup("example.com/v1", "Widget"), Lookup::Unknown);
@@ -194,6 +196,45 @@ fn versions_and_kinds_that_are_not_served_are_named() {
             ..
         })
     ));
+}
+
+#[test]
+fn a_group_one_letter_from_a_served_group_with_the_kind_is_a_misspelling() {
+    let (catalog, _) = catalog_with(&[CRD]);
+    let kubernetes = catalog.kubernetes;
+    assert_eq!(
+        catalog.lookup("app/v1", "Deployment"),
+        Lookup::NotServed {
+            reason: format!("no API group `app` is served, by Kubernetes {kubernetes} or by a CustomResourceDefinition of the repository; the `apps` group of Kubernetes {kubernetes} one letter away has `Deployment`"),
+            help: "did you mean `apiVersion: apps/v1`?".into(),
+            field: "apiVersion",
+        }
+    );
+    assert!(
+        matches!(
+            catalog.lookup("bacth/v2", "CronJob"),
+            Lookup::NotServed { ref help, .. } if help == "did you mean `apiVersion: batch/v1`?"
+        ),
+        "a swap is one edit; the served versions when the written one is not"
+    );
+    assert!(
+        matches!(
+            catalog.lookup("example.co/v1", "Widget"),
+            Lookup::NotServed { ref reason, ref help, .. } if help == "did you mean `apiVersion: example.com/v1`?"
+                && reason.ends_with("the `example.com` group of the CustomResourceDefinition in the repository one letter away has `Widget`")
+        ),
+        "a group of the repository's CRDs"
+    );
+    assert_eq!(
+        catalog.lookup("app/v1", "Widget"),
+        Lookup::Unknown,
+        "the near group lacks the kind"
+    );
+    assert_eq!(
+        catalog.lookup("ap/v1", "Deployment"),
+        Lookup::Unknown,
+        "two edits away"
+    );
 }
 
 const CRD: &str = "apiVersion: apiextensions.k8s.io/v1

@@ -22,6 +22,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("plan", 6),
     ("reuse", 7),
     ("prune", 7),
+    ("vanish", 7),
     ("emit", 8),
     ("report", 9),
     ("git", 9),

@@ -695,6 +695,43 @@ fn every_diagnostic_code_has_a_section_in_the_reference() {
 }
 
 #[test]
+fn every_key_of_garrisons_domain_is_in_the_reference_table() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/reference.md");
+    let reference = std::fs::read_to_string(&path).unwrap_or_default();
+    let section = reference
+        .split("### garrison's own keys")
+        .nth(1)
+        .and_then(|rest| rest.split("\n### ").next())
+        .unwrap_or_default();
+    let rows: Vec<&str> = section.lines().filter(|l| l.starts_with("| `")).collect();
+    for key in garrison::model::domain::KEYS {
+        let listed = rows.iter().any(|row| {
+            let first = row.split(" | ").next().unwrap_or_default();
+            first.contains(&format!("`{}`", key.key))
+        });
+        assert!(
+            listed,
+            "`{}` ({}) is not in the table of docs/reference.md, \"garrison's own keys\"",
+            key.key,
+            key.describe()
+        );
+    }
+    let keys: Vec<&str> = garrison::model::domain::KEYS
+        .iter()
+        .map(|k| k.key)
+        .collect();
+    for row in rows {
+        let first = row.split(" | ").next().unwrap_or_default();
+        for listed in first.split('`').skip(1).step_by(2) {
+            assert!(
+                keys.contains(&listed),
+                "the reference lists `{listed}`, which garrison has not"
+            );
+        }
+    }
+}
+
+#[test]
 fn a_reference_missing_or_misnaming_a_code_is_refused() {
     use garrison::diag::Code;
     let whole: String = Code::ALL

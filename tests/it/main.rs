@@ -31,4 +31,5 @@ mod reuse;
 mod secrets;
 mod shard;
 mod support;
+mod vanish;
 mod yaml_readers;

@@ -418,13 +418,15 @@ fn the_example_fleets_report_shows_in_a_browser() {
         shown.cell("Deployment/shop/storefront", "us-west-2"),
         ("ghost heldback", "3")
     );
-    // The payments Rollout's fort, an object without replicas.
+    // The payments Rollout's fort, its 4 replicas divided 2:1 by its
+    // customization; an object without replicas is a dot.
     assert_eq!(
         shown.cell("Rollout/shop/payments", "us-east-1a"),
-        ("fort", "\u{25CF}")
+        ("fort", "3")
     );
+    assert_eq!(shown.cell("Rollout/shop/payments", "us-east-1b"), ("", "1"));
     assert_eq!(
-        shown.cell("Rollout/shop/payments", "us-east-1b"),
+        shown.cell("DaemonSet/monitoring/node-exporter", "edge-lab"),
         ("", "\u{25CF}")
     );
     assert!(shown.dom.contains("6 changed</span>"), "{}", shown.dom);

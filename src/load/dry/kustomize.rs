@@ -30,20 +30,32 @@ const REFERENCING_FIELDS: &[&str] = &[
     "validators",
 ];
 
-/// The directories (relative to `root`, `/`-separated) a build of `start`
-/// reaches, `start` included; or what stops it.
-pub fn reach(root: &Path, start: &str) -> Result<BTreeSet<String>, Problem> {
-    let mut reached = BTreeSet::new();
+/// What a build of a directory reaches: every kustomization directory
+/// (relative to `root`, `/`-separated) it names, the start included, and
+/// what stops it from building.
+#[derive(Debug, Default)]
+pub struct Reached {
+    pub dirs: BTreeSet<String>,
+    pub problems: Vec<Problem>,
+}
+
+/// The directories a build of `start` reaches, and every fault on the
+/// way. A fault does not end the walk: the directories past it are still
+/// the source's (a base beside a remote one, a component), so that a
+/// refused source's files are never read as plain templates.
+pub fn reach(root: &Path, start: &str) -> Reached {
+    let mut reached = Reached::default();
     let mut pending = vec![normalize(start).unwrap_or_default()];
     while let Some(dir) = pending.pop() {
-        if !reached.insert(dir.clone()) {
+        if !reached.dirs.insert(dir.clone()) {
             continue;
         }
         let Some((file, text)) = kustomization(root, &dir) else {
-            return Err(Problem::plain(
+            reached.problems.push(Problem::plain(
                 format!("`{dir}` holds no kustomization (`kustomization.yaml`, `kustomization.yml` or `Kustomization`)"),
                 "name a directory that `kustomize build` can build",
             ));
+            continue;
         };
         let node = match parse_stream(&text, &Limits::default()) {
             Ok(mut nodes) if !nodes.is_empty() => nodes.swap_remove(0),
@@ -57,7 +69,8 @@ pub fn reach(root: &Path, start: &str) -> Result<BTreeSet<String>, Problem> {
                     e.help,
                 );
                 problem.code = crate::diag::Code::Syntax;
-                return Err(problem);
+                reached.problems.push(problem);
+                continue;
             }
         };
         for (entry, pos) in references(&node) {
@@ -65,12 +78,18 @@ pub fn reach(root: &Path, start: &str) -> Result<BTreeSet<String>, Problem> {
                 Ok(Some(next)) => pending.push(next),
                 Ok(None) => {}
                 Err((message, help)) => {
-                    return Err(Problem::in_file(&file, text, pos, message, help));
+                    reached.problems.push(Problem::in_file(
+                        &file,
+                        text.clone(),
+                        pos,
+                        message,
+                        help,
+                    ));
                 }
             }
         }
     }
-    Ok(reached)
+    reached
 }
 
 /// The kustomization file of `dir`: its path relative to the root, and text.
@@ -209,13 +228,14 @@ mod tests {
         ]);
         let reached = reach(&root, "apps/prod");
         let _ = std::fs::remove_dir_all(&root);
+        assert_eq!(reached.problems.len(), 0, "{:?}", reached.problems);
         assert_eq!(
-            reached.ok().map(|r| r.into_iter().collect::<Vec<_>>()),
-            Some(vec![
+            reached.dirs.into_iter().collect::<Vec<_>>(),
+            vec![
                 "apps/base".to_string(),
                 "apps/components/probes".to_string(),
                 "apps/prod".to_string()
-            ])
+            ]
         );
     }
 
@@ -243,8 +263,8 @@ mod tests {
             );
             let result = reach(&root, "apps/prod");
             let _ = std::fs::remove_dir_all(&root);
-            let Err(problem) = result else {
-                panic!("`{entry}` was accepted");
+            let [problem] = result.problems.as_slice() else {
+                panic!("`{entry}`: {:?}", result.problems);
             };
             assert!(
                 problem.message.contains(says),
@@ -260,6 +280,55 @@ mod tests {
                 "{entry}"
             );
         }
+    }
+
+    #[test]
+    fn a_refused_overlay_still_reaches_every_base_and_component_past_each_fault() {
+        let root = tree("past-faults", &[
+            ("apps/base/kustomization.yaml", "resources: [deployment.yaml, ../more]\n"),
+            ("apps/base/deployment.yaml", "kind: Deployment\n"),
+            ("apps/more/kustomization.yaml", "resources: [\"oops\n"),
+            ("apps/components/probes/kustomization.yaml", "kind: Component\n"),
+            (
+                "apps/prod/kustomization.yaml",
+                "resources:\n- https://github.com/org/repo//base?ref=v1\n- ../base\n- github.com/org/other\ncomponents:\n- ../components/probes\n",
+            ),
+        ]);
+        let reached = reach(&root, "apps/prod");
+        let _ = std::fs::remove_dir_all(&root);
+        assert_eq!(
+            reached.dirs.iter().map(String::as_str).collect::<Vec<_>>(),
+            [
+                "apps/base",
+                "apps/components/probes",
+                "apps/more",
+                "apps/prod"
+            ]
+        );
+        let found: Vec<(u32, &str)> = reached
+            .problems
+            .iter()
+            .map(|p| {
+                (
+                    p.place.as_ref().map_or(0, |p| p.pos.line),
+                    p.message.as_str(),
+                )
+            })
+            .collect();
+        assert_eq!(found.len(), 3, "{found:?}");
+        assert!(found
+            .iter()
+            .any(|(line, m)| *line == 2 && m.contains("is a remote base")));
+        assert!(found
+            .iter()
+            .any(|(line, m)| *line == 4 && m.contains("is a remote base")));
+        assert!(
+            reached
+                .problems
+                .iter()
+                .any(|p| p.code == crate::diag::Code::Syntax),
+            "the base's unreadable kustomization"
+        );
     }
 
     #[test]

@@ -150,8 +150,9 @@ impl Dry {
 }
 
 /// Check every entry of `sources` and find what each reads. Faults are
-/// G0009 diagnostics; a faulty source's own directory is still kept from
-/// the plain templates (a chart's templates are not YAML).
+/// G0009 diagnostics; what a faulty source reads is still kept from the
+/// plain templates (a chart's templates are not YAML, and a base's files
+/// are the base's, whether or not the overlay builds).
 pub fn prepare(
     root: &Path,
     config: &Config,
@@ -167,10 +168,16 @@ pub fn prepare(
         let (entry, checked) = match source.tool() {
             Some(DryTool::Kustomize(dir)) => {
                 let dir = kustomize::normalize(dir).unwrap_or_default();
-                dry.inputs.push(dir.clone());
-                let reached = kustomize::reach(root, &dir)
-                    .map(|trees| (trees.into_iter().collect(), Vec::new()));
-                (Entry::Kustomize(dir), reached)
+                let reached = kustomize::reach(root, &dir);
+                // Whether or not it builds, every directory it reaches is
+                // its own: a base beside a remote one is no plain template.
+                dry.inputs.extend(reached.dirs.iter().cloned());
+                let checked = if reached.problems.is_empty() {
+                    Ok((reached.dirs.into_iter().collect(), Vec::new()))
+                } else {
+                    Err(reached.problems)
+                };
+                (Entry::Kustomize(dir), checked)
             }
             Some(DryTool::Helm(chart)) => {
                 let dir = kustomize::normalize(&chart.chart).unwrap_or_default();
@@ -181,7 +188,9 @@ pub fn prepare(
                     .collect();
                 dry.inputs.push(dir.clone());
                 dry.inputs.extend(files.iter().cloned());
-                let checked = helm::check(root, chart).map(|()| (vec![dir], files));
+                let checked = helm::check(root, chart)
+                    .map(|()| (vec![dir], files))
+                    .map_err(|problem| vec![problem]);
                 (Entry::Helm(chart.clone()), checked)
             }
             // garrison.yaml's reading said so (G0005).
@@ -200,22 +209,28 @@ pub fn prepare(
                     files,
                 });
             }
-            Err(problem) => {
-                let origin = match &problem.place {
-                    Some(place) => Origin {
-                        file: sources.add(place.path.clone(), place.text.clone()),
-                        pos: place.pos,
-                    },
-                    None => {
-                        let field: Vec<&str> = problem.field.iter().map(String::as_str).collect();
-                        doc.at(&field)
-                    }
-                };
-                diagnostics.push(
-                    Diagnostic::error(problem.code, problem.message)
-                        .at(origin)
-                        .help(problem.help),
-                );
+            Err(problems) => {
+                let mut added: BTreeMap<String, crate::diag::FileId> = BTreeMap::new();
+                for problem in problems {
+                    let origin = match &problem.place {
+                        Some(place) => Origin {
+                            file: *added.entry(place.path.clone()).or_insert_with(|| {
+                                sources.add(place.path.clone(), place.text.clone())
+                            }),
+                            pos: place.pos,
+                        },
+                        None => {
+                            let field: Vec<&str> =
+                                problem.field.iter().map(String::as_str).collect();
+                            doc.at(&field)
+                        }
+                    };
+                    diagnostics.push(
+                        Diagnostic::error(problem.code, problem.message)
+                            .at(origin)
+                            .help(problem.help),
+                    );
+                }
             }
         }
     }
