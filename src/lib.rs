@@ -10,6 +10,7 @@
 //! carries every user-facing fault. `docs/architecture.md` draws the
 //! modules and says which owns what.
 
+pub mod apiserver;
 pub mod cli;
 pub mod commands;
 pub mod diag;

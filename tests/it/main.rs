@@ -3,6 +3,7 @@
 //! real binary.
 
 mod action;
+mod apiserver;
 mod architecture;
 mod bad_input;
 mod bench_fleet;

@@ -10,7 +10,7 @@ mod compare;
 mod garrison;
 mod generate;
 mod oracle;
-mod stored;
+pub(crate) mod stored;
 
 /// Every generated case is input garrison accepts: a refusal here is a
 /// generator bug (or garrison refusing what Karmada takes), never noise.

@@ -65,6 +65,33 @@ impl Member {
             .collect()
     }
 
+    /// Each of `objects` as stored, with whether the API server knows its
+    /// kind; an object it refuses is `None`.
+    pub fn store_known(&mut self, objects: &[Value]) -> Vec<Option<(Value, bool)>> {
+        if objects.is_empty() {
+            return Vec::new();
+        }
+        let answer = self.0.answer(&json!({ "store": objects }));
+        if let (Some(stored), Some(known)) =
+            (answer["objects"].as_array(), answer["known"].as_array())
+        {
+            if stored.len() == objects.len() && known.len() == objects.len() {
+                return stored
+                    .iter()
+                    .zip(known)
+                    .map(|(s, k)| Some((s.clone(), k.as_bool() == Some(true))))
+                    .collect();
+            }
+        }
+        if objects.len() == 1 {
+            return vec![None];
+        }
+        objects
+            .iter()
+            .flat_map(|o| self.store_known(std::slice::from_ref(o)))
+            .collect()
+    }
+
     /// A Karmada answer (the oracle's or garrison's) with each Work's
     /// manifest as the member cluster stores it.
     pub fn karmada_answer(&mut self, answer: &Value) -> Value {

@@ -1,0 +1,118 @@
+//! garrison's API server stage (`src/apiserver`) against Kubernetes' own
+//! (`conformance/kubernetes-apiserver`, Kubernetes v1.35's decoding,
+//! defaulters and conversions): every object of `testdata/` (the fixtures,
+//! the public corpus and `testdata/apiserver/`, written to reach every
+//! defaulter) is stored by both and must come out the same. Compared
+//! without what neither side is asked for: `metadata.creationTimestamp`
+//! (`null` in the typed encoding) and `status`.
+
+use crate::conformance::stored::Member;
+use garrison::load::yaml::{parse_stream, Limits};
+use serde_json::Value;
+use std::collections::BTreeSet;
+
+/// Every object of every YAML or JSON file under `testdata/`, once each
+/// (a `List`'s items as objects of their own).
+fn objects() -> Vec<Value> {
+    let mut seen = BTreeSet::new();
+    let mut out = Vec::new();
+    for path in crate::corpus::files(&crate::support::testdata()) {
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        let Ok(nodes) = parse_stream(&text, &Limits::default()) else {
+            continue;
+        };
+        for node in nodes {
+            let value = node.to_value();
+            let items = match value.get("items").and_then(Value::as_array) {
+                Some(items) if value["kind"].as_str().is_some_and(|k| k.ends_with("List")) => {
+                    items.clone()
+                }
+                _ => vec![value],
+            };
+            for item in items {
+                if item.get("apiVersion").and_then(Value::as_str).is_none()
+                    || item.get("kind").and_then(Value::as_str).is_none()
+                {
+                    continue;
+                }
+                if seen.insert(item.to_string()) {
+                    out.push(item);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// What the comparison leaves out, at any depth for the timestamp.
+fn comparable(mut value: Value) -> Value {
+    fn strip(value: &mut Value) {
+        match value {
+            Value::Object(map) => {
+                if let Some(Value::Object(meta)) = map.get_mut("metadata") {
+                    if meta.get("creationTimestamp").is_some_and(Value::is_null) {
+                        meta.remove("creationTimestamp");
+                    }
+                }
+                map.values_mut().for_each(strip);
+            }
+            Value::Array(items) => items.iter_mut().for_each(strip),
+            _ => {}
+        }
+    }
+    if let Some(map) = value.as_object_mut() {
+        map.remove("status");
+    }
+    strip(&mut value);
+    value
+}
+
+#[test]
+fn garrison_stores_every_testdata_object_as_kubernetes_does() {
+    let objects = objects();
+    let mut member = Member::start();
+    let mut stored = Vec::new();
+    for chunk in objects.chunks(200) {
+        stored.extend(member.store_known(chunk));
+    }
+    let mut differences = Vec::new();
+    let mut compared = 0;
+    for (object, answer) in objects.iter().zip(stored) {
+        let Some((theirs, known)) = answer else {
+            continue;
+        };
+        let mut ours = object.clone();
+        let ours_known = garrison::apiserver::store(&mut ours);
+        let what = format!(
+            "{} {}/{}",
+            object["apiVersion"].as_str().unwrap_or_default(),
+            object["kind"].as_str().unwrap_or_default(),
+            object["metadata"]["name"].as_str().unwrap_or_default()
+        );
+        if known != ours_known {
+            differences.push(format!(
+                "{what}: Kubernetes knows the kind: {known}, garrison: {ours_known}"
+            ));
+            continue;
+        }
+        if !known {
+            continue;
+        }
+        compared += 1;
+        let (ours, theirs) = (comparable(ours), comparable(theirs));
+        if ours != theirs {
+            differences.push(format!(
+                "{what}:\n  garrison   {ours}\n  kubernetes {theirs}"
+            ));
+        }
+    }
+    assert!(compared > 100, "only {compared} built-in objects compared");
+    assert!(
+        differences.is_empty(),
+        "{} of {compared} stored objects differ:\n{}",
+        differences.len(),
+        differences.join("\n")
+    );
+}
