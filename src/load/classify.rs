@@ -534,6 +534,14 @@ impl Classifier<'_> {
             namespace,
             name,
         };
+        // Decided on as the control plane's API server stores it (SPEC §10,
+        // "The API server stage"); a SOPS document is not, its MAC covers
+        // every value and no API server could decode it.
+        let written = value.clone();
+        let mut value = value;
+        if !value.get("sops").is_some_and(Value::is_object) {
+            crate::apiserver::store(&mut value);
+        }
         let labels: Labels = string_map(value.pointer("/metadata/labels"));
         let annotations = string_map(value.pointer("/metadata/annotations"));
         let fort_pin_origin = annotations
@@ -550,6 +558,7 @@ impl Classifier<'_> {
             labels,
             annotations,
             value,
+            written,
             origin: doc.origin(),
             fort_pin_origin,
         });
@@ -644,6 +653,23 @@ impl Classifier<'_> {
             let Some(parsed) = parse_typed::<KarmadaClusterDoc>(&doc, &kind, diagnostics) else {
                 return;
             };
+            // Karmada's API server validates a Cluster before its
+            // canonicalisation moves a lone `zone` into `zones`
+            // (`pkg/registry/cluster/strategy.go`, `ValidateClusterSpec`):
+            // both at once are refused, never merged.
+            if parsed.spec.zone.as_deref().is_some_and(|z| !z.is_empty())
+                && !parsed.spec.zones.is_empty()
+            {
+                diagnostics.push(
+                    Diagnostic::error(
+                        Code::InvalidField,
+                        format!("cluster `{name}` sets both `spec.zone` and `spec.zones`: Karmada's API server refuses such a Cluster (\"Zone and Zones cannot co-exist\")"),
+                    )
+                    .at(doc.at(&["spec", "zone"]))
+                    .help("`spec.zone` is deprecated: move its value into `spec.zones` and remove `spec.zone`"),
+                );
+                return;
+            }
             Cluster::from_karmada(parsed, doc.origin())
         } else {
             let Some(parsed) = parse_typed::<ManagedClusterDoc>(&doc, &kind, diagnostics) else {
@@ -2127,6 +2153,25 @@ mod tests {
                 "typos.yaml:14:14: error[G0104]: invalid Cluster: `spec.secretRef`: missing field `name` (help: fix the value at this position; see Karmada's API reference for the field)".to_string(),
             ]
         );
+    }
+
+    /// Karmada's API server refuses a Cluster with both `zone` and `zones`
+    /// (validation runs before the canonicalisation that moves a lone
+    /// `zone` into `zones`) and keeps a lone `zone` as `zones: [zone]`.
+    #[test]
+    fn a_cluster_zone_moves_into_zones_only_alone_as_karmadas_api_server_does() {
+        let text = "apiVersion: cluster.karmada.io/v1alpha1\nkind: Cluster\nmetadata:\n  name: both\nspec:\n  zone: a\n  zones: [b]\n---\napiVersion: cluster.karmada.io/v1alpha1\nkind: Cluster\nmetadata:\n  name: alone\nspec:\n  zone: a\n";
+        let (inputs, shown) = classify_text("clusters.yaml", text);
+        assert_eq!(
+            shown,
+            vec!["clusters.yaml:6:9: error[G0104]: cluster `both` sets both `spec.zone` and `spec.zones`: Karmada's API server refuses such a Cluster (\"Zone and Zones cannot co-exist\") (help: `spec.zone` is deprecated: move its value into `spec.zones` and remove `spec.zone`)".to_string()]
+        );
+        let names: Vec<(&str, &[String])> = inputs
+            .clusters
+            .iter()
+            .map(|c| (c.name.as_str(), c.zones.as_slice()))
+            .collect();
+        assert_eq!(names, vec![("alone", &["a".to_string()][..])]);
     }
 
     /// Karmada v1.19's API, every field set (testdata/karmada-api, generated

@@ -300,10 +300,13 @@ impl Cluster {
             .get(SYNC_PAUSED_ANNOTATION)
             .is_some_and(|v| v == "true");
         let mut zones = doc.spec.zones;
-        // Karmada's mutating webhook copies the deprecated `zone` into `zones`.
+        // Karmada's API server canonicalises a Cluster that sets only the
+        // deprecated `zone` into one with `zones: [zone]`
+        // (`pkg/apis/cluster/mutation`, `migrateZoneToZones`); loading
+        // refuses one with both.
         if let Some(zone) = doc.spec.zone.filter(|z| !z.is_empty()) {
-            if !zones.contains(&zone) {
-                zones.insert(0, zone);
+            if zones.is_empty() {
+                zones.push(zone);
             }
         }
         let status = doc.status.unwrap_or_default();

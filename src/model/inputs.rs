@@ -44,7 +44,13 @@ pub struct Template {
     pub key: ObjectKey,
     pub labels: Labels,
     pub annotations: BTreeMap<String, String>,
+    /// The template as the control plane's API server stores it
+    /// ([`crate::apiserver::store`]): what every decision and override
+    /// reads.
     pub value: Value,
+    /// The template as the user wrote it: what garrison writes, plus what
+    /// the plan changes ([`crate::apiserver::slim`]).
+    pub written: Value,
     pub origin: Origin,
     /// Where the fort-pin annotation is written, when there is one.
     pub fort_pin_origin: Option<Origin>,

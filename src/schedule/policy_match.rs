@@ -276,6 +276,7 @@ mod tests {
                 .map(|(k, v)| (k.to_string(), v.to_string()))
                 .collect(),
             value: serde_json::Value::Null,
+            written: serde_json::Value::Null,
             origin: doc().origin(),
             fort_pin_origin: None,
         }

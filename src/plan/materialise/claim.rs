@@ -97,7 +97,7 @@ pub(super) fn settle(
     target: &Target<'_>,
     made: &mut Made,
 ) -> Result<(), Diagnostic> {
-    let written = target.template.value.get("metadata");
+    let written = target.template.written.get("metadata");
     let Some(metadata) = made
         .value
         .get_mut("metadata")

@@ -15,6 +15,7 @@ mod overrides;
 mod prune;
 mod replicas;
 mod revised;
+mod slim;
 #[cfg(test)]
 mod tests;
 pub(crate) mod trim;
@@ -38,7 +39,8 @@ type Step = fn(&Materialiser<'_>, &Target<'_>, &mut Made) -> Result<(), Diagnost
 /// apply overrides, run the revise-object hook, prune what a member
 /// cluster assigns (Karmada prunes when it writes the Work, after the
 /// overrides), check what scripts returned, drop what the claim made and
-/// nothing filled, write the bookkeeping annotations.
+/// nothing filled, leave out the defaults a member cluster sets back,
+/// write the bookkeeping annotations.
 const STEPS: &[Step] = &[
     claim::step,
     replicas::step,
@@ -47,12 +49,14 @@ const STEPS: &[Step] = &[
     prune::step,
     revised::step,
     claim::settle,
+    slim::step,
     annotate::step,
 ];
 
 /// A Subscription's feed (Clusternet, clusternet-semantics §5, §6): the
 /// hub's trims, the Localizations and Globalizations, the division written
-/// last, then garrison's hook and bookkeeping as for every application.
+/// last, then garrison's hook, the defaults left out and the bookkeeping
+/// as for every application.
 const CLUSTERNET_STEPS: &[Step] = &[
     trim::hub,
     localize::step,
@@ -60,6 +64,7 @@ const CLUSTERNET_STEPS: &[Step] = &[
     hook::step,
     trim::delivered,
     revised::step,
+    slim::step,
     annotate::step,
 ];
 
