@@ -39,7 +39,19 @@ pub fn wrap(
         work_annotations.extend(annotate_manifest(
             meta, &binding, &name, &namespace, conflict,
         ));
-        mark_managed(meta);
+    }
+    // Karmada lists the keys of the stored template, defaults included (a
+    // Namespace's `kubernetes.io/metadata.name`), which garrison leaves
+    // out of the manifest when the member's API server sets them back.
+    let mut stored = manifest.clone();
+    crate::apiserver::store(&mut stored);
+    let stored_meta = stored
+        .get("metadata")
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
+    if let Some(meta) = manifest.get_mut("metadata").and_then(Value::as_object_mut) {
+        mark_managed(meta, &stored_meta);
     }
     work_annotations.push(("work.karmada.io/conflict-resolution", conflict.to_string()));
     work_object(name, namespace, work_annotations, manifest)
@@ -101,16 +113,17 @@ fn annotate_manifest(
 }
 
 /// Label the manifest as managed by Karmada and record which labels and
-/// annotations Karmada manages on it: all it now has.
-fn mark_managed(meta: &mut Map<String, Value>) {
+/// annotations Karmada manages on it: all it now has, and those its
+/// stored form (`stored`, the manifest's metadata as stored) adds.
+fn mark_managed(meta: &mut Map<String, Value>, stored: &Map<String, Value>) {
     let labels = meta
         .entry("labels")
         .or_insert_with(|| Value::Object(Map::new()));
     if let Some(map) = labels.as_object_mut() {
         map.insert("karmada.io/managed".into(), Value::String("true".into()));
     }
-    let managed_labels = managed_keys("labels", meta);
-    let managed_annotations = managed_keys("annotations", meta);
+    let managed_labels = managed_keys("labels", meta, stored);
+    let managed_annotations = managed_keys("annotations", meta, stored);
     if let Some(map) = meta.get_mut("annotations").and_then(Value::as_object_mut) {
         map.insert(
             "resourcetemplate.karmada.io/managed-annotations".into(),
@@ -123,14 +136,15 @@ fn mark_managed(meta: &mut Map<String, Value>) {
     }
 }
 
-/// The sorted, comma-separated keys of the metadata's `field`; the
-/// annotations' list counts the two managed-keys annotations themselves.
-fn managed_keys(field: &str, meta: &Map<String, Value>) -> String {
-    let mut keys: Vec<String> = meta
-        .get(field)
-        .and_then(Value::as_object)
-        .map(|m| m.keys().cloned().collect())
-        .unwrap_or_default();
+/// The sorted, comma-separated keys of the metadata's `field`, in the
+/// manifest or its stored form; the annotations' list counts the two
+/// managed-keys annotations themselves.
+fn managed_keys(field: &str, meta: &Map<String, Value>, stored: &Map<String, Value>) -> String {
+    let mut keys: Vec<String> = [meta, stored]
+        .into_iter()
+        .filter_map(|m| m.get(field).and_then(Value::as_object))
+        .flat_map(|m| m.keys().cloned())
+        .collect();
     if field == "annotations" {
         keys.push("resourcetemplate.karmada.io/managed-annotations".into());
         keys.push("resourcetemplate.karmada.io/managed-labels".into());

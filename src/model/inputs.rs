@@ -57,6 +57,21 @@ pub struct Template {
 }
 
 impl Template {
+    /// The template as a Clusternet hub keeps a feed: stored by its API
+    /// server's dry run, or as written when the template skips it
+    /// (`apps.clusternet.io/skip-validating: "true"`).
+    pub fn fed(&self) -> &Value {
+        let skips = self
+            .written
+            .pointer("/metadata/annotations/apps.clusternet.io~1skip-validating")
+            .is_some_and(|v| v == "true");
+        if skips {
+            &self.written
+        } else {
+            &self.value
+        }
+    }
+
     pub fn view(&self) -> TemplateView<'_> {
         TemplateView {
             api_version: &self.key.api_version,

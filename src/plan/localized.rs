@@ -36,7 +36,7 @@ pub(super) fn check(inputs: &Inputs, apps: &[App], diagnostics: &mut Diagnostics
                 cluster,
                 replicas: assignment.replicas,
             };
-            let mut value = template.value.clone();
+            let mut value = template.fed().clone();
             trim::hub_trims(&template.key, &mut value);
             match localize::chain(inputs, &target, &mut value) {
                 Err(error) => {

@@ -546,7 +546,7 @@ pub(super) fn desired_replicas(template: &Template) -> Option<u64> {
         return None;
     }
     match template
-        .value
+        .fed()
         .pointer("/spec/replicas")
         .filter(|v| !v.is_null())
     {

@@ -39,8 +39,9 @@ type Step = fn(&Materialiser<'_>, &Target<'_>, &mut Made) -> Result<(), Diagnost
 /// apply overrides, run the revise-object hook, prune what a member
 /// cluster assigns (Karmada prunes when it writes the Work, after the
 /// overrides), check what scripts returned, drop what the claim made and
-/// nothing filled, leave out the defaults a member cluster sets back,
-/// write the bookkeeping annotations.
+/// nothing filled, write the bookkeeping annotations (which list what the
+/// stored template carries), leave out the defaults a member cluster sets
+/// back.
 const STEPS: &[Step] = &[
     claim::step,
     replicas::step,
@@ -49,13 +50,13 @@ const STEPS: &[Step] = &[
     prune::step,
     revised::step,
     claim::settle,
-    slim::step,
     annotate::step,
+    slim::step,
 ];
 
 /// A Subscription's feed (Clusternet, clusternet-semantics §5, §6): the
 /// hub's trims, the Localizations and Globalizations, the division written
-/// last, then garrison's hook, the defaults left out and the bookkeeping
+/// last, then garrison's hook, the bookkeeping and the defaults left out
 /// as for every application.
 const CLUSTERNET_STEPS: &[Step] = &[
     trim::hub,
@@ -64,8 +65,8 @@ const CLUSTERNET_STEPS: &[Step] = &[
     hook::step,
     trim::delivered,
     revised::step,
-    slim::step,
     annotate::step,
+    slim::step,
 ];
 
 /// SOPS signs every value of an encrypted document (its MAC), so such an
@@ -106,6 +107,19 @@ pub struct Target<'a> {
     pub replicas: u64,
 }
 
+impl Target<'_> {
+    /// The template as the control plane keeps it, which making the object
+    /// starts from: a Karmada API server's stored template, or a Clusternet
+    /// hub's feed.
+    fn stored(&self) -> &Value {
+        if self.app.clusternet() {
+            self.template.fed()
+        } else {
+            &self.template.value
+        }
+    }
+}
+
 /// One object, made, with what each override did to it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Made {
@@ -134,7 +148,7 @@ impl<'a> Materialiser<'a> {
     /// diagnostic, and nothing is made.
     pub fn object(&self, target: &Target<'_>) -> Result<Made, Diagnostic> {
         let mut made = Made {
-            value: target.template.value.clone(),
+            value: target.stored().clone(),
             applied: Applied::default(),
         };
         let steps = if target.app.clusternet() {

@@ -22,7 +22,7 @@ pub(super) fn step(
     };
     made.value = crate::apiserver::slim(
         &made.value,
-        &target.template.value,
+        target.stored(),
         &target.template.written,
         keep,
     );
