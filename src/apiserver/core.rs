@@ -113,7 +113,11 @@ pub(crate) fn store(
         object_meta(metadata);
     }
     for key in ["data", "binaryData", "stringData"] {
-        if object.get(key).and_then(Value::as_object).is_some_and(Map::is_empty) {
+        if object
+            .get(key)
+            .and_then(Value::as_object)
+            .is_some_and(Map::is_empty)
+        {
             object.remove(key);
         }
     }
@@ -129,7 +133,11 @@ fn fields(kind: &str) -> &'static [&'static str] {
         "Secret" => &["data", "stringData", "type", "immutable"],
         "ConfigMap" => &["data", "binaryData", "immutable"],
         "Endpoints" => &["subsets"],
-        "ServiceAccount" => &["secrets", "imagePullSecrets", "automountServiceAccountToken"],
+        "ServiceAccount" => &[
+            "secrets",
+            "imagePullSecrets",
+            "automountServiceAccountToken",
+        ],
         "Event" => &[
             "involvedObject",
             "reason",
@@ -352,7 +360,13 @@ fn persistent_volume(spec: &mut Map<String, Value>) {
 fn limit_range_item(item: &mut Map<String, Value>) {
     default_to(item, "type", json!(""));
     if item.get("type").and_then(Value::as_str) != Some("Container") {
-        for key in ["max", "min", "default", "defaultRequest", "maxLimitRequestRatio"] {
+        for key in [
+            "max",
+            "min",
+            "default",
+            "defaultRequest",
+            "maxLimitRequestRatio",
+        ] {
             resource_list(item, key);
         }
         return;
@@ -383,7 +397,13 @@ fn limit_range_item(item: &mut Map<String, Value>) {
             item.insert(key.into(), Value::Object(map));
         }
     }
-    for key in ["max", "min", "default", "defaultRequest", "maxLimitRequestRatio"] {
+    for key in [
+        "max",
+        "min",
+        "default",
+        "defaultRequest",
+        "maxLimitRequestRatio",
+    ] {
         resource_list(item, key);
     }
 }
@@ -423,8 +443,7 @@ fn is_empty_map(value: Option<&Value>) -> bool {
 
 /// Standard base64 with padding, as Go's JSON encoding writes a `[]byte`.
 fn base64(bytes: &[u8]) -> String {
-    const ALPHABET: &[u8; 64] =
-        b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
     for chunk in bytes.chunks(3) {
         let b = [
@@ -482,7 +501,8 @@ pub(crate) fn canonical_quantity(value: &Value, round: bool) -> Option<String> {
     if nanos == 0 {
         return Some("0".to_string());
     }
-    let suffix = text.trim_start_matches(|c: char| c.is_ascii_digit() || matches!(c, '+' | '-' | '.'));
+    let suffix =
+        text.trim_start_matches(|c: char| c.is_ascii_digit() || matches!(c, '+' | '-' | '.'));
     let binary = suffix.len() == 2 && suffix.ends_with('i');
     let exponent_form = suffix.len() > 1 && suffix.starts_with(['e', 'E']);
     const NANO: i128 = 1_000_000_000;
@@ -537,7 +557,13 @@ const KEPT_WHEN_EMPTY: [&str; 10] = [
 ];
 
 /// The string maps of core/v1 types: a `null` value there decodes to `""`.
-const STRING_MAPS: [&str; 5] = ["labels", "annotations", "nodeSelector", "matchLabels", "selector"];
+const STRING_MAPS: [&str; 5] = [
+    "labels",
+    "annotations",
+    "nodeSelector",
+    "matchLabels",
+    "selector",
+];
 
 /// The optional bools core/v1 holds by pointer, whose `false` is written:
 /// the fields of these names, and `readOnly` under the sources of
@@ -601,7 +627,11 @@ fn encode(map: &mut Map<String, Value>, parent: &str) {
         }
     }
     for key in ["labels", "annotations", "nodeSelector"] {
-        if map.get(key).and_then(Value::as_object).is_some_and(Map::is_empty) {
+        if map
+            .get(key)
+            .and_then(Value::as_object)
+            .is_some_and(Map::is_empty)
+        {
             map.remove(key);
         }
     }

@@ -283,7 +283,8 @@ fn volume(volume: &mut Map<String, Value>) {
             image.insert("pullPolicy".into(), json!(policy));
         }
     }
-    if let Some(claim) = existing(volume, "ephemeral").and_then(|e| existing(e, "volumeClaimTemplate"))
+    if let Some(claim) =
+        existing(volume, "ephemeral").and_then(|e| existing(e, "volumeClaimTemplate"))
     {
         object_at(claim, "metadata");
         if let Some(claim_spec) = object_at(claim, "spec") {
@@ -371,7 +372,11 @@ pub(crate) fn pull_policy(image: &str) -> &'static str {
 /// when neither tag nor digest is written, `""` when only a digest is,
 /// `None` for what is no valid reference.
 fn image_tag(image: &str) -> Option<String> {
-    if image.len() == 64 && image.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')) {
+    if image.len() == 64
+        && image
+            .bytes()
+            .all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+    {
         return None;
     }
     let (named, digest) = match image.split_once('@') {
@@ -467,7 +472,9 @@ fn valid_domain(domain: &str) -> bool {
         !label.is_empty()
             && !label.starts_with('-')
             && !label.ends_with('-')
-            && label.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+            && label
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-')
     };
     port_ok && (host.is_empty() && domain.starts_with('[') || host.split('.').all(label_ok))
 }
