@@ -130,6 +130,7 @@ fn stateful_set(object: &mut Map<String, Value>) {
     if let Some(ordinals) = existing(spec, "ordinals") {
         written(ordinals, &[("start", json!(0))]);
     }
+    omitted(spec, &["volumeClaimTemplates"]);
     for claim in each(spec, "volumeClaimTemplates") {
         claim_template(claim);
     }
@@ -156,7 +157,9 @@ fn daemon_set(object: &mut Map<String, Value>) {
     if let Some(metadata) = object_at(object, "metadata") {
         if let Some(annotations) = object_at(metadata, "annotations") {
             let generation = match annotations.get(TEMPLATE_GENERATION) {
-                Some(Value::String(text)) => text.parse::<i64>().map_or(text.clone(), |n| n.to_string()),
+                Some(Value::String(text)) => {
+                    text.parse::<i64>().map_or(text.clone(), |n| n.to_string())
+                }
                 _ => "0".to_string(),
             };
             annotations.insert(TEMPLATE_GENERATION.into(), Value::String(generation));

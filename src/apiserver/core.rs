@@ -13,4 +13,6 @@ pub(crate) fn store(
     false
 }
 
-pub(crate) fn claim_spec(spec: &mut Map<String, Value>) { let _ = spec; }
+pub(crate) fn claim_spec(spec: &mut Map<String, Value>) {
+    let _ = spec;
+}

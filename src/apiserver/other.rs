@@ -101,8 +101,9 @@ fn certificate_request(object: &mut Map<String, Value>) -> bool {
 }
 
 /// `autoscaling/v1`: a HorizontalPodAutoscaler (`SetDefaults_HorizontalPodAutoscaler`,
-/// and the 80% CPU target the conversion from the internal version sets
-/// when none is written) and a Scale.
+/// and the 80% CPU target the conversion to the internal version gives an
+/// autoscaler without one, read back as `targetCPUUtilizationPercentage`)
+/// and a Scale.
 fn autoscaling_v1(kind: &str, object: &mut Map<String, Value>) -> bool {
     match kind {
         "HorizontalPodAutoscaler" => {
@@ -160,24 +161,60 @@ fn hpa_v2(object: &mut Map<String, Value>) -> bool {
     true
 }
 
-/// A v2 metric's target (under whichever source it names): a quantity
-/// written as a YAML number is stored as the string a `resource.Quantity`
-/// encodes to, which for a whole number is its digits.
+/// A v2 metric's target (under whichever source it names), its
+/// quantities in their canonical form.
 fn metric_targets(metric: &mut Map<String, Value>) {
-    for source in ["object", "pods", "resource", "containerResource", "external"] {
-        let Some(target) = existing(metric, source).and_then(|s| existing(s, "target")) else {
-            continue;
-        };
-        for key in ["value", "averageValue"] {
-            let whole = match target.get(key) {
-                Some(Value::Number(n)) => n.as_i64(),
-                _ => None,
-            };
-            if let Some(whole) = whole {
-                target.insert(key.into(), Value::String(whole.to_string()));
-            }
+    for source in [
+        "object",
+        "pods",
+        "resource",
+        "containerResource",
+        "external",
+    ] {
+        if let Some(target) = existing(metric, source).and_then(|s| existing(s, "target")) {
+            quantities(target, &["value", "averageValue"]);
         }
     }
+}
+
+/// Rewrites each of `keys` holding a whole number without a suffix (a YAML
+/// number or a string of digits) as a `resource.Quantity` encodes it:
+/// trailing zeros in threes become a decimal SI suffix (`1000` is `1k`,
+/// `1500` stays). Other quantities are left as written.
+pub(super) fn quantities(map: &mut Map<String, Value>, keys: &[&str]) {
+    for key in keys {
+        if let Some(canonical) = map.get(*key).and_then(whole_quantity) {
+            map.insert((*key).to_string(), Value::String(canonical));
+        }
+    }
+}
+
+/// The canonical text of a whole-number quantity; `None` for anything else.
+fn whole_quantity(value: &Value) -> Option<String> {
+    let number = match value {
+        Value::Number(n) => n.as_i64()?,
+        Value::String(text) => {
+            let digits = text.strip_prefix('-').unwrap_or(text);
+            if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+                return None;
+            }
+            text.parse::<i64>().ok()?
+        }
+        _ => return None,
+    };
+    if number == 0 {
+        return Some("0".into());
+    }
+    let mut mantissa = number;
+    let mut suffix = "";
+    for next in ["k", "M", "G", "T", "P", "E"] {
+        if mantissa % 1000 != 0 {
+            break;
+        }
+        mantissa /= 1000;
+        suffix = next;
+    }
+    Some(format!("{mantissa}{suffix}"))
 }
 
 /// Kubernetes' `copyHPAScalingRules`: the direction's defaults, with each
@@ -195,6 +232,7 @@ fn scaling_rules(behavior: &mut Map<String, Value>, key: &str, defaults: Value) 
         }
     }
     omitted(&mut rules, &["policies"]);
+    quantities(&mut rules, &["tolerance"]);
     behavior.insert(key.into(), Value::Object(rules));
 }
 
@@ -228,6 +266,7 @@ fn networking(kind: &str, object: &mut Map<String, Value>) -> bool {
 /// each port naming no protocol.
 fn network_policy(spec: &mut Map<String, Value>) {
     object_at(spec, "podSelector");
+    omitted(spec, &["ingress", "egress"]);
     let untyped = spec
         .get("policyTypes")
         .is_none_or(|t| t.is_null() || t.as_array().is_some_and(Vec::is_empty));
@@ -260,6 +299,7 @@ fn network_policy(spec: &mut Map<String, Value>) {
 
 /// An Ingress's spec: what its HTTP paths always have.
 fn ingress(spec: &mut Map<String, Value>) {
+    omitted(spec, &["tls", "rules"]);
     if let Some(backend) = existing(spec, "defaultBackend") {
         service_backend(backend);
     }
@@ -303,6 +343,10 @@ fn rbac(kind: &str, object: &mut Map<String, Value>) -> bool {
             written(object, &[("rules", Value::Null)]);
             for rule in each(object, "rules") {
                 written(rule, &[("verbs", Value::Null)]);
+                omitted(
+                    rule,
+                    &["apiGroups", "resources", "resourceNames", "nonResourceURLs"],
+                );
             }
         }
         "RoleBinding" | "ClusterRoleBinding" => {
@@ -333,6 +377,7 @@ fn storage(kind: &str, object: &mut Map<String, Value>) -> bool {
     match kind {
         "StorageClass" => {
             written(object, &[("provisioner", json!(""))]);
+            omitted(object, &["parameters", "mountOptions", "allowedTopologies"]);
             default_to(object, "reclaimPolicy", json!("Delete"));
             default_to(object, "volumeBindingMode", json!("Immediate"));
         }
@@ -368,7 +413,10 @@ fn storage(kind: &str, object: &mut Map<String, Value>) -> bool {
                 }
             }
         }
-        "CSIStorageCapacity" => written(object, &[("storageClassName", json!(""))]),
+        "CSIStorageCapacity" => {
+            written(object, &[("storageClassName", json!(""))]);
+            quantities(object, &["capacity", "maximumVolumeSize"]);
+        }
         "VolumeAttributesClass" => written(object, &[("driverName", json!(""))]),
         _ => return false,
     }
@@ -492,6 +540,7 @@ fn webhook_defaults(webhook: &mut Map<String, Value>, mutating: bool) {
         written(service, &[("namespace", json!("")), ("name", json!(""))]);
         default_to(service, "port", json!(443));
     }
+    omitted(webhook, &["rules", "matchConditions"]);
     for rule in each(webhook, "rules") {
         default_to(rule, "scope", json!("*"));
     }
@@ -543,7 +592,10 @@ fn priority_level(spec: &mut Map<String, Value>) {
     written(spec, &[("type", json!(""))]);
     if let Some(limited) = existing(spec, "limited") {
         written(limited, &[("nominalConcurrencyShares", Value::Null)]);
-        if limited.get("nominalConcurrencyShares").is_some_and(Value::is_null) {
+        if limited
+            .get("nominalConcurrencyShares")
+            .is_some_and(Value::is_null)
+        {
             limited.insert("nominalConcurrencyShares".into(), json!(30));
         }
         default_to(limited, "lendablePercent", json!(0));

@@ -40,7 +40,10 @@ mod kind_defaults {
         let spec = &value["spec"];
         assert_eq!(spec["updateStrategy"]["rollingUpdate"]["partition"], 0);
         assert_eq!(spec["podManagementPolicy"], "OrderedReady");
-        assert_eq!(spec["persistentVolumeClaimRetentionPolicy"]["whenScaled"], "Retain");
+        assert_eq!(
+            spec["persistentVolumeClaimRetentionPolicy"]["whenScaled"],
+            "Retain"
+        );
         let claim = &spec["volumeClaimTemplates"][0];
         assert_eq!(claim["kind"], "PersistentVolumeClaim");
         assert_eq!(claim["status"]["phase"], "Pending");
@@ -55,7 +58,10 @@ mod kind_defaults {
             value["metadata"]["annotations"]["deprecated.daemonset.template.generation"],
             "7"
         );
-        assert_eq!(value["spec"]["updateStrategy"]["rollingUpdate"]["maxUnavailable"], 0);
+        assert_eq!(
+            value["spec"]["updateStrategy"]["rollingUpdate"]["maxUnavailable"],
+            0
+        );
     }
 
     #[test]
@@ -75,7 +81,8 @@ mod kind_defaults {
         assert_eq!(spec["backoffLimit"], i64::from(i32::MAX));
         assert_eq!(spec["podReplacementPolicy"], "Failed");
         assert_eq!(value["metadata"]["labels"]["a"], "b");
-        let bare = stored(json!({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j"}}));
+        let bare =
+            stored(json!({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j"}}));
         assert_eq!(bare["spec"]["completions"], 1);
         assert_eq!(bare["spec"]["parallelism"], 1);
         assert_eq!(bare["spec"]["backoffLimit"], 6);
@@ -87,35 +94,49 @@ mod kind_defaults {
             "metadata": {"name": "c"}, "spec": {"schedule": "@daily"}}));
         assert_eq!(value["spec"]["concurrencyPolicy"], "Allow");
         assert_eq!(value["spec"]["successfulJobsHistoryLimit"], 3);
-        assert!(value["spec"]["jobTemplate"]["spec"].get("backoffLimit").is_none());
+        assert!(value["spec"]["jobTemplate"]["spec"]
+            .get("backoffLimit")
+            .is_none());
     }
 
     #[test]
     fn an_hpa_behavior_is_completed_from_each_directions_defaults() {
-        let value = stored(json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+        let value = stored(
+            json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
             "metadata": {"name": "h"},
-            "spec": {"behavior": {"scaleUp": {"selectPolicy": "Min"}, "scaleDown": {"policies": []}}}}));
+            "spec": {"behavior": {"scaleUp": {"selectPolicy": "Min"}, "scaleDown": {"policies": []}}}}),
+        );
         let behavior = &value["spec"]["behavior"];
         assert_eq!(behavior["scaleUp"]["selectPolicy"], "Min");
-        assert_eq!(behavior["scaleUp"]["policies"].as_array().map(Vec::len), Some(2));
+        assert_eq!(
+            behavior["scaleUp"]["policies"].as_array().map(Vec::len),
+            Some(2)
+        );
         assert!(behavior["scaleDown"].get("policies").is_none());
         assert_eq!(value["spec"]["metrics"][0]["resource"]["name"], "cpu");
     }
 
     #[test]
     fn binding_subjects_get_their_api_group_by_kind() {
-        let value = stored(json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
+        let value = stored(
+            json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
             "metadata": {"name": "b"}, "roleRef": {"kind": "Role", "name": "r"},
-            "subjects": [{"kind": "User", "name": "u"}, {"kind": "ServiceAccount", "name": "s"}]}));
+            "subjects": [{"kind": "User", "name": "u"}, {"kind": "ServiceAccount", "name": "s"}]}),
+        );
         assert_eq!(value["roleRef"]["apiGroup"], "rbac.authorization.k8s.io");
-        assert_eq!(value["subjects"][0]["apiGroup"], "rbac.authorization.k8s.io");
+        assert_eq!(
+            value["subjects"][0]["apiGroup"],
+            "rbac.authorization.k8s.io"
+        );
         assert!(value["subjects"][1].get("apiGroup").is_none());
     }
 
     #[test]
     fn a_network_policy_with_egress_rules_covers_both_directions() {
-        let value = stored(json!({"apiVersion": "networking.k8s.io/v1", "kind": "NetworkPolicy",
-            "metadata": {"name": "n"}, "spec": {"egress": [{"ports": [{"port": 53}]}]}}));
+        let value = stored(
+            json!({"apiVersion": "networking.k8s.io/v1", "kind": "NetworkPolicy",
+            "metadata": {"name": "n"}, "spec": {"egress": [{"ports": [{"port": 53}]}]}}),
+        );
         assert_eq!(value["spec"]["policyTypes"], json!(["Ingress", "Egress"]));
         assert_eq!(value["spec"]["egress"][0]["ports"][0]["protocol"], "TCP");
     }
