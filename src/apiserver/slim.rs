@@ -146,3 +146,89 @@ fn pointer(path: &[Step]) -> String {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn stored(written: &Value) -> Value {
+        let mut value = written.clone();
+        store(&mut value);
+        value
+    }
+
+    fn deployment(container: Value) -> Value {
+        json!({
+            "apiVersion": "apps/v1",
+            "kind": "Deployment",
+            "metadata": {"name": "web"},
+            "spec": {
+                "selector": {"matchLabels": {"app": "web"}},
+                "template": {
+                    "metadata": {"labels": {"app": "web"}},
+                    "spec": {"containers": [container]}
+                }
+            }
+        })
+    }
+
+    #[test]
+    fn an_unchanged_stored_template_is_written_as_the_user_wrote_it() {
+        let written = deployment(json!({"name": "web", "image": "nginx:1.27"}));
+        let stored = stored(&written);
+        assert_ne!(stored, written, "the Deployment has defaults");
+        assert_eq!(slim(&stored, &stored, &written, &[]), written);
+    }
+
+    #[test]
+    fn a_default_the_plan_changed_is_written() {
+        let written = deployment(json!({"name": "web", "image": "nginx:1.27"}));
+        let stored = stored(&written);
+        let mut made = stored.clone();
+        made["spec"]["revisionHistoryLimit"] = json!(3);
+        let slimmed = slim(&made, &stored, &written, &[]);
+        assert_eq!(slimmed["spec"]["revisionHistoryLimit"], json!(3));
+        assert!(slimmed["spec"].get("progressDeadlineSeconds").is_none());
+    }
+
+    /// Karmada sets `imagePullPolicy` from the tag the template's image
+    /// has; an image override to `:latest` afterwards keeps
+    /// `IfNotPresent`, which the member would otherwise default to
+    /// `Always`.
+    #[test]
+    fn a_default_an_override_made_stale_is_written() {
+        let written = deployment(json!({"name": "web", "image": "nginx:1.27"}));
+        let stored = stored(&written);
+        let mut made = stored.clone();
+        made["spec"]["template"]["spec"]["containers"][0]["image"] = json!("nginx");
+        let slimmed = slim(&made, &stored, &written, &[]);
+        let container = &slimmed["spec"]["template"]["spec"]["containers"][0];
+        assert_eq!(container["imagePullPolicy"], json!("IfNotPresent"));
+        assert!(container.get("terminationMessagePath").is_none());
+        let (mut theirs, mut ours) = (made.clone(), slimmed.clone());
+        store(&mut theirs);
+        store(&mut ours);
+        assert_eq!(ours, theirs);
+    }
+
+    #[test]
+    fn what_keep_points_at_is_written_even_when_it_is_the_default() {
+        let written = deployment(json!({"name": "web", "image": "nginx:1.27"}));
+        let stored = stored(&written);
+        let slimmed = slim(&stored, &stored, &written, &["/spec/replicas"]);
+        assert_eq!(slimmed["spec"]["replicas"], json!(1));
+        assert!(slimmed["spec"].get("strategy").is_none());
+    }
+
+    #[test]
+    fn a_namespace_is_written_without_the_label_its_api_server_sets() {
+        let written = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "shop", "labels": {"team": "a"}}});
+        let stored = stored(&written);
+        assert_eq!(
+            stored["metadata"]["labels"]["kubernetes.io/metadata.name"],
+            json!("shop")
+        );
+        assert_eq!(slim(&stored, &stored, &written, &[]), written);
+    }
+}

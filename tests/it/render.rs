@@ -129,7 +129,13 @@ fn machine_neutral(tree: &BTreeMap<String, Vec<u8>>) -> BTreeMap<String, Vec<u8>
 /// The directories of `testdata/` that are no render case, each read by
 /// another test: `bad_input.rs`, `corpus.rs`, and the classification unit
 /// tests of `src/load/classify.rs`.
-const NOT_RENDER_CASES: &[&str] = &["apiserver", "bad-input", "clusternet-api", "corpus", "karmada-api"];
+const NOT_RENDER_CASES: &[&str] = &[
+    "apiserver",
+    "bad-input",
+    "clusternet-api",
+    "corpus",
+    "karmada-api",
+];
 
 #[test]
 fn fixtures_render_as_snapshotted() {

@@ -20,11 +20,7 @@ pub(super) fn step(
     } else {
         &[]
     };
-    made.value = crate::apiserver::slim(
-        &made.value,
-        target.stored(),
-        &target.template.written,
-        keep,
-    );
+    made.value =
+        crate::apiserver::slim(&made.value, target.stored(), &target.template.written, keep);
     Ok(())
 }
