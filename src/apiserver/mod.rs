@@ -62,12 +62,21 @@ pub fn store(value: &mut Value) -> bool {
     known
 }
 
-/// What every stored object's metadata gets: nothing is defaulted there
-/// today but the map itself (the typed encoding always writes it).
+/// What every stored object's metadata gets: nothing is defaulted there,
+/// but the typed encoding always writes the map and leaves out a null or
+/// empty one inside it.
 fn metadata(object: &mut Map<String, Value>) {
-    object
+    let metadata = object
         .entry("metadata")
         .or_insert_with(|| Value::Object(Map::new()));
+    if let Some(metadata) = metadata.as_object_mut() {
+        metadata.retain(|_, value| match value {
+            Value::Null => false,
+            Value::Object(map) => !map.is_empty(),
+            Value::Array(items) => !items.is_empty(),
+            _ => true,
+        });
+    }
 }
 
 /// The object at `key` of `map`, made (`{}`) when it is missing or null,

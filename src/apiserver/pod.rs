@@ -155,6 +155,10 @@ fn container(container: &mut Map<String, Value>) {
         }
     }
     for variable in each(container, "env") {
+        // `value` is an optional string: the typed encoding leaves out "".
+        if variable.get("value").is_some_and(|v| v == "") {
+            variable.remove("value");
+        }
         let Some(from) = existing(variable, "valueFrom") else {
             continue;
         };

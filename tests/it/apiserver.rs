@@ -17,6 +17,11 @@ fn objects() -> Vec<Value> {
     let mut seen = BTreeSet::new();
     let mut out = Vec::new();
     for path in crate::corpus::files(&crate::support::testdata()) {
+        // Fixtures rendered with relaxed validation on purpose keep fields
+        // no schema has; Kubernetes drops those, garrison keeps them.
+        if path.to_string_lossy().contains("/ok-relaxed-") {
+            continue;
+        }
         let Ok(text) = std::fs::read_to_string(&path) else {
             continue;
         };
