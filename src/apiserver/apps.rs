@@ -65,7 +65,7 @@ fn deployment(object: &mut Map<String, Value>) {
     let Some(spec) = object_at(object, "spec") else {
         return;
     };
-    default_to(spec, "replicas", json!(1));
+    super::default_replicas(spec);
     if let Some(strategy) = object_at(spec, "strategy") {
         default_to(strategy, "type", json!("RollingUpdate"));
         rolling_update(strategy, json!("25%"), json!("25%"));
@@ -124,7 +124,7 @@ fn stateful_set(object: &mut Map<String, Value>) {
         default_to(retention, "whenDeleted", json!("Retain"));
         default_to(retention, "whenScaled", json!("Retain"));
     }
-    default_to(spec, "replicas", json!(1));
+    super::default_replicas(spec);
     default_to(spec, "revisionHistoryLimit", json!(10));
     written(spec, &[("serviceName", json!(""))]);
     if let Some(ordinals) = existing(spec, "ordinals") {
@@ -181,6 +181,6 @@ fn replica_set(object: &mut Map<String, Value>) {
     let Some(spec) = object_at(object, "spec") else {
         return;
     };
-    default_to(spec, "replicas", json!(1));
+    super::default_replicas(spec);
     workload(spec);
 }

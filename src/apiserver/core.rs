@@ -195,7 +195,7 @@ fn replication_controller(object: &mut Map<String, Value>) {
         .and_then(|metadata| metadata.get("labels"))
         .and_then(Value::as_object)
         .cloned();
-    default_to(spec, "replicas", json!(1));
+    super::default_replicas(spec);
     if spec.get("minReadySeconds").and_then(Value::as_f64) == Some(0.0) {
         spec.remove("minReadySeconds");
     }

@@ -116,6 +116,15 @@ pub(crate) fn default_to(map: &mut Map<String, Value>, key: &str, default: Value
     }
 }
 
+/// A workload's `replicas`, 1 when missing or null, put first in its spec
+/// where Go's types have it: a template written without it is rendered
+/// with the plan's replicas where a reader looks for them.
+pub(crate) fn default_replicas(spec: &mut Map<String, Value>) {
+    if spec.get("replicas").is_none_or(Value::is_null) {
+        spec.shift_insert(0, "replicas".to_string(), Value::from(1));
+    }
+}
+
 /// Each object of the array at `key`, when there is one.
 pub(crate) fn each<'a>(
     map: &'a mut Map<String, Value>,

@@ -15,7 +15,12 @@ pub(super) fn step(
     target: &Target<'_>,
     made: &mut Made,
 ) -> Result<(), Diagnostic> {
-    let keep = if target.app.binding.revise {
+    // Clusternet's hub writes the replicas of every kind it divides into
+    // the feed it stores, divided or not.
+    let key = &target.template.key;
+    let divisible = target.app.clusternet()
+        && crate::schedule::clusternet::divisible(&key.api_version, &key.kind);
+    let keep = if target.app.binding.revise || divisible {
         REVISED
     } else {
         &[]

@@ -3,7 +3,7 @@
 //! an override that changes the image on the fort cluster, and a
 //! revise-object hook that records what it saw.
 
-use super::{annotate, claim, hook, overrides, prune, replicas, revised};
+use super::{annotate, claim, hook, overrides, prune, replicas, revised, slim};
 use super::{Made, Materialiser, Step, Target};
 use crate::load::{cache::Cache, load_repository, LoadOptions};
 use crate::model::inputs::Inputs;
@@ -202,7 +202,7 @@ fn at<'v>(made: &'v Made, pointer: &str) -> &'v Value {
 #[test]
 fn pruning_drops_what_the_member_cluster_assigns() {
     let (inputs, plan) = fleet(HOOK);
-    let made = made(&inputs, &plan, "Service", "a", &[prune::step]);
+    let made = made(&inputs, &plan, "Service", "a", &[prune::step, slim::step]);
     assert_eq!(
         at(&made, "/spec"),
         &json!({"ports": [{"port": 80}], "selector": {"app": "web"}})
