@@ -559,6 +559,7 @@ impl Classifier<'_> {
             annotations,
             value,
             written,
+            fed: Default::default(),
             origin: doc.origin(),
             fort_pin_origin,
         });

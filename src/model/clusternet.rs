@@ -14,6 +14,13 @@ use serde_json::Value;
 /// a HelmChart needs its chart repository.
 pub const HELM_CHART_KIND: &str = "HelmChart";
 
+/// The label Clusternet's hub puts on every object it stores, before its
+/// dry run (so the API server's defaulters see it), and its value.
+pub const CREATED_BY_LABEL: &str = "clusternet.io/created-by";
+pub const HUB_NAME: &str = "clusternet-hub";
+/// Skips the hub's dry run: the object is stored as written.
+pub const SKIP_VALIDATING: &str = "apps.clusternet.io/skip-validating";
+
 #[derive(Clone, Debug, Deserialize)]
 pub struct SubscriptionDoc {
     pub metadata: ObjectMeta,

@@ -277,6 +277,7 @@ mod tests {
                 .collect(),
             value: serde_json::Value::Null,
             written: serde_json::Value::Null,
+            fed: Default::default(),
             origin: doc().origin(),
             fort_pin_origin: None,
         }

@@ -10,11 +10,8 @@ use crate::diag::Diagnostic;
 use crate::model::meta::{group_of, ObjectKey};
 use serde_json::{Map, Value};
 
-/// The label Clusternet's hub puts on every object it stores.
-const CREATED_BY_LABEL: &str = "clusternet.io/created-by";
-const HUB_NAME: &str = "clusternet-hub";
-/// Skips the hub's dry run: the object is stored as written.
-pub(crate) const SKIP_VALIDATING: &str = "apps.clusternet.io/skip-validating";
+pub(crate) use crate::model::clusternet::SKIP_VALIDATING;
+use crate::model::clusternet::{CREATED_BY_LABEL, HUB_NAME};
 
 /// The hub's trims (`trimResult`) of what its dry run answered: system
 /// metadata and status, a Job's generated `controller-uid`, and what an API
