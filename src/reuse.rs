@@ -29,7 +29,7 @@ use std::collections::BTreeMap;
 
 /// Bumped whenever rendering changes in a way the version number does not
 /// capture, so no digest of an older renderer is ever trusted.
-const RENDER_SCHEMA: &str = "garrison-render-3";
+const RENDER_SCHEMA: &str = "garrison-render-4";
 
 type Hash = [u8; 32];
 

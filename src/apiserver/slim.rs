@@ -28,11 +28,27 @@ pub fn slim(made: &Value, stored: &Value, written: &Value, keep: &[&str]) -> Val
             .iter()
             .any(|k| pointer == *k || pointer.starts_with(&format!("{k}/")))
     });
-    if candidates.is_empty() {
+    let mut restores = Vec::new();
+    dropped(made, stored, written, &mut Vec::new(), &mut restores);
+    if candidates.is_empty() && restores.is_empty() {
         return made.clone();
     }
     let mut target = made.clone();
     store(&mut target);
+    if !restores.is_empty() {
+        let mut slimmed = made.clone();
+        for path in &candidates {
+            remove(&mut slimmed, path);
+        }
+        for (path, value) in &restores {
+            restore(&mut slimmed, path, value);
+        }
+        let mut again = slimmed.clone();
+        store(&mut again);
+        if again == target {
+            return slimmed;
+        }
+    }
     loop {
         let mut slimmed = made.clone();
         for path in &candidates {
@@ -104,6 +120,70 @@ fn defaulted(
             }
         }
         _ => {}
+    }
+}
+
+/// What the user wrote that storing drops or rewrites (an empty env
+/// `value`, a `false` Go leaves out, a Secret's `stringData` folded into
+/// `data`) and the plan did not touch: put back, the file reads as written.
+/// Not in `metadata` or `status`, which the plan's own steps prune.
+fn dropped(
+    made: &Value,
+    stored: &Value,
+    written: &Value,
+    path: &mut Vec<Step>,
+    out: &mut Vec<(Vec<Step>, Value)>,
+) {
+    match (made, stored, written) {
+        (Value::Object(made), Value::Object(stored), Value::Object(written)) => {
+            for (key, written_value) in written {
+                if path.is_empty() && (key == "metadata" || key == "status") {
+                    continue;
+                }
+                path.push(Step::Key(key.clone()));
+                match (made.get(key), stored.get(key)) {
+                    (None, None) => out.push((path.clone(), written_value.clone())),
+                    (Some(made_value), Some(stored_value)) => {
+                        dropped(made_value, stored_value, written_value, path, out)
+                    }
+                    _ => {}
+                }
+                path.pop();
+            }
+        }
+        (Value::Array(made), Value::Array(stored), Value::Array(written))
+            if made.len() == stored.len() && stored.len() == written.len() =>
+        {
+            for (i, ((made_value, stored_value), written_value)) in
+                made.iter().zip(stored).zip(written).enumerate()
+            {
+                path.push(Step::Index(i));
+                dropped(made_value, stored_value, written_value, path, out);
+                path.pop();
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Sets the mapping entry at `path` to `value`, when its parent exists.
+fn restore(value: &mut Value, path: &[Step], restored: &Value) {
+    let Some((Step::Key(last), parents)) = path.split_last() else {
+        return;
+    };
+    let mut current = value;
+    for step in parents {
+        let next = match step {
+            Step::Key(key) => current.get_mut(key),
+            Step::Index(i) => current.get_mut(*i),
+        };
+        let Some(next) = next else {
+            return;
+        };
+        current = next;
+    }
+    if let Some(map) = current.as_object_mut() {
+        map.insert(last.clone(), restored.clone());
     }
 }
 
@@ -210,6 +290,24 @@ mod tests {
         store(&mut theirs);
         store(&mut ours);
         assert_eq!(ours, theirs);
+    }
+
+    /// What storing drops or rewrites comes back as written when the
+    /// member cluster stores the same either way.
+    #[test]
+    fn what_storing_drops_is_written_back() {
+        let written = deployment(
+            json!({"name": "web", "image": "nginx:1.27", "env": [{"name": "EMPTY", "value": ""}]}),
+        );
+        let stored = stored(&written);
+        assert!(stored
+            .pointer("/spec/template/spec/containers/0/env/0/value")
+            .is_none());
+        assert_eq!(slim(&stored, &stored, &written, &[]), written);
+        let secret = json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s"}, "stringData": {"token": "x"}});
+        let stored = super::tests::stored(&secret);
+        assert!(stored.get("stringData").is_none());
+        assert_eq!(slim(&stored, &stored, &secret, &[]), secret);
     }
 
     #[test]

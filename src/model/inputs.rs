@@ -52,7 +52,7 @@ pub struct Template {
     /// the plan changes ([`crate::apiserver::slim`]).
     pub written: Value,
     /// The template as a Clusternet hub keeps it as a feed, made when a
-    /// Subscription first reads it ([`Template::fed`]).
+    /// Subscription first reads it (`plan::fed`).
     pub fed: std::sync::OnceLock<Value>,
     pub origin: Origin,
     /// Where the fort-pin annotation is written, when there is one.
@@ -60,48 +60,6 @@ pub struct Template {
 }
 
 impl Template {
-    /// The template as a Clusternet hub keeps a feed: labelled
-    /// `clusternet.io/created-by` and then stored by its API server's dry
-    /// run, or as written, labelled, when the template skips the dry run
-    /// (`apps.clusternet.io/skip-validating: "true"`). The label comes
-    /// first: a Job written without labels takes its pod template's only
-    /// when it has none (Kubernetes' `SetDefaults_Job`).
-    pub fn fed(&self) -> &Value {
-        self.fed.get_or_init(|| Template::feed(&self.written))
-    }
-
-    fn feed(written: &Value) -> Value {
-        use crate::model::clusternet::{CREATED_BY_LABEL, HUB_NAME, SKIP_VALIDATING};
-        let mut fed = written.clone();
-        let skips = written
-            .pointer("/metadata/annotations")
-            .and_then(|a| a.get(SKIP_VALIDATING))
-            .is_some_and(|v| v == "true");
-        let labels = fed
-            .as_object_mut()
-            .and_then(|o| {
-                o.entry("metadata")
-                    .or_insert_with(|| Value::Object(Default::default()))
-                    .as_object_mut()
-            })
-            .and_then(|m| {
-                let labels = m
-                    .entry("labels")
-                    .or_insert_with(|| Value::Object(Default::default()));
-                if labels.is_null() {
-                    *labels = Value::Object(Default::default());
-                }
-                labels.as_object_mut()
-            });
-        if let Some(labels) = labels {
-            labels.insert(CREATED_BY_LABEL.into(), Value::from(HUB_NAME));
-        }
-        if !skips {
-            crate::apiserver::store(&mut fed);
-        }
-        fed
-    }
-
     pub fn view(&self) -> TemplateView<'_> {
         TemplateView {
             api_version: &self.key.api_version,

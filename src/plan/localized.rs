@@ -36,7 +36,7 @@ pub(super) fn check(inputs: &Inputs, apps: &[App], diagnostics: &mut Diagnostics
                 cluster,
                 replicas: assignment.replicas,
             };
-            let mut value = template.fed().clone();
+            let mut value = super::feed::fed(template).clone();
             trim::hub_trims(&template.key, &mut value);
             match localize::chain(inputs, &target, &mut value) {
                 Err(error) => {

@@ -15,6 +15,7 @@ mod check;
 mod claim;
 mod deliver;
 mod dependencies;
+pub mod feed;
 mod localized;
 pub mod materialise;
 mod pinned;

@@ -545,8 +545,7 @@ pub(super) fn desired_replicas(template: &Template) -> Option<u64> {
     if !cn::divisible(&key.api_version, &key.kind) {
         return None;
     }
-    match template
-        .fed()
+    match super::feed::fed(template)
         .pointer("/spec/replicas")
         .filter(|v| !v.is_null())
     {

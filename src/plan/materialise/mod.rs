@@ -113,7 +113,7 @@ impl Target<'_> {
     /// hub's feed.
     fn stored(&self) -> &Value {
         if self.app.clusternet() {
-            self.template.fed()
+            crate::plan::feed::fed(self.template)
         } else {
             &self.template.value
         }
