@@ -186,7 +186,7 @@ fn app(index: usize, rng: &mut Rng) -> App {
                             "name": "app",
                             "image": image,
                             "ports": [{"name": "http", "containerPort": 8080}],
-                            "env": [],
+                            "env": [{"name": "APP_NAME", "value": name}],
                             "envFrom": [{"configMapRef": {"name": name}}],
                             "resources": {
                                 "requests": {"cpu": format!("{}m", 50 * rng.range(1, 8)), "memory": format!("{memory}Mi")},
