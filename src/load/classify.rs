@@ -26,8 +26,8 @@ use crate::model::meta::{
 };
 use crate::model::override_policy::OverrideSpec;
 use crate::model::policy::PropagationPolicyDoc;
-use crate::model::selector::Labels;
 use crate::model::resource_model::{self, ModelFault as ResourceModelFault};
+use crate::model::selector::Labels;
 use crate::model::taint_policy::{self, ClusterTaintPolicy, ClusterTaintPolicyDoc};
 use crate::node::{Node, NodeKind};
 use serde::de::DeserializeOwned;
@@ -677,8 +677,18 @@ impl Classifier<'_> {
             if let Err(fault) = resource_model::stored(parsed.spec.resource_models.as_deref()) {
                 let at = match &fault {
                     ResourceModelFault::Quantity {
-                        model, range, bound, ..
-                    } => doc.at(&["spec", "resourceModels", &model.to_string(), "ranges", &range.to_string(), bound]),
+                        model,
+                        range,
+                        bound,
+                        ..
+                    } => doc.at(&[
+                        "spec",
+                        "resourceModels",
+                        &model.to_string(),
+                        "ranges",
+                        &range.to_string(),
+                        bound,
+                    ]),
                     ResourceModelFault::Invalid(_) => doc.at(&["spec", "resourceModels"]),
                 };
                 diagnostics.push(

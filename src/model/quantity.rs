@@ -173,7 +173,11 @@ pub fn go_quantity(text: &str) -> Option<GoQuantity> {
     };
     let digits = (num.len() + denom.len()) as i64;
     let (mut scale, precision, mantissa) = match format {
-        GoFormat::BinarySi if denom.is_empty() => (0, 15 - num.len() as i64 - exponent * 3 / 10 - 1, 1_i64 << exponent),
+        GoFormat::BinarySi if denom.is_empty() => (
+            0,
+            15 - num.len() as i64 - exponent * 3 / 10 - 1,
+            1_i64 << exponent,
+        ),
         GoFormat::BinarySi => (0, -1, 1),
         _ => (exponent, 18 - digits, 1),
     };
@@ -199,7 +203,11 @@ pub fn go_quantity(text: &str) -> Option<GoQuantity> {
         return Some(GoQuantity::Big);
     };
     Some(GoQuantity::Scaled {
-        value: if parts.negative { -magnitude } else { magnitude },
+        value: if parts.negative {
+            -magnitude
+        } else {
+            magnitude
+        },
         scale,
         format,
         text: canonical.then(|| text.to_string()),

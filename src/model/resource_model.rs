@@ -223,22 +223,38 @@ mod tests {
             Err(ModelFault::Invalid(why)) => why,
             other => panic!("{other:?}"),
         };
-        assert!(refused(&[model(1, &[("cpu", "0", "2")]), model(1, &[("cpu", "2", "4")])])
-            .contains("grade"));
+        assert!(refused(&[
+            model(1, &[("cpu", "0", "2")]),
+            model(1, &[("cpu", "2", "4")])
+        ])
+        .contains("grade"));
         assert!(refused(&[
             model(0, &[("cpu", "0", "2")]),
             model(1, &[("cpu", "2", "4"), ("memory", "1", "2")])
         ])
         .contains("number"));
-        assert!(refused(&[model(0, &[("cpu", "0", "2")]), model(1, &[("memory", "2", "4")])])
-            .contains("types"));
-        assert!(refused(&[model(0, &[("cpu", "0", "2")]), model(1, &[("cpu", "3", "4")])])
-            .contains("contiguous"));
+        assert!(refused(&[
+            model(0, &[("cpu", "0", "2")]),
+            model(1, &[("memory", "2", "4")])
+        ])
+        .contains("types"));
+        assert!(refused(&[
+            model(0, &[("cpu", "0", "2")]),
+            model(1, &[("cpu", "3", "4")])
+        ])
+        .contains("contiguous"));
         // Same value, other Go form: refused as Karmada refuses it.
-        assert!(refused(&[model(0, &[("cpu", "0", "2")]), model(1, &[("cpu", "2000m", "4")])])
-            .contains("contiguous"));
-        assert!(refused(&[model(0, &[("cpu", "0", "4")]), model(1, &[("cpu", "4", "3")]), model(2, &[("cpu", "3", "5")])])
-            .contains("greater"));
+        assert!(refused(&[
+            model(0, &[("cpu", "0", "2")]),
+            model(1, &[("cpu", "2000m", "4")])
+        ])
+        .contains("contiguous"));
+        assert!(refused(&[
+            model(0, &[("cpu", "0", "4")]),
+            model(1, &[("cpu", "4", "3")]),
+            model(2, &[("cpu", "3", "5")])
+        ])
+        .contains("greater"));
         // Same Go form, other text: accepted.
         assert!(stored(Some(&[
             model(0, &[("memory", "0", "8Gi")]),

@@ -302,7 +302,9 @@ mod tests {
             23
         );
         assert_eq!(
-            available_replicas(Some(&s), &[],
+            available_replicas(
+                Some(&s),
+                &[],
                 Some(&requests(&[("cpu", "300m"), ("memory", "1Gi")]))
             ),
             12
@@ -424,7 +426,10 @@ mod tests {
         // No requirements: the allowed pods, models or not.
         assert_eq!(available_replicas(Some(&s), &models, None), 100);
         // A node claim without requests: 110 pods per node, bounded by the allowed pods.
-        assert_eq!(available_replicas(Some(&s), &models, Some(&requests(&[]))), 100);
+        assert_eq!(
+            available_replicas(Some(&s), &models, Some(&requests(&[]))),
+            100
+        );
         let negative = summary(json!({
             "allocatable": {"pods": "100", "cpu": "3"},
             "allocatableModelings": [{"grade": 2, "count": -1}],

@@ -162,7 +162,11 @@ mod tests {
             Some(330)
         );
         assert_eq!(
-            model_replicas(&models(), &nodes(&[(2, 4)]), &asks(&[("nvidia.com/gpu", "1")])),
+            model_replicas(
+                &models(),
+                &nodes(&[(2, 4)]),
+                &asks(&[("nvidia.com/gpu", "1")])
+            ),
             Some(0)
         );
         // A `pods` request is replaced by one pod per replica.
@@ -175,7 +179,10 @@ mod tests {
     #[test]
     fn a_negative_count_or_no_models_fall_back() {
         let request = asks(&[("cpu", "1")]);
-        assert_eq!(model_replicas(&models(), &nodes(&[(1, -1)]), &request), None);
+        assert_eq!(
+            model_replicas(&models(), &nodes(&[(1, -1)]), &request),
+            None
+        );
         assert_eq!(model_replicas(&[], &nodes(&[(1, 1)]), &request), None);
         assert_eq!(
             model_replicas(&models(), &nodes(&[(2, i64::MAX)]), &request),

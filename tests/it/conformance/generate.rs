@@ -187,8 +187,16 @@ fn resource_models(rng: &mut Rng, cluster: &mut Value) {
     let mut modelings: Vec<Value> = Vec::new();
     if !rng.chance(10) {
         for _ in 0..1 + rng.below(4) {
-            let grade = if rng.chance(10) { 9 + rng.below(3) } else { *rng.pick(&grades) };
-            let count = if rng.chance(5) { -1 } else { rng.below(4) as i64 };
+            let grade = if rng.chance(10) {
+                9 + rng.below(3)
+            } else {
+                *rng.pick(&grades)
+            };
+            let count = if rng.chance(5) {
+                -1
+            } else {
+                rng.below(4) as i64
+            };
             modelings.push(json!({"grade": grade, "count": count}));
         }
     }
@@ -206,10 +214,18 @@ fn given_models(rng: &mut Rng) -> Vec<Value> {
     let step = 1 + rng.below(2);
     let mut models: Vec<Value> = (0..count)
         .map(|i| {
-            let bound = |values: &[&str], j: usize| if j == 0 { first_min.to_string() } else { values[j].to_string() };
+            let bound = |values: &[&str], j: usize| {
+                if j == 0 {
+                    first_min.to_string()
+                } else {
+                    values[j].to_string()
+                }
+            };
             let mut ranges = vec![json!({"name": "cpu", "min": bound(&cpu, i), "max": cpu[i + 1]})];
             if with_memory {
-                ranges.push(json!({"name": "memory", "min": bound(&memory, i), "max": memory[i + 1]}));
+                ranges.push(
+                    json!({"name": "memory", "min": bound(&memory, i), "max": memory[i + 1]}),
+                );
             }
             json!({"grade": i as u64 * step, "ranges": ranges})
         })
