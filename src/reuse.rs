@@ -293,6 +293,7 @@ mod tests {
             paused: false,
             api_enablements: None,
             resource_summary: None,
+            resource_models: Vec::new(),
             origin: crate::diag::Origin {
                 file: crate::diag::FileId(0),
                 pos: crate::node::Pos { line: 1, column: 1 },

@@ -128,6 +128,9 @@ func (o *oracle) load(ctx context.Context, in *caseInput, ans *answer) (*caseSta
 		if err := json.Unmarshal(raw, cluster); err != nil {
 			return nil, fmt.Errorf("clusters[%d]: %w", i, err)
 		}
+		if err := storeClusterModels(cluster); err != nil {
+			return nil, fmt.Errorf("clusters[%d]: %w", i, err)
+		}
 		if err := c.Create(ctx, cluster); err != nil {
 			return nil, fmt.Errorf("clusters[%d]: %w", i, err)
 		}

@@ -26,6 +26,7 @@ use crate::model::meta::{
 };
 use crate::model::override_policy::OverrideSpec;
 use crate::model::policy::PropagationPolicyDoc;
+use crate::model::resource_model::{self, ModelFault as ResourceModelFault};
 use crate::model::selector::Labels;
 use crate::model::taint_policy::{self, ClusterTaintPolicy, ClusterTaintPolicyDoc};
 use crate::node::{Node, NodeKind};
@@ -668,6 +669,35 @@ impl Classifier<'_> {
                     )
                     .at(doc.at(&["spec", "zone"]))
                     .help("`spec.zone` is deprecated: move its value into `spec.zones` and remove `spec.zone`"),
+                );
+                return;
+            }
+            // The same registry standardizes and validates the resource
+            // models (`ValidateClusterResourceModels`).
+            if let Err(fault) = resource_model::stored(parsed.spec.resource_models.as_deref()) {
+                let at = match &fault {
+                    ResourceModelFault::Quantity {
+                        model,
+                        range,
+                        bound,
+                        ..
+                    } => doc.at(&[
+                        "spec",
+                        "resourceModels",
+                        &model.to_string(),
+                        "ranges",
+                        &range.to_string(),
+                        bound,
+                    ]),
+                    ResourceModelFault::Invalid(_) => doc.at(&["spec", "resourceModels"]),
+                };
+                diagnostics.push(
+                    Diagnostic::error(
+                        Code::InvalidField,
+                        format!("cluster `{name}`: {fault}: Karmada's API server refuses such a Cluster"),
+                    )
+                    .at(at)
+                    .help("grades sorted by `grade`, each with the same resource names in the same order, each `min` the `max` of the grade below written the same way, every `max` above its `min`"),
                 );
                 return;
             }

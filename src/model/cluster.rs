@@ -8,6 +8,7 @@
 use super::affinity::ClusterView;
 use super::meta::ObjectMeta;
 use super::quantity::ResourceSummary;
+use super::resource_model::{self, ModelGrade};
 use super::selector::Labels;
 use crate::diag::Origin;
 use serde::{Deserialize, Serialize};
@@ -153,11 +154,12 @@ pub struct SecretReference {
     pub name: String,
 }
 
-/// A grade of Karmada's resource models (for its estimator): carried without effect.
+/// A grade of Karmada's resource models, as written: the API server's
+/// stored form is [`super::resource_model::stored`]'s.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ResourceModel {
-    pub grade: u32,
+    pub grade: u64,
     pub ranges: Vec<ResourceModelRange>,
 }
 
@@ -289,6 +291,9 @@ pub struct Cluster {
     /// `None` when the document has no `status.apiEnablements`: every kind is accepted.
     pub api_enablements: Option<Vec<ApiEnablement>>,
     pub resource_summary: Option<ResourceSummary>,
+    /// `spec.resourceModels` as Karmada's API server stores them (defaults
+    /// when none are given); empty for a Clusternet cluster.
+    pub resource_models: Vec<ModelGrade>,
     pub origin: Origin,
 }
 
@@ -324,6 +329,9 @@ impl Cluster {
             paused,
             api_enablements: status.api_enablements,
             resource_summary: status.resource_summary,
+            // Loading refuses a Cluster whose models the API server refuses.
+            resource_models: resource_model::stored(doc.spec.resource_models.as_deref())
+                .unwrap_or_default(),
             origin,
         }
     }
@@ -343,6 +351,7 @@ impl Cluster {
             paused: doc.spec.sync_paused,
             api_enablements: None,
             resource_summary: None,
+            resource_models: Vec::new(),
             origin,
         }
     }

@@ -20,6 +20,7 @@ pub mod policy;
 pub mod previous;
 pub mod quantity;
 pub mod record;
+pub mod resource_model;
 pub mod resource_selector;
 pub mod selector;
 pub mod taint_policy;

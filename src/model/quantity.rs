@@ -123,6 +123,97 @@ pub fn parse_quantity(text: &str) -> Result<Quantity, QuantityError> {
     })
 }
 
+/// How Go holds a parsed quantity, where two texts of one value can differ:
+/// Karmada's Cluster validation compares quantities with `!=` on the Go
+/// struct (`ValidateClusterResourceModels`), so "1" and "1000m" differ while
+/// "8Gi" and "8192Mi" do not.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum GoQuantity {
+    /// `resource.ParseQuantity`'s fast path: an `int64Amount` (value and
+    /// decimal scale), the format, and the text when it was kept as
+    /// canonical.
+    Scaled {
+        value: i64,
+        scale: i32,
+        format: GoFormat,
+        text: Option<String>,
+    },
+    /// Held as an `inf.Dec` pointer: equal to no other parsed quantity.
+    Big,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GoFormat {
+    DecimalSi,
+    BinarySi,
+    DecimalExponent,
+}
+
+/// The Go form of a text `parse_quantity` accepts (`None` for one it
+/// refuses), following `resource.ParseQuantity` (apimachinery v0.35).
+pub fn go_quantity(text: &str) -> Option<GoQuantity> {
+    parse_quantity(text).ok()?;
+    if text == "0" {
+        return Some(GoQuantity::Scaled {
+            value: 0,
+            scale: 0,
+            format: GoFormat::DecimalSi,
+            text: Some(text.to_string()),
+        });
+    }
+    let parts = Parts::split(text);
+    let stripped = parts.integer.trim_start_matches('0');
+    let num = if stripped.is_empty() { "0" } else { stripped };
+    let denom = parts.fraction;
+    let (base, exponent) = interpret_suffix(parts.suffix)?;
+    let format = match base {
+        Base::Two => GoFormat::BinarySi,
+        Base::Ten if parts.suffix.starts_with(['e', 'E']) => GoFormat::DecimalExponent,
+        Base::Ten => GoFormat::DecimalSi,
+    };
+    let digits = (num.len() + denom.len()) as i64;
+    let (mut scale, precision, mantissa) = match format {
+        GoFormat::BinarySi if denom.is_empty() => (
+            0,
+            15 - num.len() as i64 - exponent * 3 / 10 - 1,
+            1_i64 << exponent,
+        ),
+        GoFormat::BinarySi => (0, -1, 1),
+        _ => (exponent, 18 - digits, 1),
+    };
+    if precision < 0 {
+        return Some(GoQuantity::Big);
+    }
+    scale -= denom.len() as i64;
+    if scale < -9 {
+        return Some(GoQuantity::Big);
+    }
+    let shifted = format!("{num}{denom}");
+    let Ok(value) = shifted.parse::<i64>() else {
+        return Some(GoQuantity::Big);
+    };
+    let Some(magnitude) = value.checked_mul(mantissa) else {
+        return Some(GoQuantity::Big);
+    };
+    let canonical = match format {
+        GoFormat::BinarySi => exponent % 10 == 0 && value & 0x07 != 0,
+        _ => scale % 3 == 0 && !shifted.ends_with("000") && !shifted.starts_with('0'),
+    };
+    let Ok(scale) = i32::try_from(scale) else {
+        return Some(GoQuantity::Big);
+    };
+    Some(GoQuantity::Scaled {
+        value: if parts.negative {
+            -magnitude
+        } else {
+            magnitude
+        },
+        scale,
+        format,
+        text: canonical.then(|| text.to_string()),
+    })
+}
+
 /// A quantity's text cut where `resource.ParseQuantity` cuts it: sign,
 /// integer digits, fraction digits, and whatever follows (the suffix).
 struct Parts<'t> {
@@ -351,16 +442,18 @@ pub struct ResourceSummary {
     pub allocating: BTreeMap<String, serde_json::Value>,
     #[serde(default)]
     pub allocated: BTreeMap<String, serde_json::Value>,
-    /// Accepted and carried; the resource-model estimate is not reproduced.
+    /// How many nodes of each resource-model grade the cluster has: with
+    /// them the estimator counts replicas on modelled nodes
+    /// ([`crate::schedule::models`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub allocatable_modelings: Option<Vec<AllocatableModeling>>,
 }
 
-/// How many nodes of a resource-model grade a cluster has: carried without effect.
+/// How many nodes of a resource-model grade a cluster has.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AllocatableModeling {
-    pub grade: u32,
+    pub grade: u64,
     pub count: i64,
 }
 

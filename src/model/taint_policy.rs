@@ -188,6 +188,7 @@ mod tests {
             paused: false,
             api_enablements: None,
             resource_summary: None,
+            resource_models: Vec::new(),
             origin: Origin {
                 file: FileId(0),
                 pos: Pos::default(),

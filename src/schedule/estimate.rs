@@ -1,23 +1,25 @@
 //! Available-replica estimation from `Cluster.status.resourceSummary`, the
 //! input of dynamic-weight and Aggregated division.
 //!
-//! Reproduces Karmada v1.19's general estimator
-//! (`pkg/estimator/client/general.go`): allowed pods = allocatable − allocated
-//! − allocating pods; then, for every requested resource, ⌊available /
+//! Reproduces Karmada's general estimator (`pkg/estimator/client/general.go`,
+//! v1.18 and v1.19 alike): allowed pods = allocatable − allocated −
+//! allocating pods; then, for every requested resource, ⌊available /
 //! request⌋ (CPU in milli-units, everything else in whole units, both rounded
 //! up the way `resource.Quantity` does); the minimum of all, never negative. A
-//! cluster without a resource summary can take nothing.
+//! cluster without a resource summary can take nothing. A cluster that
+//! reports `allocatableModelings` is estimated on its resource models
+//! instead ([`super::models`]).
 //!
 //! Also owns the per-replica requirements of a pod template
 //! (`helper.GenerateReplicaRequirements`); quantities are
 //! [`crate::model::quantity`]'s.
 //!
-//! Not reproduced: the resource-model estimate Karmada uses instead when the
-//! cluster reports `allocatableModelings` (and `spec.resourceModels`); garrison
-//! accepts the field and always uses the summary. Assumed in-flight workloads
-//! do not exist offline.
+//! Assumed in-flight workloads (feature gate SchedulingOvercommitProtection,
+//! off by default) do not exist offline.
 
+use super::models::model_replicas;
 use crate::model::quantity::{quantity_of, Quantity, ResourceSummary};
+use crate::model::resource_model::ModelGrade;
 use std::collections::BTreeMap;
 
 /// What one replica asks of a cluster: `ReplicaRequirements.resourceRequest`.
@@ -134,7 +136,7 @@ fn resource_amount(name: &str, value: &serde_json::Value) -> Option<i128> {
 }
 
 /// Kubernetes' `IsScalarResourceName`.
-fn is_scalar_resource(name: &str) -> bool {
+pub(super) fn is_scalar_resource(name: &str) -> bool {
     is_extended_resource(name)
         || name.starts_with("hugepages-")
         || name.contains("kubernetes.io/")
@@ -182,16 +184,22 @@ fn is_extended_resource(name: &str) -> bool {
     local_ok && prefix_ok
 }
 
-/// How many more replicas the cluster can take (Karmada's general estimator).
+/// How many more replicas the cluster can take (Karmada's general estimator,
+/// `GeneralEstimator.maxAvailableReplicas`).
 ///
 /// No summary ⇒ 0. Allowed pods = allocatable − allocated − allocating `pods`
 /// (missing ⇒ 0), and 0 when that is not positive. Without requirements that
-/// is the answer. Otherwise every requested resource with a positive request
-/// bounds it by ⌊(allocatable − allocated − allocating) / request⌋, CPU in
-/// milli-units and the rest in whole units rounded up; a requested resource the
-/// cluster does not list as allocatable, or has none of left, gives 0.
+/// is the answer. With `allocatableModelings` reported, the replicas the
+/// modelled nodes hold (`models`, as stored) bounded by the allowed pods are
+/// the answer, and the summary's other resources are not looked at; only
+/// where that estimate fails does the summary decide. There every requested
+/// resource with a positive request bounds the allowed pods by ⌊(allocatable
+/// − allocated − allocating) / request⌋, CPU in milli-units and the rest in
+/// whole units rounded up; a requested resource the cluster does not list as
+/// allocatable, or has none of left, gives 0.
 pub fn available_replicas(
     summary: Option<&ResourceSummary>,
+    models: &[ModelGrade],
     requirements: Option<&ReplicaRequirements>,
 ) -> u64 {
     let Some(summary) = summary else { return 0 };
@@ -200,8 +208,18 @@ pub fn available_replicas(
     if allowed <= 0 {
         return 0;
     }
+    let allowed_u64 = u64::try_from(allowed).unwrap_or(0);
+    let Some(requirements) = requirements else {
+        return allowed_u64;
+    };
+    let modelings = summary.allocatable_modelings.as_deref().unwrap_or_default();
+    if !modelings.is_empty() {
+        if let Some(modelled) = model_replicas(models, modelings, requirements) {
+            return modelled.min(allowed_u64);
+        }
+    }
     let mut maximum = allowed;
-    for (name, request) in requirements.map_or(&BTreeMap::new(), |r| &r.resource_request) {
+    for (name, request) in &requirements.resource_request {
         if request.value() <= 0 {
             continue;
         }
@@ -247,9 +265,9 @@ mod tests {
 
     #[test]
     fn no_summary_means_no_capacity() {
-        assert_eq!(available_replicas(None, None), 0);
+        assert_eq!(available_replicas(None, &[], None), 0);
         assert_eq!(
-            available_replicas(None, Some(&requests(&[("cpu", "1")]))),
+            available_replicas(None, &[], Some(&requests(&[("cpu", "1")]))),
             0
         );
     }
@@ -261,14 +279,14 @@ mod tests {
             "allocated": {"pods": "50"},
             "allocating": {"pods": "10"},
         }));
-        assert_eq!(available_replicas(Some(&s), None), 50);
+        assert_eq!(available_replicas(Some(&s), &[], None), 50);
         assert_eq!(
-            available_replicas(Some(&s), Some(&requests(&[("cpu", "100m")]))),
+            available_replicas(Some(&s), &[], Some(&requests(&[("cpu", "100m")]))),
             50
         );
         let full = summary(json!({"allocatable": {"pods": "10"}, "allocated": {"pods": "12"}}));
-        assert_eq!(available_replicas(Some(&full), None), 0);
-        assert_eq!(available_replicas(Some(&summary(json!({}))), None), 0);
+        assert_eq!(available_replicas(Some(&full), &[], None), 0);
+        assert_eq!(available_replicas(Some(&summary(json!({}))), &[], None), 0);
     }
 
     #[test]
@@ -280,28 +298,29 @@ mod tests {
         }));
         // 7000m / 300m = 23; 12Gi / 1Gi = 12.
         assert_eq!(
-            available_replicas(Some(&s), Some(&requests(&[("cpu", "300m")]))),
+            available_replicas(Some(&s), &[], Some(&requests(&[("cpu", "300m")]))),
             23
         );
         assert_eq!(
             available_replicas(
                 Some(&s),
+                &[],
                 Some(&requests(&[("cpu", "300m"), ("memory", "1Gi")]))
             ),
             12
         );
         assert_eq!(
-            available_replicas(Some(&s), Some(&requests(&[("nvidia.com/gpu", "2")]))),
+            available_replicas(Some(&s), &[], Some(&requests(&[("nvidia.com/gpu", "2")]))),
             1
         );
         // Not allocatable at all ⇒ nothing fits.
         assert_eq!(
-            available_replicas(Some(&s), Some(&requests(&[("example.com/fpga", "1")]))),
+            available_replicas(Some(&s), &[], Some(&requests(&[("example.com/fpga", "1")]))),
             0
         );
         // Zero requests are skipped.
         assert_eq!(
-            available_replicas(Some(&s), Some(&requests(&[("memory", "0")]))),
+            available_replicas(Some(&s), &[], Some(&requests(&[("memory", "0")]))),
             1000
         );
     }
@@ -311,13 +330,13 @@ mod tests {
         let s = summary(json!({"allocatable": {"pods": "100", "memory": "2500m"}}));
         // Value(): 2500m → 3 units, 500m → 1 unit (Karmada's rounding, not 5).
         assert_eq!(
-            available_replicas(Some(&s), Some(&requests(&[("memory", "500m")]))),
+            available_replicas(Some(&s), &[], Some(&requests(&[("memory", "500m")]))),
             3
         );
         let exhausted =
             summary(json!({"allocatable": {"pods": "100", "cpu": "1"}, "allocated": {"cpu": "1"}}));
         assert_eq!(
-            available_replicas(Some(&exhausted), Some(&requests(&[("cpu", "1m")]))),
+            available_replicas(Some(&exhausted), &[], Some(&requests(&[("cpu", "1m")]))),
             0
         );
     }
@@ -390,6 +409,31 @@ mod tests {
     fn node_claim_without_requests_estimates_by_pods() {
         let s = summary(json!({"allocatable": {"pods": "7"}}));
         let req = requirements_from_pod_spec(&json!({"nodeSelector": {"a": "b"}}));
-        assert_eq!(available_replicas(Some(&s), req.as_ref()), 7);
+        assert_eq!(available_replicas(Some(&s), &[], req.as_ref()), 7);
+    }
+
+    #[test]
+    fn reported_modelings_replace_the_summary_but_not_the_pod_bound() {
+        let models = crate::model::resource_model::stored(None).unwrap();
+        // Plenty of CPU in the summary; the models hold 2 nodes of grade 2 (2 cores each).
+        let s = summary(json!({
+            "allocatable": {"pods": "100", "cpu": "100", "memory": "100Gi"},
+            "allocatableModelings": [{"grade": 2, "count": 2}, {"grade": 0, "count": 5}],
+        }));
+        let ask = requests(&[("cpu", "1")]);
+        assert_eq!(available_replicas(Some(&s), &models, Some(&ask)), 4);
+        assert_eq!(available_replicas(Some(&s), &[], Some(&ask)), 100);
+        // No requirements: the allowed pods, models or not.
+        assert_eq!(available_replicas(Some(&s), &models, None), 100);
+        // A node claim without requests: 110 pods per node, bounded by the allowed pods.
+        assert_eq!(
+            available_replicas(Some(&s), &models, Some(&requests(&[]))),
+            100
+        );
+        let negative = summary(json!({
+            "allocatable": {"pods": "100", "cpu": "3"},
+            "allocatableModelings": [{"grade": 2, "count": -1}],
+        }));
+        assert_eq!(available_replicas(Some(&negative), &models, Some(&ask)), 3);
     }
 }

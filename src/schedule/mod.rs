@@ -16,6 +16,7 @@
 pub mod clusternet;
 pub mod divide;
 pub mod estimate;
+mod models;
 pub mod policy_match;
 mod spread;
 
@@ -1010,6 +1011,7 @@ fn filter<'a>(
             None => {
                 let available = estimate::available_replicas(
                     cluster.resource_summary.as_ref(),
+                    &cluster.resource_models,
                     request.requirements,
                 );
                 let overflow = order.unwrap_or(0);

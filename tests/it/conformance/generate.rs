@@ -70,7 +70,12 @@ const PROVIDERS: &[&str] = &["aws", "gcp"];
 /// The case of `seed`.
 pub fn case(seed: u64) -> Case {
     let mut rng = Rng::new(seed);
-    let clusters = clusters(&mut rng);
+    let mut clusters = clusters(&mut rng);
+    // A stream of its own, so every other choice of a seed stays as it was.
+    let mut models_rng = Rng::new(seed ^ 0x6d6f_6465_6c73);
+    for cluster in &mut clusters {
+        resource_models(&mut models_rng, cluster);
+    }
     let names: Vec<String> = clusters
         .iter()
         .filter_map(|c| c.pointer("/metadata/name").and_then(Value::as_str))
@@ -161,6 +166,74 @@ fn cluster(rng: &mut Rng, index: u64) -> Value {
             },
         },
     })
+}
+
+/// Now and then, the node grades Karmada's estimator counts on instead of
+/// the summary: `allocatableModelings` (a grade without a model, an empty
+/// list or a negative count at times), with the default models or given
+/// ones (grades out of order, a first minimum the API server sets to 0).
+fn resource_models(rng: &mut Rng, cluster: &mut Value) {
+    if !rng.chance(40) {
+        return;
+    }
+    let grades = if rng.chance(50) {
+        let given = given_models(rng);
+        let grades: Vec<u64> = given.iter().filter_map(|m| m["grade"].as_u64()).collect();
+        cluster["spec"]["resourceModels"] = json!(given);
+        grades
+    } else {
+        (0..9).collect()
+    };
+    let mut modelings: Vec<Value> = Vec::new();
+    if !rng.chance(10) {
+        for _ in 0..1 + rng.below(4) {
+            let grade = if rng.chance(10) {
+                9 + rng.below(3)
+            } else {
+                *rng.pick(&grades)
+            };
+            let count = if rng.chance(5) {
+                -1
+            } else {
+                rng.below(4) as i64
+            };
+            modelings.push(json!({"grade": grade, "count": count}));
+        }
+    }
+    cluster["status"]["resourceSummary"]["allocatableModelings"] = json!(modelings);
+}
+
+/// Two to four valid grades of CPU (and at times memory), each minimum
+/// written as the maximum below it.
+fn given_models(rng: &mut Rng) -> Vec<Value> {
+    let count = 2 + rng.below(3) as usize;
+    let cpu = ["0", "1", "2", "4", "8", "16"];
+    let memory = ["0", "2Gi", "8Gi", "16Gi", "32Gi", "64Gi"];
+    let with_memory = rng.chance(70);
+    let first_min = if rng.chance(30) { "1" } else { "0" };
+    let step = 1 + rng.below(2);
+    let mut models: Vec<Value> = (0..count)
+        .map(|i| {
+            let bound = |values: &[&str], j: usize| {
+                if j == 0 {
+                    first_min.to_string()
+                } else {
+                    values[j].to_string()
+                }
+            };
+            let mut ranges = vec![json!({"name": "cpu", "min": bound(&cpu, i), "max": cpu[i + 1]})];
+            if with_memory {
+                ranges.push(
+                    json!({"name": "memory", "min": bound(&memory, i), "max": memory[i + 1]}),
+                );
+            }
+            json!({"grade": i as u64 * step, "ranges": ranges})
+        })
+        .collect();
+    if rng.chance(30) {
+        models.reverse();
+    }
+    models
 }
 
 /// A few Deployments, ConfigMaps, Services and Jobs in two namespaces.
