@@ -37,6 +37,14 @@ use std::path::{Path, PathBuf};
 
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
+    /// libgit2 found no `.git` in `path` or above it. Its own message
+    /// (`class=Repository (6); code=NotFound (-3)`) says nothing a user can
+    /// act on, so this one says what to do instead.
+    #[error(
+        "`{path}` is not in a git repository, and --branch keeps the render on a branch of one: \
+         run `git init` there and commit the inputs, or use --out DIR for a render kept in a directory"
+    )]
+    NotARepository { path: PathBuf },
     #[error("cannot open the git repository at `{path}`")]
     Open {
         path: PathBuf,
@@ -909,6 +917,11 @@ fn now() -> i64 {
 }
 
 fn open_error(repo: &Path, source: git2::Error) -> Error {
+    if source.code() == ErrorCode::NotFound && source.class() == git2::ErrorClass::Repository {
+        return Error::NotARepository {
+            path: repo.to_path_buf(),
+        };
+    }
     Error::Open {
         path: repo.to_path_buf(),
         source,

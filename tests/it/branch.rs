@@ -2,7 +2,7 @@
 //! checked with the `git` CLI.
 
 use crate::fleet::{clusters, deployment, policy, Fleet, DUPLICATED};
-use crate::support::{commit_all, garrison, git, stderr, stdout};
+use crate::support::{commit_all, garrison, git, read_tree, stderr, stdout};
 use std::path::Path;
 use std::process::Output;
 
@@ -96,6 +96,32 @@ fn first_noop_and_incremental_renders_on_a_branch() {
     )
     .contains("example.com/web:v2"));
     git(repo, &["fsck", "--strict"]);
+}
+
+#[test]
+fn a_branch_outside_a_git_repository_says_what_to_do() {
+    let fleet = Fleet::new();
+    fleet.write("clusters.yaml", &clusters(&["a"]));
+    fleet.write("app.yaml", &deployment("web", 1, "v1"));
+    fleet.write("policy.yaml", &policy("web", DUPLICATED, &[], ""));
+    let before = read_tree(&fleet.repo);
+    let mut transcript = String::new();
+    for args in [
+        &["render", "--branch", "rendered"][..],
+        &["diff", "--branch", "rendered"],
+    ] {
+        let output = garrison_in(&fleet.repo, args);
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        transcript.push_str(&format!("$ garrison {}\n{}", args.join(" "), stderr(&output)));
+    }
+    insta::assert_snapshot!(transcript, @r"
+    $ garrison render --branch rendered
+    garrison: error: cannot read branch `rendered`: `.` is not in a git repository, and --branch keeps the render on a branch of one: run `git init` there and commit the inputs, or use --out DIR for a render kept in a directory
+    $ garrison diff --branch rendered
+    garrison: error: cannot read branch `rendered`: `.` is not in a git repository, and --branch keeps the render on a branch of one: run `git init` there and commit the inputs, or use --out DIR for a render kept in a directory
+    ");
+    assert!(!transcript.contains("class="), "no libgit2 internals");
+    assert_eq!(read_tree(&fleet.repo), before, "nothing is written");
 }
 
 #[test]
