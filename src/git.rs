@@ -115,6 +115,10 @@ pub struct Source {
     pub origin_url: Option<String>,
     /// Tracked files are modified or staged (untracked files do not count).
     pub dirty: bool,
+    /// Those tracked files, sorted, relative to the source directory with
+    /// `/` (`../` for one outside it: a change anywhere in the repository
+    /// is one the source commit does not hold).
+    pub changed: Vec<String>,
     /// Untracked files under the source directory that git does not ignore,
     /// relative to it with `/`. Those garrison reads as inputs are
     /// uncommitted changes too; which they are, only the loader knows.
@@ -221,7 +225,7 @@ pub fn source_info(repo: &Path) -> Result<Option<Source>, Error> {
         String::from_utf8_lossy(author.name_bytes()),
         String::from_utf8_lossy(author.email_bytes())
     );
-    let (mut dirty, mut untracked) = (false, Vec::new());
+    let (mut dirty, mut changed, mut untracked) = (false, Vec::new(), Vec::new());
     if let Some(workdir) = git.workdir() {
         let mut options = StatusOptions::new();
         options
@@ -242,16 +246,19 @@ pub fn source_info(repo: &Path) -> Result<Option<Source>, Error> {
             .and_then(|r| r.strip_prefix(&workdir).ok().map(Path::to_path_buf))
             .unwrap_or_default();
         for entry in statuses.iter() {
+            let path = String::from_utf8_lossy(entry.path_bytes()).into_owned();
+            let relative = Path::new(&path).strip_prefix(&below).ok();
             if entry.status() != git2::Status::WT_NEW {
                 dirty = true;
+                changed.push(relative_path(&below, Path::new(&path)));
                 continue;
             }
-            let path = String::from_utf8_lossy(entry.path_bytes()).into_owned();
-            if let Ok(relative) = Path::new(&path).strip_prefix(&below) {
+            if let Some(relative) = relative {
                 untracked.push(relative.to_string_lossy().replace('\\', "/"));
             }
         }
     }
+    changed.sort();
     untracked.sort();
     let message = String::from_utf8_lossy(commit.message_bytes()).into_owned();
     let authored = commit.author().when().seconds();
@@ -268,9 +275,22 @@ pub fn source_info(repo: &Path) -> Result<Option<Source>, Error> {
         trailers: trailers(&message),
         message,
         dirty,
+        changed,
         untracked,
         origin_url,
     }))
+}
+
+/// `path` as seen from `dir`, both relative to one root, with `/`:
+/// `../` for each of `dir`'s components that `path` does not share.
+fn relative_path(dir: &Path, path: &Path) -> String {
+    let (dir, path): (Vec<_>, Vec<_>) = (dir.components().collect(), path.components().collect());
+    let shared = dir.iter().zip(&path).take_while(|(a, b)| a == b).count();
+    let up = std::iter::repeat_n("..".to_string(), dir.len() - shared);
+    let down = path[shared..]
+        .iter()
+        .map(|part| part.as_os_str().to_string_lossy().into_owned());
+    up.chain(down).collect::<Vec<_>>().join("/")
 }
 
 /// Where `path` lies in the work tree of the git repository holding it:
@@ -1442,6 +1462,9 @@ mod tests {
         assert_eq!(info.subject, "Add the fleet");
         assert_eq!(info.author, "Source Author <source@example.com>");
         assert!(info.dirty, "a modified tracked file is dirty");
+        assert_eq!(info.changed, ["../fleet.yaml"], "named from the source directory");
+        let info = source_info(repo).expect("info").expect("a repository");
+        assert_eq!(info.changed, ["fleet.yaml"]);
 
         git(repo, &["checkout", "-q", "--", "fleet.yaml"]);
         std::fs::write(repo.join(".gitignore"), "ignored.yaml\n").expect("write");

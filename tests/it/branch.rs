@@ -132,7 +132,7 @@ fn a_dirty_working_tree_is_refused_and_left_exactly_as_it_was() {
     let status = git(repo, &["status", "--porcelain"]);
     let refused = garrison_in(repo, &["render", "--branch", "rendered"]);
     assert_eq!(refused.status.code(), Some(2));
-    insta::assert_snapshot!(stderr(&refused).replace(&repo.display().to_string(), "[REPO]"), @"garrison: error: tracked files in `.` have uncommitted changes; commit them, or pass --allow-dirty to render the working tree anyway");
+    insta::assert_snapshot!(stderr(&refused).replace(&repo.display().to_string(), "[REPO]"), @"garrison: error: tracked files in `.` have uncommitted changes: `app.yaml`; commit them, or pass --allow-dirty to render the working tree anyway");
     let allowed = garrison_in(repo, &["render", "--branch", "rendered", "--allow-dirty"]);
     assert!(allowed.status.success(), "{}", stderr(&allowed));
     assert!(git(repo, &["log", "-1", "--format=%B", "rendered"]).contains("--allow-dirty"));
