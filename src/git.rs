@@ -413,6 +413,25 @@ pub fn read_branch_dir(
     }))
 }
 
+/// The names of the repository's local branches (`refs/heads/`), sorted:
+/// the names a misspelt `--branch` is compared with. A name that is not
+/// UTF-8 is left out.
+pub fn branch_names(repo: &Path) -> Result<Vec<String>, Error> {
+    let git = open(repo)?;
+    let branches = git
+        .branches(Some(git2::BranchType::Local))
+        .map_err(|source| read_error(repo, "the branches", source))?;
+    let mut names = Vec::new();
+    for branch in branches {
+        let (branch, _) = branch.map_err(|source| read_error(repo, "the branches", source))?;
+        if let Ok(Some(name)) = branch.name() {
+            names.push(name.to_string());
+        }
+    }
+    names.sort();
+    Ok(names)
+}
+
 /// The tip of `refs/heads/<branch>` and the blob id of every file, or
 /// `None` when the branch does not exist. No blob is read.
 pub fn list_branch(repo: &Path, branch: &str) -> Result<Option<Listing>, Error> {

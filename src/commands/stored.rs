@@ -58,11 +58,25 @@ pub fn read(stored: &Stored, repo: &Path) -> anyhow::Result<Tree> {
             .with_context(|| format!("cannot read branch `{branch}`"))?
         {
             Some(stored) => Ok(stored.tree),
-            None => anyhow::bail!(
-                "branch `{branch}` does not exist in `{}`; render it first with `garrison render --branch {branch}`, or check the name",
-                repo.display()
-            ),
+            None => Err(missing_branch(repo, branch)),
         },
+    }
+}
+
+/// Why `branch` holds nothing to compare with: a name a few edits from a
+/// branch that exists is most likely that branch misspelt, and rendering
+/// it, as the message says otherwise, would start a second render beside
+/// the first.
+fn missing_branch(repo: &Path, branch: &str) -> anyhow::Error {
+    let names = crate::git::branch_names(repo).unwrap_or_default();
+    let repo = repo.display();
+    match crate::diag::closest(branch, names.iter().map(String::as_str)) {
+        Some(meant) => anyhow!(
+            "branch `{branch}` does not exist in `{repo}`; did you mean `{meant}`?"
+        ),
+        None => anyhow!(
+            "branch `{branch}` does not exist in `{repo}`; render it first with `garrison render --branch {branch}`, or check the name"
+        ),
     }
 }
 

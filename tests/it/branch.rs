@@ -379,6 +379,38 @@ fn diff_check_and_explain_against_a_missing_render_are_errors_not_stale() {
 }
 
 #[test]
+fn a_misspelt_branch_is_met_with_the_branch_meant() {
+    let fleet = repo();
+    let repo = fleet.repo.as_path();
+    let first = garrison_in(repo, &["render", "--branch", "rendered"]);
+    assert!(first.status.success(), "{}", stderr(&first));
+    let refs = git(repo, &["show-ref"]);
+    let mut transcript = String::new();
+    for args in [
+        &["diff", "--branch", "rendred"][..],
+        &["check", "--branch", "Rendered"],
+        &["explain", "--branch", "rendred", "Deployment/apps/web"],
+        &["report", "--branch", "rendred", "--html", "report.html"],
+    ] {
+        let output = garrison_in(repo, args);
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        transcript.push_str(&format!("$ garrison {}\n{}", args.join(" "), stderr(&output)));
+    }
+    insta::assert_snapshot!(transcript, @r"
+    $ garrison diff --branch rendred
+    garrison: error: branch `rendred` does not exist in `.`; did you mean `rendered`?
+    $ garrison check --branch Rendered
+    garrison: error: branch `Rendered` does not exist in `.`; did you mean `rendered`?
+    $ garrison explain --branch rendred Deployment/apps/web
+    garrison: error: branch `rendred` does not exist in `.`; did you mean `rendered`?
+    $ garrison report --branch rendred --html report.html
+    garrison: error: branch `rendred` does not exist in `.`; did you mean `rendered`?
+    ");
+    assert_eq!(git(repo, &["show-ref"]), refs, "no branch is made");
+    assert!(!repo.join("report.html").exists(), "nothing is written");
+}
+
+#[test]
 fn untracked_input_files_make_the_working_tree_dirty() {
     let fleet = repo();
     let repo = fleet.repo.as_path();
