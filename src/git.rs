@@ -30,6 +30,10 @@
 //! locked by another writer is waited for briefly, and a lock that stays
 //! (a crashed writer) is an error naming it.
 
+mod identity;
+
+pub use identity::{Identity, FALLBACK_EMAIL, FALLBACK_NAME};
+
 use crate::model::layout::Tree;
 use git2::{ErrorCode, FileMode, ObjectType, Oid, Repository, Signature, StatusOptions, Time};
 use std::collections::BTreeMap;
@@ -176,8 +180,9 @@ pub struct CommitRequest<'a> {
     /// branch must not exist yet.
     pub expected_parent: Option<&'a str>,
     pub message: &'a str,
-    pub author_name: &'a str,
-    pub author_email: &'a str,
+    /// Who wrote the commit and who made it ([`identities`]).
+    pub author: &'a Identity,
+    pub committer: &'a Identity,
     /// Author and committer time, seconds since the epoch (UTC); `None` = now.
     pub time: Option<i64>,
 }
@@ -413,6 +418,19 @@ pub fn read_branch_dir(
     }))
 }
 
+/// The author and the committer of a render commit in the repository
+/// holding `repo`, as `git commit` there would name them (see
+/// [`identity`]), with this process's environment.
+pub fn identities(repo: &Path) -> Result<(Identity, Identity), Error> {
+    let git = open(repo)?;
+    let config = git.config().and_then(|mut config| config.snapshot()).ok();
+    let env = |key: &str| std::env::var(key).ok();
+    Ok((
+        identity::resolve(identity::Role::Author, config.as_ref(), &env),
+        identity::resolve(identity::Role::Committer, config.as_ref(), &env),
+    ))
+}
+
 /// The names of the repository's local branches (`refs/heads/`), sorted:
 /// the names a misspelt `--branch` is compared with. A name that is not
 /// UTF-8 is left out.
@@ -637,20 +655,24 @@ fn write_commit(
     let root_tree = git
         .find_tree(root)
         .map_err(|source| read_error(repo, format!("tree `{root}`"), source))?;
-    let time = request.time.unwrap_or_else(now);
-    let signature = Signature::new(
-        request.author_name,
-        request.author_email,
-        &Time::new(time, 0),
-    )
-    .map_err(|source| write_error(repo, "the commit signature", source))?;
+    let time = Time::new(request.time.unwrap_or_else(now), 0);
+    let signature = |identity: &Identity| {
+        Signature::new(&identity.name, &identity.email, &time).map_err(|source| {
+            write_error(
+                repo,
+                format!("the signature `{} <{}>`", identity.name, identity.email),
+                source,
+            )
+        })
+    };
+    let (author, committer) = (signature(request.author)?, signature(request.committer)?);
     let message = if request.message.ends_with('\n') {
         request.message.to_string()
     } else {
         format!("{}\n", request.message)
     };
     let parents: Vec<&git2::Commit<'_>> = parent.into_iter().collect();
-    git.commit(None, &signature, &signature, &message, &root_tree, &parents)
+    git.commit(None, &author, &committer, &message, &root_tree, &parents)
         .map_err(|source| write_error(repo, "the commit", source))
 }
 
@@ -1064,8 +1086,8 @@ mod tests {
             kept: &NONE_KEPT,
             expected_parent: parent,
             message,
-            author_name: "garrison",
-            author_email: "garrison@example.com",
+            author: &TEST_IDENTITY,
+            committer: &TEST_IDENTITY,
             time: Some(1_700_000_000),
         }
     }
@@ -1201,6 +1223,11 @@ mod tests {
     }
 
     static NONE_KEPT: BTreeMap<String, String> = BTreeMap::new();
+
+    static TEST_IDENTITY: std::sync::LazyLock<Identity> = std::sync::LazyLock::new(|| Identity {
+        name: "garrison".into(),
+        email: "garrison@example.com".into(),
+    });
 
     #[test]
     fn listed_files_are_committed_as_their_blobs_without_being_read() {

@@ -406,6 +406,8 @@ fn commit(
         );
     }
     let message = provenance.commit_message(summary);
+    let (author, committer) =
+        crate::git::identities(branch.repo).context("cannot commit the render")?;
     let request = crate::git::CommitRequest {
         branch: branch.name,
         prefix: None,
@@ -413,8 +415,8 @@ fn commit(
         kept,
         expected_parent: parent.as_deref(),
         message: &message,
-        author_name: "garrison",
-        author_email: "garrison@localhost",
+        author: &author,
+        committer: &committer,
         time: provenance.time,
     };
     match crate::git::commit_tree(branch.repo, &request).context("cannot commit the render")? {

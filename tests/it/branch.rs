@@ -125,6 +125,56 @@ fn a_branch_outside_a_git_repository_says_what_to_do() {
 }
 
 #[test]
+fn render_commits_are_by_whom_git_would_name() {
+    let fleet = repo();
+    let repo = fleet.repo.as_path();
+    let home = crate::support::temp();
+    let identity = |extra: &[(&str, &str)], version: &str| -> String {
+        fleet.write("app.yaml", &deployment("web", 2, version));
+        commit_all(repo, version);
+        let mut command = garrison();
+        command
+            .current_dir(repo)
+            .env("HOME", home.path())
+            .env("XDG_CONFIG_HOME", home.path())
+            .env_remove("EMAIL");
+        for role in ["AUTHOR", "COMMITTER"] {
+            command
+                .env_remove(format!("GIT_{role}_NAME"))
+                .env_remove(format!("GIT_{role}_EMAIL"));
+        }
+        command.envs(extra.iter().copied());
+        let output = match command.args(["render", "--branch", "rendered"]).output() {
+            Ok(o) => o,
+            Err(e) => panic!("{e}"),
+        };
+        assert!(output.status.success(), "{}", stderr(&output));
+        git(repo, &["log", "-1", "--format=%an <%ae> %cn <%ce>", "rendered"])
+    };
+    let mut transcript = vec![format!("no configuration: {}", identity(&[], "v2"))];
+    crate::support::write(
+        &home.path().join(".gitconfig"),
+        "[user]\n\tname = Global\n\temail = global@example.com\n",
+    );
+    transcript.push(format!("global: {}", identity(&[], "v3")));
+    git(repo, &["config", "user.name", "Local"]);
+    transcript.push(format!("repository over global: {}", identity(&[], "v4")));
+    let variables = [
+        ("GIT_AUTHOR_NAME", "Env Author"),
+        ("GIT_AUTHOR_EMAIL", "author@example.com"),
+        ("GIT_COMMITTER_NAME", "Env Committer"),
+        ("GIT_COMMITTER_EMAIL", "committer@example.com"),
+    ];
+    transcript.push(format!("environment: {}", identity(&variables, "v5")));
+    insta::assert_snapshot!(transcript.join("\n"), @r"
+    no configuration: garrison <garrison@localhost> garrison <garrison@localhost>
+    global: Global <global@example.com> Global <global@example.com>
+    repository over global: Local <global@example.com> Local <global@example.com>
+    environment: Env Author <author@example.com> Env Committer <committer@example.com>
+    ");
+}
+
+#[test]
 fn a_dirty_working_tree_is_refused_and_left_exactly_as_it_was() {
     let fleet = repo();
     let repo = fleet.repo.as_path();
