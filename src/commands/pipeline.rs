@@ -195,6 +195,11 @@ pub fn run(request: Request<'_>, printer: &Printer) -> Result<Outcome, Stop> {
     } = request;
     let spinner = printer.spinner();
     let cache = Cache::open_in(repo.cache.as_deref());
+    let cache = if repo.writes_cache {
+        cache
+    } else {
+        cache.read_only()
+    };
     let (inputs, mut diagnostics) = load_inputs(repo, skip, &cache, &spinner);
     if diagnostics.has_errors() {
         let _ = cache.save();
