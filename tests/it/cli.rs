@@ -100,6 +100,28 @@ fn validate_shows_ten_diagnostics_per_code_and_names_the_fleets_it_holds() {
     assert_eq!(report["errors"], 16 + 2 + 1, "--json lists every one: {report}");
 }
 
+/// `completions` and `man` print a fixed text: their help, man page and
+/// completions list no global flag, which would do nothing there, while
+/// still accepting one.
+#[test]
+fn completions_and_man_list_only_flags_that_act_there() {
+    for command in ["completions", "man"] {
+        let help = stdout(&run(&[command, "--help"]));
+        let page = stdout(&run(&["man", command]));
+        for flag in ["--color", "--diagnostics", "--json", "--progress", "--strict"] {
+            assert!(!help.contains(flag), "{command} --help lists {flag}:\n{help}");
+            assert!(!page.contains(&flag.replace('-', "\\-")), "garrison-{command}(1) lists {flag}");
+        }
+        assert!(help.contains("--help"), "{help}");
+    }
+    let render = stdout(&run(&["render", "--help"]));
+    assert!(render.contains("--json") && render.contains("--strict"), "{render}");
+    let script = run(&["completions", "bash", "--color", "never"]);
+    assert!(script.status.success(), "{}", stderr(&script));
+    let script = stdout(&script);
+    assert!(script.contains("--allow-dirty"), "render's flags are completed");
+}
+
 #[test]
 fn warnings_from_loading_are_counted_in_the_summary() {
     let dir = crate::support::temp();
