@@ -314,9 +314,7 @@ fn diff_check_and_explain_on_a_directory() {
         "Deployment/apps/nope",
     ]);
     assert_eq!(missing.status.code(), Some(2));
-    insta::assert_snapshot!(stderr(&missing), @r"
-    garrison: error: no application `Deployment/apps/nope`; write KIND/NAMESPACE/NAME, KIND/NAME with --namespace, or KIND/NAME for a cluster-scoped one
-    ");
+    insta::assert_snapshot!(stderr(&missing), @"garrison: error: no application `Deployment/apps/nope`; write KIND/NAMESPACE/NAME, KIND/NAME with --namespace, or KIND/NAME for a cluster-scoped one");
 }
 
 #[test]

@@ -722,9 +722,7 @@ fn man_pages_list_only_pages_garrison_prints_and_give_the_exit_status() {
     );
     let missing = run(&["man", "nope"]);
     assert_eq!(missing.status.code(), Some(2));
-    insta::assert_snapshot!(stderr(&missing), @r"
-    garrison: error: no command `nope`; name one of render, diff, check, explain, report, validate, completions, man
-    ");
+    insta::assert_snapshot!(stderr(&missing), @"garrison: error: no command `nope`; name one of render, diff, check, explain, report, validate, completions, man");
 }
 
 /// The help of every command speaks of paths an installed binary can
