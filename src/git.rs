@@ -1508,7 +1508,11 @@ mod tests {
         assert_eq!(info.subject, "Add the fleet");
         assert_eq!(info.author, "Source Author <source@example.com>");
         assert!(info.dirty, "a modified tracked file is dirty");
-        assert_eq!(info.changed, ["../fleet.yaml"], "named from the source directory");
+        assert_eq!(
+            info.changed,
+            ["../fleet.yaml"],
+            "named from the source directory"
+        );
         let info = source_info(repo).expect("info").expect("a repository");
         assert_eq!(info.changed, ["fleet.yaml"]);
 

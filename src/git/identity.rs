@@ -107,8 +107,14 @@ mod tests {
              [author]\n\tname = Author\n[committer]\n\temail = committer@example.com\n",
         );
         let none = env(&[]);
-        assert_eq!(of(resolve(Role::Author, Some(&user), &none)), "User <user@example.com>");
-        assert_eq!(of(resolve(Role::Author, Some(&roles), &none)), "Author <user@example.com>");
+        assert_eq!(
+            of(resolve(Role::Author, Some(&user), &none)),
+            "User <user@example.com>"
+        );
+        assert_eq!(
+            of(resolve(Role::Author, Some(&roles), &none)),
+            "Author <user@example.com>"
+        );
         assert_eq!(
             of(resolve(Role::Committer, Some(&roles), &none)),
             "User <committer@example.com>"
@@ -132,7 +138,11 @@ mod tests {
             "EMAIL comes after every configuration"
         );
         assert_eq!(
-            of(resolve(Role::Committer, None, &env(&[("GIT_COMMITTER_NAME", " ")]))),
+            of(resolve(
+                Role::Committer,
+                None,
+                &env(&[("GIT_COMMITTER_NAME", " ")])
+            )),
             "garrison <garrison@localhost>",
             "an empty value is unset"
         );

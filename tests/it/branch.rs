@@ -112,7 +112,11 @@ fn a_branch_outside_a_git_repository_says_what_to_do() {
     ] {
         let output = garrison_in(&fleet.repo, args);
         assert_eq!(output.status.code(), Some(2), "{args:?}");
-        transcript.push_str(&format!("$ garrison {}\n{}", args.join(" "), stderr(&output)));
+        transcript.push_str(&format!(
+            "$ garrison {}\n{}",
+            args.join(" "),
+            stderr(&output)
+        ));
     }
     insta::assert_snapshot!(transcript, @r"
     $ garrison render --branch rendered
@@ -149,7 +153,10 @@ fn render_commits_are_by_whom_git_would_name() {
             Err(e) => panic!("{e}"),
         };
         assert!(output.status.success(), "{}", stderr(&output));
-        git(repo, &["log", "-1", "--format=%an <%ae> %cn <%ce>", "rendered"])
+        git(
+            repo,
+            &["log", "-1", "--format=%an <%ae> %cn <%ce>", "rendered"],
+        )
     };
     let mut transcript = vec![format!("no configuration: {}", identity(&[], "v2"))];
     crate::support::write(
@@ -442,7 +449,11 @@ fn a_misspelt_branch_is_met_with_the_branch_meant() {
     ] {
         let output = garrison_in(repo, args);
         assert_eq!(output.status.code(), Some(2), "{args:?}");
-        transcript.push_str(&format!("$ garrison {}\n{}", args.join(" "), stderr(&output)));
+        transcript.push_str(&format!(
+            "$ garrison {}\n{}",
+            args.join(" "),
+            stderr(&output)
+        ));
     }
     insta::assert_snapshot!(transcript, @r"
     $ garrison diff --branch rendred

@@ -48,8 +48,7 @@ fn validate_counts_clusternet_inputs_when_there_are_any() {
         assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
         lines.push(format!("{case}: {}", stdout(&output)));
         let json = run(&["validate", "--json", "--repo", &repo.to_string_lossy()]);
-        let report: serde_json::Value =
-            serde_json::from_slice(&json.stdout).unwrap_or_default();
+        let report: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap_or_default();
         let counts: Vec<String> = ["subscriptions", "localizations", "globalizations"]
             .iter()
             .map(|key| format!("{key}={}", report[key]))
@@ -74,30 +73,54 @@ fn validate_shows_ten_diagnostics_per_code_and_names_the_fleets_it_holds() {
     let root = dir.path();
     for fleet in ["eu", "us"] {
         let fleet = root.join(fleet);
-        crate::support::write(&fleet.join("garrison.yaml"), "kubernetesVersion: \"1.36\"\n");
-        crate::support::write(&fleet.join("clusters.yaml"), &crate::fleet::clusters(&["a"]));
+        crate::support::write(
+            &fleet.join("garrison.yaml"),
+            "kubernetesVersion: \"1.36\"\n",
+        );
+        crate::support::write(
+            &fleet.join("clusters.yaml"),
+            &crate::fleet::clusters(&["a"]),
+        );
         let apps: Vec<String> = (0..8)
             .map(|n| {
-                format!(
-                    "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app-{n}\ndata: {{}}\n"
-                )
+                format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app-{n}\ndata: {{}}\n")
             })
             .collect();
         crate::support::write(&fleet.join("apps.yaml"), &apps.join("---\n"));
     }
-    let output = run(&["validate", "--diagnostics", "concise", "--no-cache", "--repo", &root.to_string_lossy()]);
+    let output = run(&[
+        "validate",
+        "--diagnostics",
+        "concise",
+        "--no-cache",
+        "--repo",
+        &root.to_string_lossy(),
+    ]);
     assert_eq!(output.status.code(), Some(2));
     let text = stderr(&output).replace(&root.display().to_string(), "[DIR]");
     assert_eq!(text.matches("error[G0110]").count(), 10, "{text}");
-    let tail: Vec<&str> = text.lines().filter(|l| l.starts_with("garrison:")).collect();
+    let tail: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("garrison:"))
+        .collect();
     insta::assert_snapshot!(tail.join("\n"), @"
     garrison: and 6 more G0110 (missing-namespace), not shown; --json or --diagnostics github lists every one
     garrison: 19 error(s), 0 warning(s); nothing was written
     garrison: hint: `[DIR]` holds 2 garrison.yaml files; if it holds several fleets, validate each with its own --repo (--repo [DIR]/eu, --repo [DIR]/us)
     ");
-    let json = run(&["validate", "--json", "--no-cache", "--repo", &root.to_string_lossy()]);
+    let json = run(&[
+        "validate",
+        "--json",
+        "--no-cache",
+        "--repo",
+        &root.to_string_lossy(),
+    ]);
     let report: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap_or_default();
-    assert_eq!(report["errors"], 16 + 2 + 1, "--json lists every one: {report}");
+    assert_eq!(
+        report["errors"],
+        16 + 2 + 1,
+        "--json lists every one: {report}"
+    );
 }
 
 /// `completions` and `man` print a fixed text: their help, man page and
@@ -108,18 +131,36 @@ fn completions_and_man_list_only_flags_that_act_there() {
     for command in ["completions", "man"] {
         let help = stdout(&run(&[command, "--help"]));
         let page = stdout(&run(&["man", command]));
-        for flag in ["--color", "--diagnostics", "--json", "--progress", "--strict"] {
-            assert!(!help.contains(flag), "{command} --help lists {flag}:\n{help}");
-            assert!(!page.contains(&flag.replace('-', "\\-")), "garrison-{command}(1) lists {flag}");
+        for flag in [
+            "--color",
+            "--diagnostics",
+            "--json",
+            "--progress",
+            "--strict",
+        ] {
+            assert!(
+                !help.contains(flag),
+                "{command} --help lists {flag}:\n{help}"
+            );
+            assert!(
+                !page.contains(&flag.replace('-', "\\-")),
+                "garrison-{command}(1) lists {flag}"
+            );
         }
         assert!(help.contains("--help"), "{help}");
     }
     let render = stdout(&run(&["render", "--help"]));
-    assert!(render.contains("--json") && render.contains("--strict"), "{render}");
+    assert!(
+        render.contains("--json") && render.contains("--strict"),
+        "{render}"
+    );
     let script = run(&["completions", "bash", "--color", "never"]);
     assert!(script.status.success(), "{}", stderr(&script));
     let script = stdout(&script);
-    assert!(script.contains("--allow-dirty"), "render's flags are completed");
+    assert!(
+        script.contains("--allow-dirty"),
+        "render's flags are completed"
+    );
 }
 
 #[test]

@@ -281,7 +281,10 @@ fn the_readme_test_command_is_the_one_ci_runs() {
     let run = crate::support::read(&root().join(".ci/run"));
     let last = run.lines().rfind(|l| !l.trim().is_empty());
     assert_eq!(last, Some(".ci/test"), ".ci/run ends by running .ci/test");
-    assert!(run.contains("cargo fmt") && run.contains("cargo clippy"), "{run}");
+    assert!(
+        run.contains("cargo fmt") && run.contains("cargo clippy"),
+        "{run}"
+    );
     let test = crate::support::read(&root().join(".ci/test"));
     assert_eq!(
         test.lines().rfind(|l| !l.trim().is_empty()),
@@ -290,7 +293,10 @@ fn the_readme_test_command_is_the_one_ci_runs() {
     );
     for tool in ["chromium", "shellcheck", "pre-commit"] {
         assert!(test.contains(tool), ".ci/test installs {tool}");
-        assert!(readme.to_lowercase().contains(tool), "the README names {tool}");
+        assert!(
+            readme.to_lowercase().contains(tool),
+            "the README names {tool}"
+        );
     }
     assert!(
         std::fs::metadata(root().join(".ci/test"))
