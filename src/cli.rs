@@ -34,6 +34,34 @@ pub struct Cli {
     pub strict: bool,
 }
 
+/// The global flags, which every command takes: `completions` and `man`
+/// print a fixed text, so there none of them does anything.
+const GLOBAL_FLAGS: [&str; 5] = ["color", "diagnostics", "json", "progress", "strict"];
+
+/// The commands whose help, man page and completions leave the global flags out.
+const FIXED_TEXT_COMMANDS: [&str; 2] = ["completions", "man"];
+
+/// The command line as parsed, helped and completed: [`Cli`]'s.
+pub fn command() -> clap::Command {
+    with_flags_that_act(<Cli as clap::CommandFactory>::command())
+}
+
+/// `command` with the global flags hidden where they do nothing
+/// ([`FIXED_TEXT_COMMANDS`]). They are still accepted there, so a script
+/// passing `--color never` to every command keeps working. Each of those
+/// commands gets a hidden copy of each flag, which clap then does not
+/// propagate over.
+pub fn with_flags_that_act(command: clap::Command) -> clap::Command {
+    let hidden: Vec<clap::Arg> = command
+        .get_arguments()
+        .filter(|arg| GLOBAL_FLAGS.contains(&arg.get_id().as_str()))
+        .map(|arg| arg.clone().hide(true))
+        .collect();
+    FIXED_TEXT_COMMANDS.iter().fold(command, |command, name| {
+        command.mut_subcommand(name, |sub| sub.args(hidden.iter().cloned()))
+    })
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum ColorChoice {
     Auto,

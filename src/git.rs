@@ -30,6 +30,10 @@
 //! locked by another writer is waited for briefly, and a lock that stays
 //! (a crashed writer) is an error naming it.
 
+mod identity;
+
+pub use identity::{Identity, FALLBACK_EMAIL, FALLBACK_NAME};
+
 use crate::model::layout::Tree;
 use git2::{ErrorCode, FileMode, ObjectType, Oid, Repository, Signature, StatusOptions, Time};
 use std::collections::BTreeMap;
@@ -37,6 +41,14 @@ use std::path::{Path, PathBuf};
 
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
+    /// libgit2 found no `.git` in `path` or above it. Its own message
+    /// (`class=Repository (6); code=NotFound (-3)`) says nothing a user can
+    /// act on, so this one says what to do instead.
+    #[error(
+        "`{path}` is not in a git repository, and --branch keeps the render on a branch of one: \
+         run `git init` there and commit the inputs, or use --out DIR for a render kept in a directory"
+    )]
+    NotARepository { path: PathBuf },
     #[error("cannot open the git repository at `{path}`")]
     Open {
         path: PathBuf,
@@ -107,6 +119,10 @@ pub struct Source {
     pub origin_url: Option<String>,
     /// Tracked files are modified or staged (untracked files do not count).
     pub dirty: bool,
+    /// Those tracked files, sorted, relative to the source directory with
+    /// `/` (`../` for one outside it: a change anywhere in the repository
+    /// is one the source commit does not hold).
+    pub changed: Vec<String>,
     /// Untracked files under the source directory that git does not ignore,
     /// relative to it with `/`. Those garrison reads as inputs are
     /// uncommitted changes too; which they are, only the loader knows.
@@ -164,8 +180,9 @@ pub struct CommitRequest<'a> {
     /// branch must not exist yet.
     pub expected_parent: Option<&'a str>,
     pub message: &'a str,
-    pub author_name: &'a str,
-    pub author_email: &'a str,
+    /// Who wrote the commit and who made it ([`identities`]).
+    pub author: &'a Identity,
+    pub committer: &'a Identity,
     /// Author and committer time, seconds since the epoch (UTC); `None` = now.
     pub time: Option<i64>,
 }
@@ -213,7 +230,7 @@ pub fn source_info(repo: &Path) -> Result<Option<Source>, Error> {
         String::from_utf8_lossy(author.name_bytes()),
         String::from_utf8_lossy(author.email_bytes())
     );
-    let (mut dirty, mut untracked) = (false, Vec::new());
+    let (mut dirty, mut changed, mut untracked) = (false, Vec::new(), Vec::new());
     if let Some(workdir) = git.workdir() {
         let mut options = StatusOptions::new();
         options
@@ -234,16 +251,19 @@ pub fn source_info(repo: &Path) -> Result<Option<Source>, Error> {
             .and_then(|r| r.strip_prefix(&workdir).ok().map(Path::to_path_buf))
             .unwrap_or_default();
         for entry in statuses.iter() {
+            let path = String::from_utf8_lossy(entry.path_bytes()).into_owned();
+            let relative = Path::new(&path).strip_prefix(&below).ok();
             if entry.status() != git2::Status::WT_NEW {
                 dirty = true;
+                changed.push(relative_path(&below, Path::new(&path)));
                 continue;
             }
-            let path = String::from_utf8_lossy(entry.path_bytes()).into_owned();
-            if let Ok(relative) = Path::new(&path).strip_prefix(&below) {
+            if let Some(relative) = relative {
                 untracked.push(relative.to_string_lossy().replace('\\', "/"));
             }
         }
     }
+    changed.sort();
     untracked.sort();
     let message = String::from_utf8_lossy(commit.message_bytes()).into_owned();
     let authored = commit.author().when().seconds();
@@ -260,9 +280,22 @@ pub fn source_info(repo: &Path) -> Result<Option<Source>, Error> {
         trailers: trailers(&message),
         message,
         dirty,
+        changed,
         untracked,
         origin_url,
     }))
+}
+
+/// `path` as seen from `dir`, both relative to one root, with `/`:
+/// `../` for each of `dir`'s components that `path` does not share.
+fn relative_path(dir: &Path, path: &Path) -> String {
+    let (dir, path): (Vec<_>, Vec<_>) = (dir.components().collect(), path.components().collect());
+    let shared = dir.iter().zip(&path).take_while(|(a, b)| a == b).count();
+    let up = std::iter::repeat_n("..".to_string(), dir.len() - shared);
+    let down = path[shared..]
+        .iter()
+        .map(|part| part.as_os_str().to_string_lossy().into_owned());
+    up.chain(down).collect::<Vec<_>>().join("/")
 }
 
 /// Where `path` lies in the work tree of the git repository holding it:
@@ -383,6 +416,38 @@ pub fn read_branch_dir(
         commit: tip.to_string(),
         tree,
     }))
+}
+
+/// The author and the committer of a render commit in the repository
+/// holding `repo`, as `git commit` there would name them (see
+/// [`identity`]), with this process's environment.
+pub fn identities(repo: &Path) -> Result<(Identity, Identity), Error> {
+    let git = open(repo)?;
+    let config = git.config().and_then(|mut config| config.snapshot()).ok();
+    let env = |key: &str| std::env::var(key).ok();
+    Ok((
+        identity::resolve(identity::Role::Author, config.as_ref(), &env),
+        identity::resolve(identity::Role::Committer, config.as_ref(), &env),
+    ))
+}
+
+/// The names of the repository's local branches (`refs/heads/`), sorted:
+/// the names a misspelt `--branch` is compared with. A name that is not
+/// UTF-8 is left out.
+pub fn branch_names(repo: &Path) -> Result<Vec<String>, Error> {
+    let git = open(repo)?;
+    let branches = git
+        .branches(Some(git2::BranchType::Local))
+        .map_err(|source| read_error(repo, "the branches", source))?;
+    let mut names = Vec::new();
+    for branch in branches {
+        let (branch, _) = branch.map_err(|source| read_error(repo, "the branches", source))?;
+        if let Ok(Some(name)) = branch.name() {
+            names.push(name.to_string());
+        }
+    }
+    names.sort();
+    Ok(names)
 }
 
 /// The tip of `refs/heads/<branch>` and the blob id of every file, or
@@ -590,20 +655,24 @@ fn write_commit(
     let root_tree = git
         .find_tree(root)
         .map_err(|source| read_error(repo, format!("tree `{root}`"), source))?;
-    let time = request.time.unwrap_or_else(now);
-    let signature = Signature::new(
-        request.author_name,
-        request.author_email,
-        &Time::new(time, 0),
-    )
-    .map_err(|source| write_error(repo, "the commit signature", source))?;
+    let time = Time::new(request.time.unwrap_or_else(now), 0);
+    let signature = |identity: &Identity| {
+        Signature::new(&identity.name, &identity.email, &time).map_err(|source| {
+            write_error(
+                repo,
+                format!("the signature `{} <{}>`", identity.name, identity.email),
+                source,
+            )
+        })
+    };
+    let (author, committer) = (signature(request.author)?, signature(request.committer)?);
     let message = if request.message.ends_with('\n') {
         request.message.to_string()
     } else {
         format!("{}\n", request.message)
     };
     let parents: Vec<&git2::Commit<'_>> = parent.into_iter().collect();
-    git.commit(None, &signature, &signature, &message, &root_tree, &parents)
+    git.commit(None, &author, &committer, &message, &root_tree, &parents)
         .map_err(|source| write_error(repo, "the commit", source))
 }
 
@@ -909,6 +978,11 @@ fn now() -> i64 {
 }
 
 fn open_error(repo: &Path, source: git2::Error) -> Error {
+    if source.code() == ErrorCode::NotFound && source.class() == git2::ErrorClass::Repository {
+        return Error::NotARepository {
+            path: repo.to_path_buf(),
+        };
+    }
     Error::Open {
         path: repo.to_path_buf(),
         source,
@@ -1012,8 +1086,8 @@ mod tests {
             kept: &NONE_KEPT,
             expected_parent: parent,
             message,
-            author_name: "garrison",
-            author_email: "garrison@example.com",
+            author: &TEST_IDENTITY,
+            committer: &TEST_IDENTITY,
             time: Some(1_700_000_000),
         }
     }
@@ -1149,6 +1223,11 @@ mod tests {
     }
 
     static NONE_KEPT: BTreeMap<String, String> = BTreeMap::new();
+
+    static TEST_IDENTITY: std::sync::LazyLock<Identity> = std::sync::LazyLock::new(|| Identity {
+        name: "garrison".into(),
+        email: "garrison@example.com".into(),
+    });
 
     #[test]
     fn listed_files_are_committed_as_their_blobs_without_being_read() {
@@ -1429,6 +1508,13 @@ mod tests {
         assert_eq!(info.subject, "Add the fleet");
         assert_eq!(info.author, "Source Author <source@example.com>");
         assert!(info.dirty, "a modified tracked file is dirty");
+        assert_eq!(
+            info.changed,
+            ["../fleet.yaml"],
+            "named from the source directory"
+        );
+        let info = source_info(repo).expect("info").expect("a repository");
+        assert_eq!(info.changed, ["fleet.yaml"]);
 
         git(repo, &["checkout", "-q", "--", "fleet.yaml"]);
         std::fs::write(repo.join(".gitignore"), "ignored.yaml\n").expect("write");

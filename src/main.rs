@@ -1,7 +1,7 @@
 //! The `garrison` binary: parse, run, map the outcome to an exit code.
 //! What went wrong is printed by `commands`, through its printer.
 
-use clap::Parser;
+use clap::FromArgMatches;
 use garrison::cli::Cli;
 use garrison::commands;
 use std::process::ExitCode;
@@ -13,7 +13,8 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
     restore_sigpipe();
-    let cli = Cli::parse();
+    let matches = garrison::cli::command().get_matches();
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|error| error.exit());
     ExitCode::from(commands::run(&cli).code())
 }
 

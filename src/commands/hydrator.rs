@@ -395,6 +395,7 @@ mod tests {
                 .collect(),
             origin_url: Some("https://git.example.com/fleet.git".into()),
             dirty: false,
+            changed: Vec::new(),
             untracked: Vec::new(),
         }
     }

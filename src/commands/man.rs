@@ -74,7 +74,9 @@ const INVALID_ARGUMENTS: &str = "Invalid command-line arguments also exit 2.";
 /// The page of `command` (garrison(1) when `None`), in roff.
 pub fn page(command: Option<&str>) -> anyhow::Result<String> {
     // The help subcommand is clap's own: no page of its own to list.
-    let mut root = <Cli as clap::CommandFactory>::command().disable_help_subcommand(true);
+    let mut root = crate::cli::with_flags_that_act(
+        <Cli as clap::CommandFactory>::command().disable_help_subcommand(true),
+    );
     root.build();
     let (page_of, codes) = match command {
         None => (root, EXIT_STATUS_ALL),

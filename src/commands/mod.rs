@@ -127,7 +127,7 @@ fn execute(settings: &Settings, printer: &Printer) -> Result<ExitStatus, Stop> {
         Settings::Report(settings) => report::run(settings, printer),
         Settings::Validate(repo) => validate::run(repo, printer),
         Settings::Completions(shell) => {
-            let mut command = <Cli as clap::CommandFactory>::command();
+            let mut command = crate::cli::command();
             let mut script = Vec::new();
             clap_complete::generate(*shell, &mut command, "garrison", &mut script);
             printer.out(String::from_utf8_lossy(&script));

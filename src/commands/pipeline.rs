@@ -64,6 +64,9 @@ pub struct InputCounts {
     pub propagation_policies: usize,
     pub override_policies: usize,
     pub clusters: usize,
+    pub subscriptions: usize,
+    pub localizations: usize,
+    pub globalizations: usize,
 }
 
 /// What a [`run`] is for, which decides how much work it does and keeps.
@@ -195,6 +198,11 @@ pub fn run(request: Request<'_>, printer: &Printer) -> Result<Outcome, Stop> {
     } = request;
     let spinner = printer.spinner();
     let cache = Cache::open_in(repo.cache.as_deref());
+    let cache = if repo.writes_cache {
+        cache
+    } else {
+        cache.read_only()
+    };
     let (inputs, mut diagnostics) = load_inputs(repo, skip, &cache, &spinner);
     if diagnostics.has_errors() {
         let _ = cache.save();
@@ -307,6 +315,9 @@ impl Outcome {
             propagation_policies: inputs.propagation_policies.len(),
             override_policies: inputs.override_policies.len(),
             clusters: inputs.clusters.len(),
+            subscriptions: inputs.subscriptions.len(),
+            localizations: inputs.localizations.len(),
+            globalizations: inputs.globalizations.len(),
         };
         Outcome {
             mass_prune: inputs.config.mass_prune.clone(),

@@ -7,8 +7,9 @@
 //! methods may use the print macros.
 
 use crate::cli::{Cli, ColorChoice, DiagnosticFormat};
-use crate::diag::{self, Diagnostics, Sources, Style};
+use crate::diag::{self, Code, Diagnostics, Sources, Style};
 use crate::report::{Summary, Tense};
+use std::collections::BTreeMap;
 use std::fmt::{self, Display};
 use std::io::IsTerminal;
 use std::sync::Mutex;
@@ -38,6 +39,31 @@ struct Reported {
     warnings: usize,
     failure: Option<String>,
     stdout: bool,
+    /// How many diagnostics of each code were reported, shown or not.
+    codes: BTreeMap<Code, usize>,
+}
+
+/// How many diagnostics of one code are drawn as text; the rest are
+/// counted. A directory of many fleets can have a thousand errors of a
+/// few codes, and the first ones of each say what the others say.
+const SHOWN_PER_CODE: usize = 10;
+
+/// `diagnostics` with at most [`SHOWN_PER_CODE`] of each code, in order,
+/// and how many of each code were left out.
+fn capped(diagnostics: &Diagnostics) -> (Diagnostics, BTreeMap<Code, usize>) {
+    let mut seen: BTreeMap<Code, usize> = BTreeMap::new();
+    let mut left: BTreeMap<Code, usize> = BTreeMap::new();
+    let mut shown = Vec::new();
+    for diagnostic in &diagnostics.0 {
+        let count = seen.entry(diagnostic.code).or_default();
+        *count += 1;
+        if *count > SHOWN_PER_CODE {
+            *left.entry(diagnostic.code).or_default() += 1;
+        } else {
+            shown.push(diagnostic.clone());
+        }
+    }
+    (Diagnostics(shown), left)
 }
 
 impl Printer {
@@ -140,6 +166,11 @@ impl Printer {
             return;
         }
         let sorted = diagnostics.clone().sorted();
+        self.gather(|reported| {
+            for diagnostic in &sorted.0 {
+                *reported.codes.entry(diagnostic.code).or_default() += 1;
+            }
+        });
         if self.json {
             self.gather(|reported| {
                 for diagnostic in &sorted.0 {
@@ -155,10 +186,23 @@ impl Printer {
                 }
             });
         }
+        // Annotations are all kept: GitHub shows each on its own line of the file.
+        let (shown, left) = if self.style == Style::Github {
+            (sorted.clone(), BTreeMap::new())
+        } else {
+            capped(&sorted)
+        };
         self.stderr(format_args!(
             "{}",
-            diag::render_under(&sorted, sources, self.style, &self.annotation_prefix)
+            diag::render_under(&shown, sources, self.style, &self.annotation_prefix)
         ));
+        for (code, count) in &left {
+            self.stderr(format_args!(
+                "garrison: and {count} more {} ({}), not shown; --json or --diagnostics github lists every one\n",
+                code.code(),
+                code.name()
+            ));
+        }
         if sorted.has_errors() {
             self.stderr(format_args!(
                 "garrison: {} error(s), {} warning(s); nothing was written\n",
@@ -193,6 +237,14 @@ impl Printer {
         report.insert("diagnostics".into(), reported.diagnostics.clone().into());
         report.insert("failure".into(), reported.failure.clone().into());
         report
+    }
+
+    /// How many diagnostics of `code` were reported so far, shown or not.
+    pub fn reported(&self, code: Code) -> usize {
+        self.reported
+            .lock()
+            .map(|r| r.codes.get(&code).copied().unwrap_or(0))
+            .unwrap_or(0)
     }
 
     /// Whether anything was printed on stdout.

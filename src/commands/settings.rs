@@ -48,7 +48,10 @@ impl Settings {
                 compare: CompareSettings::resolve(&args.stored, strict),
                 html: args.html.clone(),
             }),
-            Command::Validate(args) => Settings::Validate(RepoSettings::resolve(args, strict)),
+            Command::Validate(args) => Settings::Validate(RepoSettings {
+                writes_cache: false,
+                ..RepoSettings::resolve(args, strict)
+            }),
             Command::Completions { shell } => Settings::Completions(*shell),
             Command::Man { command } => Settings::Man(command.clone()),
         }
@@ -78,6 +81,9 @@ pub struct RepoSettings {
     pub cache: Option<PathBuf>,
     /// `--strict`: warnings refuse the command like errors.
     pub strict: bool,
+    /// Whether the run may write the parse cache back: every command but
+    /// `validate`, which writes nothing.
+    pub writes_cache: bool,
 }
 
 impl RepoSettings {
@@ -86,6 +92,7 @@ impl RepoSettings {
             root: args.repo.clone(),
             cache: args.cache(),
             strict,
+            writes_cache: true,
         }
     }
 }

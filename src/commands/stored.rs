@@ -22,8 +22,9 @@ use std::path::Path;
 /// How many times a render is tried when another process moved the branch.
 const MAX_ATTEMPTS: usize = 5;
 
-/// How many untracked input files a refusal names.
-const UNTRACKED_LISTED: usize = 10;
+/// How many changed files, and how many untracked input files, a refusal
+/// names.
+const FILES_LISTED: usize = 10;
 
 /// The stored tree, for a command that compares with it (`diff`, `check`,
 /// `explain`). Nothing stored there is an error, not an empty render: a
@@ -57,11 +58,25 @@ pub fn read(stored: &Stored, repo: &Path) -> anyhow::Result<Tree> {
             .with_context(|| format!("cannot read branch `{branch}`"))?
         {
             Some(stored) => Ok(stored.tree),
-            None => anyhow::bail!(
-                "branch `{branch}` does not exist in `{}`; render it first with `garrison render --branch {branch}`, or check the name",
-                repo.display()
-            ),
+            None => Err(missing_branch(repo, branch)),
         },
+    }
+}
+
+/// Why `branch` holds nothing to compare with: a name a few edits from a
+/// branch that exists is most likely that branch misspelt, and rendering
+/// it, as the message says otherwise, would start a second render beside
+/// the first.
+fn missing_branch(repo: &Path, branch: &str) -> anyhow::Error {
+    let names = crate::git::branch_names(repo).unwrap_or_default();
+    let repo = repo.display();
+    match crate::diag::closest(branch, names.iter().map(String::as_str)) {
+        Some(meant) => anyhow!(
+            "branch `{branch}` does not exist in `{repo}`; did you mean `{meant}`?"
+        ),
+        None => anyhow!(
+            "branch `{branch}` does not exist in `{repo}`; render it first with `garrison render --branch {branch}`, or check the name"
+        ),
     }
 }
 
@@ -185,25 +200,17 @@ pub fn source(repo: &Path, allow_dirty: bool, printer: &Printer) -> Result<Optio
             .collect()
     };
     if (source.dirty || !untracked.is_empty()) && !allow_dirty {
-        let mut listed: Vec<String> = untracked
-            .iter()
-            .take(UNTRACKED_LISTED)
-            .map(|path| format!("`{path}`"))
-            .collect();
-        if untracked.len() > UNTRACKED_LISTED {
-            listed.push(format!("and {} more", untracked.len() - UNTRACKED_LISTED));
-        }
         let repo = repo.display();
-        let listed = listed.join(", ");
+        let (changed, new) = (listed(&source.changed), listed(&untracked));
         let what = match (source.dirty, untracked.is_empty()) {
             (true, true) => {
-                format!("tracked files in `{repo}` have uncommitted changes; commit them")
+                format!("tracked files in `{repo}` have uncommitted changes: {changed}; commit them")
             }
             (true, false) => format!(
-                "tracked files in `{repo}` have uncommitted changes, and input files are untracked: {listed}; commit them"
+                "tracked files in `{repo}` have uncommitted changes: {changed}, and input files are untracked: {new}; commit them"
             ),
             (false, _) => format!(
-                "input files in `{repo}` are untracked: {listed}; commit them or list them in .gitignore"
+                "input files in `{repo}` are untracked: {new}; commit them or list them in .gitignore"
             ),
         };
         printer.error(format_args!(
@@ -214,6 +221,19 @@ pub fn source(repo: &Path, allow_dirty: bool, printer: &Printer) -> Result<Optio
     // Recorded in the marker and the commit message as any uncommitted change.
     source.dirty |= !untracked.is_empty();
     Ok(Some(source))
+}
+
+/// The first [`FILES_LISTED`] of `paths`, quoted, and how many more.
+fn listed(paths: &[String]) -> String {
+    let mut listed: Vec<String> = paths
+        .iter()
+        .take(FILES_LISTED)
+        .map(|path| format!("`{path}`"))
+        .collect();
+    if paths.len() > FILES_LISTED {
+        listed.push(format!("and {} more", paths.len() - FILES_LISTED));
+    }
+    listed.join(", ")
 }
 
 /// Render onto `branch` and commit: `render` plans against the branch's tip
@@ -386,6 +406,8 @@ fn commit(
         );
     }
     let message = provenance.commit_message(summary);
+    let (author, committer) =
+        crate::git::identities(branch.repo).context("cannot commit the render")?;
     let request = crate::git::CommitRequest {
         branch: branch.name,
         prefix: None,
@@ -393,8 +415,8 @@ fn commit(
         kept,
         expected_parent: parent.as_deref(),
         message: &message,
-        author_name: "garrison",
-        author_email: "garrison@localhost",
+        author: &author,
+        committer: &committer,
         time: provenance.time,
     };
     match crate::git::commit_tree(branch.repo, &request).context("cannot commit the render")? {

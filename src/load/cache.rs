@@ -90,6 +90,8 @@ pub struct Cache {
     /// Which kinds of file this run looked up: unused entries of a kind it
     /// never looked up (bindings, for `validate`) are kept.
     consulted: [AtomicBool; 5],
+    /// Entries are used but never written back ([`Cache::read_only`]).
+    read_only: bool,
 }
 
 impl Cache {
@@ -101,6 +103,16 @@ impl Cache {
     /// The cache in `dir`, or no cache without one.
     pub fn open_in(dir: Option<&Path>) -> Cache {
         dir.map_or_else(Cache::disabled, Cache::open)
+    }
+
+    /// This cache, used but never written: for a command that must leave
+    /// the repository as it found it (`validate`), whose parses are then
+    /// lost to the next run.
+    pub fn read_only(self) -> Cache {
+        Cache {
+            read_only: true,
+            ..self
+        }
     }
 
     /// The cache in `dir`. A missing or unreadable cache is an empty one.
@@ -249,7 +261,7 @@ impl Cache {
     /// entries it used and those it parsed. Failing to write only costs the
     /// next run its speed, so the caller may ignore the error.
     pub fn save(&self) -> std::io::Result<()> {
-        let Some(dir) = &self.dir else {
+        let Some(dir) = self.dir.as_ref().filter(|_| !self.read_only) else {
             return Ok(());
         };
         let fresh = std::mem::take(&mut *self.fresh.lock().map_err(|_| {

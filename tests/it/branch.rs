@@ -2,7 +2,7 @@
 //! checked with the `git` CLI.
 
 use crate::fleet::{clusters, deployment, policy, Fleet, DUPLICATED};
-use crate::support::{commit_all, garrison, git, stderr, stdout};
+use crate::support::{commit_all, garrison, git, read_tree, stderr, stdout};
 use std::path::Path;
 use std::process::Output;
 
@@ -99,6 +99,89 @@ fn first_noop_and_incremental_renders_on_a_branch() {
 }
 
 #[test]
+fn a_branch_outside_a_git_repository_says_what_to_do() {
+    let fleet = Fleet::new();
+    fleet.write("clusters.yaml", &clusters(&["a"]));
+    fleet.write("app.yaml", &deployment("web", 1, "v1"));
+    fleet.write("policy.yaml", &policy("web", DUPLICATED, &[], ""));
+    let before = read_tree(&fleet.repo);
+    let mut transcript = String::new();
+    for args in [
+        &["render", "--branch", "rendered"][..],
+        &["diff", "--branch", "rendered"],
+    ] {
+        let output = garrison_in(&fleet.repo, args);
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        transcript.push_str(&format!(
+            "$ garrison {}\n{}",
+            args.join(" "),
+            stderr(&output)
+        ));
+    }
+    insta::assert_snapshot!(transcript, @r"
+    $ garrison render --branch rendered
+    garrison: error: cannot read branch `rendered`: `.` is not in a git repository, and --branch keeps the render on a branch of one: run `git init` there and commit the inputs, or use --out DIR for a render kept in a directory
+    $ garrison diff --branch rendered
+    garrison: error: cannot read branch `rendered`: `.` is not in a git repository, and --branch keeps the render on a branch of one: run `git init` there and commit the inputs, or use --out DIR for a render kept in a directory
+    ");
+    assert!(!transcript.contains("class="), "no libgit2 internals");
+    assert_eq!(read_tree(&fleet.repo), before, "nothing is written");
+}
+
+#[test]
+fn render_commits_are_by_whom_git_would_name() {
+    let fleet = repo();
+    let repo = fleet.repo.as_path();
+    let home = crate::support::temp();
+    let identity = |extra: &[(&str, &str)], version: &str| -> String {
+        fleet.write("app.yaml", &deployment("web", 2, version));
+        commit_all(repo, version);
+        let mut command = garrison();
+        command
+            .current_dir(repo)
+            .env("HOME", home.path())
+            .env("XDG_CONFIG_HOME", home.path())
+            .env_remove("EMAIL");
+        for role in ["AUTHOR", "COMMITTER"] {
+            command
+                .env_remove(format!("GIT_{role}_NAME"))
+                .env_remove(format!("GIT_{role}_EMAIL"));
+        }
+        command.envs(extra.iter().copied());
+        let output = match command.args(["render", "--branch", "rendered"]).output() {
+            Ok(o) => o,
+            Err(e) => panic!("{e}"),
+        };
+        assert!(output.status.success(), "{}", stderr(&output));
+        git(
+            repo,
+            &["log", "-1", "--format=%an <%ae> %cn <%ce>", "rendered"],
+        )
+    };
+    let mut transcript = vec![format!("no configuration: {}", identity(&[], "v2"))];
+    crate::support::write(
+        &home.path().join(".gitconfig"),
+        "[user]\n\tname = Global\n\temail = global@example.com\n",
+    );
+    transcript.push(format!("global: {}", identity(&[], "v3")));
+    git(repo, &["config", "user.name", "Local"]);
+    transcript.push(format!("repository over global: {}", identity(&[], "v4")));
+    let variables = [
+        ("GIT_AUTHOR_NAME", "Env Author"),
+        ("GIT_AUTHOR_EMAIL", "author@example.com"),
+        ("GIT_COMMITTER_NAME", "Env Committer"),
+        ("GIT_COMMITTER_EMAIL", "committer@example.com"),
+    ];
+    transcript.push(format!("environment: {}", identity(&variables, "v5")));
+    insta::assert_snapshot!(transcript.join("\n"), @r"
+    no configuration: garrison <garrison@localhost> garrison <garrison@localhost>
+    global: Global <global@example.com> Global <global@example.com>
+    repository over global: Local <global@example.com> Local <global@example.com>
+    environment: Env Author <author@example.com> Env Committer <committer@example.com>
+    ");
+}
+
+#[test]
 fn a_dirty_working_tree_is_refused_and_left_exactly_as_it_was() {
     let fleet = repo();
     let repo = fleet.repo.as_path();
@@ -106,7 +189,7 @@ fn a_dirty_working_tree_is_refused_and_left_exactly_as_it_was() {
     let status = git(repo, &["status", "--porcelain"]);
     let refused = garrison_in(repo, &["render", "--branch", "rendered"]);
     assert_eq!(refused.status.code(), Some(2));
-    insta::assert_snapshot!(stderr(&refused).replace(&repo.display().to_string(), "[REPO]"), @"garrison: error: tracked files in `.` have uncommitted changes; commit them, or pass --allow-dirty to render the working tree anyway");
+    insta::assert_snapshot!(stderr(&refused).replace(&repo.display().to_string(), "[REPO]"), @"garrison: error: tracked files in `.` have uncommitted changes: `app.yaml`; commit them, or pass --allow-dirty to render the working tree anyway");
     let allowed = garrison_in(repo, &["render", "--branch", "rendered", "--allow-dirty"]);
     assert!(allowed.status.success(), "{}", stderr(&allowed));
     assert!(git(repo, &["log", "-1", "--format=%B", "rendered"]).contains("--allow-dirty"));
@@ -238,9 +321,7 @@ fn diff_check_and_explain_on_a_directory() {
         "Deployment/apps/nope",
     ]);
     assert_eq!(missing.status.code(), Some(2));
-    insta::assert_snapshot!(stderr(&missing), @r"
-    garrison: error: no application `Deployment/apps/nope`; write KIND/NAMESPACE/NAME, KIND/NAME with --namespace, or KIND/NAME for a cluster-scoped one
-    ");
+    insta::assert_snapshot!(stderr(&missing), @"garrison: error: no application `Deployment/apps/nope`; write KIND/NAMESPACE/NAME, KIND/NAME with --namespace, or KIND/NAME for a cluster-scoped one");
 }
 
 #[test]
@@ -353,6 +434,42 @@ fn diff_check_and_explain_against_a_missing_render_are_errors_not_stale() {
 }
 
 #[test]
+fn a_misspelt_branch_is_met_with_the_branch_meant() {
+    let fleet = repo();
+    let repo = fleet.repo.as_path();
+    let first = garrison_in(repo, &["render", "--branch", "rendered"]);
+    assert!(first.status.success(), "{}", stderr(&first));
+    let refs = git(repo, &["show-ref"]);
+    let mut transcript = String::new();
+    for args in [
+        &["diff", "--branch", "rendred"][..],
+        &["check", "--branch", "Rendered"],
+        &["explain", "--branch", "rendred", "Deployment/apps/web"],
+        &["report", "--branch", "rendred", "--html", "report.html"],
+    ] {
+        let output = garrison_in(repo, args);
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        transcript.push_str(&format!(
+            "$ garrison {}\n{}",
+            args.join(" "),
+            stderr(&output)
+        ));
+    }
+    insta::assert_snapshot!(transcript, @r"
+    $ garrison diff --branch rendred
+    garrison: error: branch `rendred` does not exist in `.`; did you mean `rendered`?
+    $ garrison check --branch Rendered
+    garrison: error: branch `Rendered` does not exist in `.`; did you mean `rendered`?
+    $ garrison explain --branch rendred Deployment/apps/web
+    garrison: error: branch `rendred` does not exist in `.`; did you mean `rendered`?
+    $ garrison report --branch rendred --html report.html
+    garrison: error: branch `rendred` does not exist in `.`; did you mean `rendered`?
+    ");
+    assert_eq!(git(repo, &["show-ref"]), refs, "no branch is made");
+    assert!(!repo.join("report.html").exists(), "nothing is written");
+}
+
+#[test]
 fn untracked_input_files_make_the_working_tree_dirty() {
     let fleet = repo();
     let repo = fleet.repo.as_path();
@@ -364,15 +481,13 @@ fn untracked_input_files_make_the_working_tree_dirty() {
     fleet.write("scratch/draft.yaml", &deployment("draft", 1, "v1"));
     fleet.write("NOTES.md", "not an input\n");
     fleet.write("TODO.txt", "neither\n");
-    let cached = garrison()
+    let local = garrison()
         .current_dir(repo)
         .env_remove("GARRISON_CACHE_DIR")
-        .args(["validate"])
+        .args(["render", "--out", "out"])
         .output();
-    assert!(matches!(&cached, Ok(o) if o.status.success()), "{cached:?}");
+    assert!(matches!(&local, Ok(o) if o.status.success()), "{local:?}");
     assert!(repo.join(".garrison-cache").is_dir());
-    let local = garrison_in(repo, &["render", "--out", "out"]);
-    assert!(local.status.success(), "{}", stderr(&local));
     let first = garrison_in(repo, &["render", "--branch", "rendered"]);
     assert!(first.status.success(), "{}", stderr(&first));
     assert!(

@@ -162,7 +162,8 @@ fn the_cache_goes_where_it_is_told_or_nowhere() {
     let env = scratch.path().join("by-env");
     let output = garrison()
         .env("GARRISON_CACHE_DIR", &env)
-        .args(["validate", "--repo", &fleet.repo.to_string_lossy()])
+        .args(["check", "--repo", &fleet.repo.to_string_lossy()])
+        .args(["--out", &out.to_string_lossy()])
         .output()
         .unwrap();
     assert!(output.status.success(), "{}", stderr(&output));
@@ -193,4 +194,36 @@ fn a_cache_that_cannot_be_written_does_not_fail_the_render() {
     assert!(output.status.success(), "{}", stderr(&output));
     assert!(stderr(&output).is_empty(), "{}", stderr(&output));
     assert!(fleet.out().join("bindings").is_dir());
+}
+
+/// `validate` writes nothing: it reads a cache it finds, and leaves the
+/// repository, cache included, byte for byte as it was.
+#[test]
+fn validate_reads_the_cache_and_writes_nothing() {
+    let fleet = fleet();
+    let validate = || {
+        garrison()
+            .env_remove("GARRISON_CACHE_DIR")
+            .args(["validate", "--repo", &fleet.repo.to_string_lossy()])
+            .output()
+            .unwrap()
+    };
+    let before = read_tree(&fleet.repo);
+    let output = validate();
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(read_tree(&fleet.repo), before, "no cache is created");
+    assert!(!fleet.repo.join(".garrison-cache").exists());
+
+    render(&fleet);
+    fleet.write("web.yaml", &deployment("web", 6, "v2"));
+    let before = read_tree(&fleet.repo);
+    let cache = inode(&cache_file(&fleet));
+    let output = validate();
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(
+        read_tree(&fleet.repo),
+        before,
+        "a file parsed anew is not written back"
+    );
+    assert_eq!(inode(&cache_file(&fleet)), cache);
 }

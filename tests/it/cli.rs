@@ -40,6 +40,130 @@ fn verbose_render_lists_where_every_application_goes() {
 }
 
 #[test]
+fn validate_counts_clusternet_inputs_when_there_are_any() {
+    let mut lines = Vec::new();
+    for case in ["duplicated", "clusternet", "clusternet-mixed"] {
+        let repo = testdata().join(case).join("repo");
+        let output = run(&["validate", "--repo", &repo.to_string_lossy()]);
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        lines.push(format!("{case}: {}", stdout(&output)));
+        let json = run(&["validate", "--json", "--repo", &repo.to_string_lossy()]);
+        let report: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap_or_default();
+        let counts: Vec<String> = ["subscriptions", "localizations", "globalizations"]
+            .iter()
+            .map(|key| format!("{key}={}", report[key]))
+            .collect();
+        lines.push(format!("{case} --json: {}\n", counts.join(" ")));
+    }
+    insta::assert_snapshot!(lines.concat(), @"
+    duplicated: 3 templates, 1 propagation policies, 0 override policies, 3 clusters: valid (0 warning(s))
+    duplicated --json: subscriptions=0 localizations=0 globalizations=0
+    clusternet: 6 templates, 0 propagation policies, 0 override policies, 2 subscriptions, 1 localizations, 3 globalizations, 4 clusters: valid (0 warning(s))
+    clusternet --json: subscriptions=2 localizations=1 globalizations=3
+    clusternet-mixed: 3 templates, 1 propagation policies, 1 override policies, 1 subscriptions, 1 localizations, 0 globalizations, 4 clusters: valid (0 warning(s))
+    clusternet-mixed --json: subscriptions=1 localizations=1 globalizations=0
+    ");
+}
+
+/// A directory of many fleets has hundreds of errors of a few codes: ten
+/// of each are shown, the rest counted, and the fleets side by side named.
+#[test]
+fn validate_shows_ten_diagnostics_per_code_and_names_the_fleets_it_holds() {
+    let dir = crate::support::temp();
+    let root = dir.path();
+    for fleet in ["eu", "us"] {
+        let fleet = root.join(fleet);
+        crate::support::write(
+            &fleet.join("garrison.yaml"),
+            "kubernetesVersion: \"1.36\"\n",
+        );
+        crate::support::write(
+            &fleet.join("clusters.yaml"),
+            &crate::fleet::clusters(&["a"]),
+        );
+        let apps: Vec<String> = (0..8)
+            .map(|n| {
+                format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app-{n}\ndata: {{}}\n")
+            })
+            .collect();
+        crate::support::write(&fleet.join("apps.yaml"), &apps.join("---\n"));
+    }
+    let output = run(&[
+        "validate",
+        "--diagnostics",
+        "concise",
+        "--no-cache",
+        "--repo",
+        &root.to_string_lossy(),
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    let text = stderr(&output).replace(&root.display().to_string(), "[DIR]");
+    assert_eq!(text.matches("error[G0110]").count(), 10, "{text}");
+    let tail: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("garrison:"))
+        .collect();
+    insta::assert_snapshot!(tail.join("\n"), @"
+    garrison: and 6 more G0110 (missing-namespace), not shown; --json or --diagnostics github lists every one
+    garrison: 19 error(s), 0 warning(s); nothing was written
+    garrison: hint: `[DIR]` holds 2 garrison.yaml files; if it holds several fleets, validate each with its own --repo (--repo [DIR]/eu, --repo [DIR]/us)
+    ");
+    let json = run(&[
+        "validate",
+        "--json",
+        "--no-cache",
+        "--repo",
+        &root.to_string_lossy(),
+    ]);
+    let report: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap_or_default();
+    assert_eq!(
+        report["errors"],
+        16 + 2 + 1,
+        "--json lists every one: {report}"
+    );
+}
+
+/// `completions` and `man` print a fixed text: their help, man page and
+/// completions list no global flag, which would do nothing there, while
+/// still accepting one.
+#[test]
+fn completions_and_man_list_only_flags_that_act_there() {
+    for command in ["completions", "man"] {
+        let help = stdout(&run(&[command, "--help"]));
+        let page = stdout(&run(&["man", command]));
+        for flag in [
+            "--color",
+            "--diagnostics",
+            "--json",
+            "--progress",
+            "--strict",
+        ] {
+            assert!(
+                !help.contains(flag),
+                "{command} --help lists {flag}:\n{help}"
+            );
+            assert!(
+                !page.contains(&flag.replace('-', "\\-")),
+                "garrison-{command}(1) lists {flag}"
+            );
+        }
+        assert!(help.contains("--help"), "{help}");
+    }
+    let render = stdout(&run(&["render", "--help"]));
+    assert!(
+        render.contains("--json") && render.contains("--strict"),
+        "{render}"
+    );
+    let script = run(&["completions", "bash", "--color", "never"]);
+    assert!(script.status.success(), "{}", stderr(&script));
+    let script = stdout(&script);
+    assert!(
+        script.contains("--allow-dirty"),
+        "render's flags are completed"
+    );
+}
+
+#[test]
 fn warnings_from_loading_are_counted_in_the_summary() {
     let dir = crate::support::temp();
     let repo = testdata().join("bad-input/ok-runtime-only-fields/repo");
@@ -639,9 +763,7 @@ fn man_pages_list_only_pages_garrison_prints_and_give_the_exit_status() {
     );
     let missing = run(&["man", "nope"]);
     assert_eq!(missing.status.code(), Some(2));
-    insta::assert_snapshot!(stderr(&missing), @r"
-    garrison: error: no command `nope`; name one of render, diff, check, explain, report, validate, completions, man
-    ");
+    insta::assert_snapshot!(stderr(&missing), @"garrison: error: no command `nope`; name one of render, diff, check, explain, report, validate, completions, man");
 }
 
 /// The help of every command speaks of paths an installed binary can
@@ -856,7 +978,10 @@ fn validate_json_reports_every_diagnostic_as_json() {
       "templates": 0,
       "propagation_policies": 1,
       "override_policies": 0,
-      "clusters": 1
+      "clusters": 1,
+      "subscriptions": 0,
+      "localizations": 0,
+      "globalizations": 0
     }
     "#);
     write("broken.yaml", "kind: [\n");

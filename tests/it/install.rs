@@ -177,7 +177,7 @@ fn build_actionlint() -> (PathBuf, Option<Duration>) {
 fn lint(files: &[(String, String)]) -> Output {
     let shellcheck = require(
         "shellcheck",
-        "install ShellCheck (`apt-get install shellcheck`; .ci/run installs it when missing)",
+        "install ShellCheck (`apt-get install shellcheck`; .ci/test installs it when missing)",
     );
     let dir = temp();
     let workflows = dir.path().join(".github/workflows");
@@ -251,16 +251,59 @@ fn actionlint_passes_the_release_workflow_and_every_documented_workflow() {
 fn the_scripts_of_ci_pass_shellcheck() {
     let shellcheck = require(
         "shellcheck",
-        "install ShellCheck (`apt-get install shellcheck`; .ci/run installs it when missing)",
+        "install ShellCheck (`apt-get install shellcheck`; .ci/test installs it when missing)",
     );
     let output = run(
         Command::new(shellcheck)
             .arg(".ci/run")
+            .arg(".ci/test")
             .arg(".ci/package")
             .current_dir(root()),
         "shellcheck",
     );
     assert!(output.status.success(), "{}", transcript(&output));
+}
+
+/// The README's second command is the one that sets up what the tests
+/// need and runs them, and CI runs it after the formatting and the lints:
+/// a newcomer who runs it runs what CI runs.
+#[test]
+fn the_readme_test_command_is_the_one_ci_runs() {
+    let readme = crate::support::read(&root().join("README.md"));
+    let first_block: Vec<&str> = readme
+        .split("```sh\n")
+        .nth(1)
+        .and_then(|rest| rest.split("```").next())
+        .unwrap_or_default()
+        .lines()
+        .collect();
+    assert_eq!(first_block.get(1), Some(&".ci/test"), "{first_block:?}");
+    let run = crate::support::read(&root().join(".ci/run"));
+    let last = run.lines().rfind(|l| !l.trim().is_empty());
+    assert_eq!(last, Some(".ci/test"), ".ci/run ends by running .ci/test");
+    assert!(
+        run.contains("cargo fmt") && run.contains("cargo clippy"),
+        "{run}"
+    );
+    let test = crate::support::read(&root().join(".ci/test"));
+    assert_eq!(
+        test.lines().rfind(|l| !l.trim().is_empty()),
+        Some("cargo test --locked \"$@\""),
+        ".ci/test ends with the test suite"
+    );
+    for tool in ["chromium", "shellcheck", "pre-commit"] {
+        assert!(test.contains(tool), ".ci/test installs {tool}");
+        assert!(
+            readme.to_lowercase().contains(tool),
+            "the README names {tool}"
+        );
+    }
+    assert!(
+        std::fs::metadata(root().join(".ci/test"))
+            .map(|m| std::os::unix::fs::PermissionsExt::mode(&m.permissions()) & 0o111 != 0)
+            .unwrap_or(false),
+        ".ci/test is executable"
+    );
 }
 
 /// Whether a step installs garrison: the action, the documented one-line
@@ -776,7 +819,7 @@ fn fleet_repository(dir: &Path) -> PathBuf {
 
 /// `pre-commit`, from the PATH or as a Python module.
 fn pre_commit() -> Command {
-    let how = "install pre-commit (`python3 -m pip install pre-commit`; .ci/run installs it when missing)";
+    let how = "install pre-commit (`python3 -m pip install pre-commit`; .ci/test installs it when missing)";
     if Command::new("pre-commit")
         .arg("--version")
         .output()

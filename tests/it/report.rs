@@ -264,7 +264,7 @@ fn report_data_of_a_mixed_fleet() {
 
 // --- in a browser ---------------------------------------------------------
 
-/// Headless Chromium: Debian's `chromium` package (`.ci/run` installs it).
+/// Headless Chromium: Debian's `chromium` package (`.ci/test` installs it).
 fn chromium() -> PathBuf {
     let path = std::env::var_os("PATH").unwrap_or_default();
     for dir in std::env::split_paths(&path) {
@@ -276,7 +276,7 @@ fn chromium() -> PathBuf {
     }
     panic!(
         "headless Chromium is required by the report's browser tests and is not on the PATH: \
-         install Debian's `chromium` package (`apt-get install -y chromium`; `.ci/run` does it when run as root)"
+         install Debian's `chromium` package (`apt-get install -y chromium`; `.ci/test` does it when run as root)"
     );
 }
 
