@@ -17,8 +17,7 @@ mod lua;
 pub mod thirdparty;
 
 pub use customized::{
-    DependenciesError, HookCluster, HookFort, InterpretError, Interpreter, ResultError,
-    ScriptFault,
+    DependenciesError, HookCluster, HookFort, InterpretError, Interpreter, ResultError, ScriptFault,
 };
 pub use lua::{ConvertError, Fault, Limit, Limits};
 
@@ -706,8 +705,14 @@ mod tests {
         };
         let table: &[(&[&str], &[&str])] = &[
             (&["ci-token-a", "ci-token-b", "mine"], &["mine"]),
-            (&["ci-token-a", "ci-token-b", "mine", "ci-token-c"], &["mine"]),
-            (&["ci-token-a", "ci-token-b", "ci-token-c", "ci-token-d"], &["ci-token-d"]),
+            (
+                &["ci-token-a", "ci-token-b", "mine", "ci-token-c"],
+                &["mine"],
+            ),
+            (
+                &["ci-token-a", "ci-token-b", "ci-token-c", "ci-token-d"],
+                &["ci-token-d"],
+            ),
             (&["mine", "ci-token-a"], &["mine"]),
         ];
         for (before, after) in table {
@@ -731,7 +736,8 @@ mod tests {
     /// without a `secretName` makes the whole list invalid.
     #[test]
     fn ingress_dependencies_are_its_tls_secrets() {
-        let ingress = json!({"spec": {"tls": [{"secretName": "b"}, {"hosts": ["x"], "secretName": "a"}]}});
+        let ingress =
+            json!({"spec": {"tls": [{"secretName": "b"}, {"hosts": ["x"], "secretName": "a"}]}});
         let found = dependencies("networking.k8s.io/v1", "Ingress", &ingress);
         assert_eq!(
             found.as_deref().map(named),

@@ -492,11 +492,23 @@ mod tests {
             }
         };
         let table = [
-            (serde_json::json!([{"apiVersion": "multicluster.x-k8s.io/v1alpha1", "kind": "ServiceImport"}]), true),
-            (serde_json::json!([{"apiVersion": "apps/v1", "kind": "Deployment"},
-                {"apiVersion": "multicluster.x-k8s.io/v1alpha1", "kind": "ServiceImport", "name": "web"}]), true),
-            (serde_json::json!([{"apiVersion": "multicluster.x-k8s.io/v1beta1", "kind": "ServiceImport"}]), false),
-            (serde_json::json!([{"apiVersion": "v1", "kind": "Service"}]), false),
+            (
+                serde_json::json!([{"apiVersion": "multicluster.x-k8s.io/v1alpha1", "kind": "ServiceImport"}]),
+                true,
+            ),
+            (
+                serde_json::json!([{"apiVersion": "apps/v1", "kind": "Deployment"},
+                {"apiVersion": "multicluster.x-k8s.io/v1alpha1", "kind": "ServiceImport", "name": "web"}]),
+                true,
+            ),
+            (
+                serde_json::json!([{"apiVersion": "multicluster.x-k8s.io/v1beta1", "kind": "ServiceImport"}]),
+                false,
+            ),
+            (
+                serde_json::json!([{"apiVersion": "v1", "kind": "Service"}]),
+                false,
+            ),
         ];
         for (selectors, propagates) in table {
             let mut defaulted = spec(selectors.clone());
