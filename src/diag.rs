@@ -160,6 +160,9 @@ codes! {
     /// A Subscription's feed names no template of the repository, or more
     /// than one.
     FeedWithoutTemplate = ("G0211", "feed-without-template"),
+    /// A `propagateDeps` workload whose built-in dependencies Karmada
+    /// refuses, so that none of them follows it.
+    DependenciesRefused = ("G0212", "dependencies-refused"),
     /// An override that cannot be applied.
     OverrideFailed = ("G0301", "override-failed"),
     /// An override policy Karmada's webhook would refuse.

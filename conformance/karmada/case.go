@@ -81,6 +81,17 @@ func decode(raw json.RawMessage) (*unstructured.Unstructured, error) {
 	return u, nil
 }
 
+// dependencyKinds are the built-in kinds Karmada's native dependencies
+// interpreter names (pkg/resourceinterpreter/default/native/dependencies.go).
+var dependencyKinds = []schema.GroupVersionKind{
+	{Version: "v1", Kind: "ConfigMap"},
+	{Version: "v1", Kind: "Secret"},
+	{Version: "v1", Kind: "ServiceAccount"},
+	{Version: "v1", Kind: "PersistentVolumeClaim"},
+	{Version: "v1", Kind: "Service"},
+	{Group: "discovery.k8s.io", Version: "v1", Kind: "EndpointSlice"},
+}
+
 // load stores a case in a fresh API server, as if every object had been
 // created through the Karmada API server before any controller ran:
 // Karmada's own objects pass the API server's defaulting and the
@@ -104,15 +115,18 @@ func (o *oracle) load(ctx context.Context, in *caseInput, ans *answer) (*caseSta
 	}
 
 	// A real API server serves every built-in kind, so the dependencies
-	// distributor finds the kinds a pod template refers to (ConfigMaps,
-	// Secrets, ServiceAccounts, PVCs) even when the case holds none of them.
-	for _, kind := range []string{"ConfigMap", "Secret", "ServiceAccount", "PersistentVolumeClaim"} {
-		gvk := schema.GroupVersionKind{Version: "v1", Kind: kind}
+	// distributor finds the kinds the native interpreter names (a pod
+	// template's ConfigMaps, Secrets, ServiceAccount and PVCs, an Ingress's
+	// Secrets, a ServiceImport's derived Service and its EndpointSlices)
+	// even when the case holds none of them: it then finds no object of
+	// the kind, as Karmada would, instead of failing on an unknown kind.
+	for _, gvk := range dependencyKinds {
 		if _, ok := templateKinds[gvk]; !ok {
 			templateKinds[gvk] = true
 		}
 	}
 	srv := newAPIServer(o.scheme, newRESTMapper(templateKinds), o.hooks)
+	dynamic := o.newDynamicClient(srv.mapper, templateKinds)
 	c := srv.client
 
 	// Clusters are served by karmada-aggregated-apiserver; their status is
@@ -191,7 +205,7 @@ func (o *oracle) load(ctx context.Context, in *caseInput, ans *answer) (*caseSta
 		// reads (cmd/controller-manager/app/controllermanager.go).
 		detector: &detector.ResourceDetector{
 			Client:                       c,
-			DynamicClient:                o.dynamic,
+			DynamicClient:                dynamic,
 			InformerManager:              o.informers,
 			RESTMapper:                   srv.mapper,
 			SkippedResourceConfig:        o.skippedResources,
@@ -201,7 +215,7 @@ func (o *oracle) load(ctx context.Context, in *caseInput, ans *answer) (*caseSta
 		},
 		distributor: &dependenciesdistributor.DependenciesDistributor{
 			Client:              c,
-			DynamicClient:       o.dynamic,
+			DynamicClient:       dynamic,
 			InformerManager:     o.informers,
 			EventRecorder:       o.recorder,
 			RESTMapper:          srv.mapper,
@@ -209,7 +223,7 @@ func (o *oracle) load(ctx context.Context, in *caseInput, ans *answer) (*caseSta
 		},
 		rbc: &binding.ResourceBindingController{
 			Client:              c,
-			DynamicClient:       o.dynamic,
+			DynamicClient:       dynamic,
 			InformerManager:     o.informers,
 			EventRecorder:       o.recorder,
 			RESTMapper:          srv.mapper,
@@ -218,7 +232,7 @@ func (o *oracle) load(ctx context.Context, in *caseInput, ans *answer) (*caseSta
 		},
 		crbc: &binding.ClusterResourceBindingController{
 			Client:              c,
-			DynamicClient:       o.dynamic,
+			DynamicClient:       dynamic,
 			InformerManager:     o.informers,
 			EventRecorder:       o.recorder,
 			RESTMapper:          srv.mapper,

@@ -6,8 +6,10 @@ import (
 	"regexp"
 	"sort"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	kruntime "k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	corev1listers "k8s.io/client-go/listers/core/v1"
 	clienttesting "k8s.io/client-go/testing"
@@ -47,13 +49,6 @@ type oracle struct {
 	// clusters whose share of a workload is zero replicas, with 0.
 	emptyWorkloads bool
 	recorder       record.EventRecorder
-	// dynamic is the detector's and binding controller's fallback when an
-	// informer misses an object; every template is in the informers, so it
-	// stays empty. The detector also writes templates through it when it
-	// cleans up a claim whose policy is gone
-	// (CleanupResourceTemplateClaimMetadata): its updates go to the
-	// current case's API server (writeThrough).
-	dynamic *dynamicfake.FakeDynamicClient
 
 	skippedNamespaces []*regexp.Regexp
 	skippedResources  *util.SkippedResourceConfig
@@ -69,7 +64,6 @@ func newOracle(emptyWorkloads bool) (*oracle, error) {
 		clusters:       cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{}),
 		// A FakeRecorder without a channel drops events instead of blocking.
 		recorder: &record.FakeRecorder{},
-		dynamic:  dynamicfake.NewSimpleDynamicClient(kruntime.NewScheme()),
 		// karmada-controller-manager's defaults: --skipped-propagating-namespaces
 		// is "kube-.*", compiled as "^kube-.*$" (options.SkippedNamespacesRegexps),
 		// and --skipped-propagating-apis is empty on top of
@@ -77,8 +71,6 @@ func newOracle(emptyWorkloads bool) (*oracle, error) {
 		skippedNamespaces: []*regexp.Regexp{regexp.MustCompile("^kube-.*$")},
 		skippedResources:  util.NewSkippedResourceConfig(),
 	}
-
-	o.dynamic.PrependReactor("update", "*", o.writeThrough)
 
 	// The controller-manager's interpreter (cmd/controller-manager/app:
 	// resourceinterpreter.NewResourceInterpreter over the control plane's
@@ -129,6 +121,35 @@ func filterPlugins(registry runtime.Registry) ([]framework.FilterPlugin, error) 
 		}
 	}
 	return filters, nil
+}
+
+// newDynamicClient is one case's dynamic client: the detector's, the
+// dependencies distributor's and the binding controller's fallback when an
+// informer misses an object or a label selector matches nothing. Every
+// template is in the informers, which read the case's API server live, so
+// what the fallback would find there the informers found already: it stays
+// empty. It serves a list of every kind the case's RESTMapper knows (the
+// fake client panics on a list of a kind it was not told about, where an
+// API server answers an empty list). The detector also writes templates
+// through it when it cleans up a claim whose policy is gone
+// (CleanupResourceTemplateClaimMetadata): its updates go to the current
+// case's API server (writeThrough).
+func (o *oracle) newDynamicClient(mapper meta.RESTMapper, templateKinds map[schema.GroupVersionKind]bool) *dynamicfake.FakeDynamicClient {
+	listKinds := map[schema.GroupVersionResource]string{}
+	add := func(gvk schema.GroupVersionKind) {
+		if mapping, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version); err == nil {
+			listKinds[mapping.Resource] = gvk.Kind + "List"
+		}
+	}
+	for _, k := range karmadaKinds {
+		add(k.gvk)
+	}
+	for gvk := range templateKinds {
+		add(gvk)
+	}
+	dynamic := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(kruntime.NewScheme(), listKinds)
+	dynamic.PrependReactor("update", "*", o.writeThrough)
+	return dynamic
 }
 
 // writeThrough stores an object the detector updates through its dynamic

@@ -330,6 +330,13 @@ func (o *oracle) scheduleBinding(ctx context.Context, st *caseState, r *template
 // updates the bindings of what the workload depends on (per the resource
 // interpreter's InterpretDependency), with this binding's clusters in their
 // spec.requiredBy.
+//
+// The distributor goes on with the other dependencies when one fails (a
+// reference with neither a name nor a selector, such as an Ingress TLS
+// entry without a secretName; a kind the API server does not serve) and
+// returns the error, on which Karmada requeues the binding and does the
+// same again: what it attached stands, so the error is the template's
+// outcome, not the oracle's failure.
 func (o *oracle) distributeDependencies(ctx context.Context, st *caseState, r *templateRun) error {
 	if r.res.Policy == nil || !r.namespaced() {
 		return nil
@@ -338,8 +345,10 @@ func (o *oracle) distributeDependencies(ctx context.Context, st *caseState, r *t
 	if err != nil || obj == nil || !spec.PropagateDeps {
 		return err
 	}
-	_, err = st.distributor.Reconcile(ctx, controllerruntime.Request{NamespacedName: r.binding})
-	return err
+	if _, err := st.distributor.Reconcile(ctx, controllerruntime.Request{NamespacedName: r.binding}); err != nil {
+		r.res.DependenciesError = strPtr(err.Error())
+	}
+	return nil
 }
 
 // writeWorks runs the binding controller once on the template's binding,

@@ -83,8 +83,12 @@ type result struct {
 	// SyncError is the binding controller's error writing the Works (an
 	// override that does not apply, a failing customization): Karmada
 	// retries forever, and the clusters it failed on get no Work.
-	SyncError *string         `json:"syncError"`
-	Clusters  []targetCluster `json:"clusters"`
+	SyncError *string `json:"syncError"`
+	// DependenciesError is the dependencies distributor's error on the
+	// template's binding (propagateDeps): Karmada retries, and the
+	// dependencies it could attach are attached.
+	DependenciesError *string         `json:"dependenciesError"`
+	Clusters          []targetCluster `json:"clusters"`
 	// RequiredBy are the clusters the binding controller also writes the
 	// template to because workloads placed there depend on it
 	// (propagateDeps: the binding's spec.requiredBy, merged as the

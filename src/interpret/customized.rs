@@ -431,24 +431,16 @@ impl Interpreter {
         &self,
         template: &Template,
         templates: &[Template],
-    ) -> Result<Vec<ObjectKey>, InterpretError> {
+    ) -> Result<Vec<ObjectKey>, DependenciesError> {
         let key = &template.key;
         let scripts = self.scripts(key, Rule::DependencyInterpretation);
         if scripts.is_empty() {
             let Some(namespace) = &key.namespace else {
                 return Ok(Vec::new());
             };
-            return Ok(
-                super::dependencies(&key.api_version, &key.kind, &template.value)
-                    .into_iter()
-                    .map(|d| ObjectKey {
-                        api_version: d.api_version.to_string(),
-                        kind: d.kind.to_string(),
-                        namespace: Some(namespace.clone()),
-                        name: d.name,
-                    })
-                    .collect(),
-            );
+            let dependencies = super::dependencies(&key.api_version, &key.kind, &template.value)
+                .map_err(DependenciesError::Unnamed)?;
+            return Ok(built_in(dependencies, namespace, templates));
         }
         let rule = Rule::DependencyInterpretation;
         let mut result = BTreeSet::new();
@@ -468,7 +460,8 @@ impl Interpreter {
                         ResultError::ReferencesNotAList {
                             found: other.type_name(),
                         },
-                    ))
+                    )
+                    .into())
                 }
             };
             let references = resolve(&list, templates).map_err(|e| fail(script, rule, e))?;
@@ -476,6 +469,55 @@ impl Interpreter {
         }
         Ok(result.into_iter().collect())
     }
+}
+
+/// Why a workload's dependencies cannot be told.
+#[derive(Debug)]
+pub enum DependenciesError {
+    /// A customization's script failed.
+    Script(InterpretError),
+    /// Karmada's native interpreter refuses the list (see [`super::Unnamed`]).
+    Unnamed(super::Unnamed),
+}
+
+impl From<InterpretError> for DependenciesError {
+    fn from(error: InterpretError) -> DependenciesError {
+        DependenciesError::Script(error)
+    }
+}
+
+/// The built-in interpreter's dependencies of a template in `namespace`,
+/// as template keys: a name as it is (whether or not the repository has
+/// it), labels as every template of the kind in the namespace that has
+/// them, in template order, as the dependencies distributor lists them.
+fn built_in(
+    dependencies: Vec<super::Dependency>,
+    namespace: &str,
+    templates: &[Template],
+) -> Vec<ObjectKey> {
+    let mut keys = Vec::new();
+    for dependency in dependencies {
+        match dependency.target {
+            super::Target::Name(name) => keys.push(ObjectKey {
+                api_version: dependency.api_version.to_string(),
+                kind: dependency.kind.to_string(),
+                namespace: Some(namespace.to_string()),
+                name,
+            }),
+            super::Target::Labels(labels) => keys.extend(
+                templates
+                    .iter()
+                    .filter(|t| {
+                        t.key.api_version == dependency.api_version
+                            && t.key.kind == dependency.kind
+                            && t.key.namespace.as_deref() == Some(namespace)
+                            && labels.iter().all(|(k, v)| t.labels.get(k) == Some(v))
+                    })
+                    .map(|t| t.key.clone()),
+            ),
+        }
+    }
+    keys
 }
 
 fn fail(script: &Script, rule: Rule, fault: impl Into<ScriptFault>) -> InterpretError {
@@ -1023,6 +1065,60 @@ metadata: {name: s3, namespace: other, labels: {team: a}}
         assert_eq!(
             keys,
             ["ClusterRole/viewer", "ConfigMap/ns/cfg", "Secret/ns/s1"]
+        );
+    }
+
+    /// The built-in ServiceImport dependencies: the derived Service by
+    /// name, whether the repository has it or not, and every EndpointSlice
+    /// of the namespace labelled with it.
+    #[test]
+    fn built_in_selectors_pick_templates_of_the_namespace() {
+        let text = r#"
+apiVersion: multicluster.x-k8s.io/v1alpha1
+kind: ServiceImport
+metadata: {name: web, namespace: shop}
+spec: {type: ClusterSetIP}
+---
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata: {name: a, namespace: shop, labels: {kubernetes.io/service-name: derived-web}}
+addressType: IPv4
+---
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata: {name: b, namespace: shop, labels: {kubernetes.io/service-name: other}}
+addressType: IPv4
+---
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata: {name: c, namespace: elsewhere, labels: {kubernetes.io/service-name: derived-web}}
+addressType: IPv4
+"#;
+        let (interpreter, inputs) = interpreter(text);
+        let keys: Vec<String> = interpreter
+            .dependencies(template(&inputs, "ServiceImport"), &inputs.templates)
+            .unwrap_or_default()
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(keys, ["Service/shop/derived-web", "EndpointSlice/shop/a"]);
+    }
+
+    /// An Ingress TLS entry without a secret: no dependencies at all.
+    #[test]
+    fn an_unnamed_built_in_reference_refuses_the_list() {
+        let text = r#"
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata: {name: web, namespace: shop}
+spec:
+  tls: [{secretName: a}, {hosts: [x.example.com]}]
+"#;
+        let (interpreter, inputs) = interpreter(text);
+        let found = interpreter.dependencies(template(&inputs, "Ingress"), &inputs.templates);
+        assert!(
+            matches!(&found, Err(DependenciesError::Unnamed(u)) if u.index == 1),
+            "{found:?}"
         );
     }
 

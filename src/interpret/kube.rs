@@ -200,7 +200,12 @@ pub fn pod_dependencies(template: &Value, namespace: &str) -> Value {
     Value::Array(
         dependencies
             .into_iter()
-            .map(|d| json!({"apiVersion": d.api_version, "kind": d.kind, "namespace": namespace, "name": d.name}))
+            .filter_map(|d| match d.target {
+                super::Target::Name(name) => Some(
+                    json!({"apiVersion": d.api_version, "kind": d.kind, "namespace": namespace, "name": name}),
+                ),
+                super::Target::Labels(_) => None,
+            })
             .collect(),
     )
 }

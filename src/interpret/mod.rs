@@ -17,13 +17,13 @@ mod lua;
 pub mod thirdparty;
 
 pub use customized::{
-    HookCluster, HookFort, InterpretError, Interpreter, ResultError, ScriptFault,
+    DependenciesError, HookCluster, HookFort, InterpretError, Interpreter, ResultError, ScriptFault,
 };
 pub use lua::{ConvertError, Fault, Limit, Limits};
 
 use crate::schedule::estimate::{requirements_from_pod_spec, ReplicaRequirements};
 use serde_json::{Map, Value};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// What scheduling needs to know about a template's replicas.
 #[derive(Clone, Debug, PartialEq)]
@@ -135,8 +135,19 @@ fn remove(map: &mut Map<String, Value>, key: &str) {
     map.shift_remove(key);
 }
 
-/// Karmada's prune (`RemoveIrrelevantFields`): drop what a cluster assigns
-/// or a controller owns before the object is sent to a member cluster.
+/// What Karmada's pruning leaves in a Work's manifest: the binding
+/// controller prunes the object when it writes the Work
+/// (`ctrlutil.CreateOrUpdateWork`), and the Work mutating webhook prunes it
+/// again (`pkg/webhook/work/mutating.go`). Each pass is [`prune`]; only a
+/// ServiceAccount's token references come out of the second any different.
+pub fn prune_for_work(api_version: &str, kind: &str, object: &mut Value) {
+    prune(api_version, kind, object);
+    prune(api_version, kind, object);
+}
+
+/// Karmada's prune (`RemoveIrrelevantFields`), one pass: drop what a
+/// cluster assigns or a controller owns before the object is sent to a
+/// member cluster.
 pub fn prune(api_version: &str, kind: &str, object: &mut Value) {
     let Some(root) = object.as_object_mut() else {
         return;
@@ -168,8 +179,14 @@ pub fn prune(api_version: &str, kind: &str, object: &mut Value) {
             ],
         ),
         ("", "Service") => {
+            // Keyed on `clusterIP` alone: a Service that has only
+            // `clusterIPs` keeps them, as in Karmada.
             if let Some(spec) = root.get_mut("spec").and_then(Value::as_object_mut) {
-                if spec.get("clusterIP").and_then(Value::as_str) != Some("None") {
+                let assigned = spec
+                    .get("clusterIP")
+                    .and_then(Value::as_str)
+                    .is_some_and(|ip| ip != "None");
+                if assigned {
                     remove(spec, "clusterIP");
                     remove(spec, "clusterIPs");
                 }
@@ -242,7 +259,8 @@ fn prune_job(root: &mut Map<String, Value>) {
 
 /// A ServiceAccount's references to the token Secrets its cluster made
 /// (`<name>-token-…`). Karmada walks the list removing as it goes, so of two
-/// such references in a row the second stays; garrison keeps that.
+/// such references in a row one pass keeps the second; garrison keeps that
+/// (the second pass of [`prune_for_work`] removes it).
 fn prune_service_account(root: &mut Map<String, Value>) {
     let name = root
         .get("metadata")
@@ -276,17 +294,58 @@ fn prune_token_secret(root: &mut Map<String, Value>) {
     root.insert("data".into(), Value::Null);
 }
 
-/// A dependency of a workload: another template in the same namespace.
+/// A dependency of a workload: templates of one kind in the workload's
+/// namespace, by name or by labels.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Dependency {
     pub api_version: &'static str,
     pub kind: &'static str,
-    pub name: String,
+    pub target: Target,
 }
 
-/// Karmada's GetDependencies for the built-in workload kinds: ConfigMaps,
-/// Secrets, the ServiceAccount and PVCs the pod template references.
-pub fn dependencies(api_version: &str, kind: &str, object: &Value) -> Vec<Dependency> {
+/// Which templates of its kind a [`Dependency`] is.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Target {
+    /// The one with this name.
+    Name(String),
+    /// Every one whose labels include all of these.
+    Labels(BTreeMap<String, String>),
+}
+
+/// Karmada's native interpreter refuses a workload's dependencies: its
+/// `VerifyDependencies` fails the whole list when one reference has
+/// neither a name nor a selector, so none of them is propagated.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unnamed {
+    /// Which reference of Karmada's list, from 0.
+    pub index: usize,
+    /// The field that left it without a name.
+    pub field: String,
+}
+
+/// The derived Service Karmada's multi-cluster service controllers make
+/// for a ServiceImport (`names.GenerateDerivedServiceName`).
+pub fn derived_service_name(service_import: &str) -> String {
+    format!("derived-{service_import}")
+}
+
+/// Karmada's GetDependencies for the kinds its native interpreter knows
+/// (`getAllDefaultDependenciesInterpreter`, keyed by group, version and
+/// kind): what a pod template references; an Ingress's TLS Secrets; a
+/// ServiceImport's derived Service and the EndpointSlices labelled
+/// `kubernetes.io/service-name` with it.
+pub fn dependencies(
+    api_version: &str,
+    kind: &str,
+    object: &Value,
+) -> Result<Vec<Dependency>, Unnamed> {
+    match (api_version, kind) {
+        ("networking.k8s.io/v1", "Ingress") => return ingress_dependencies(object),
+        ("multicluster.x-k8s.io/v1alpha1", "ServiceImport") => {
+            return Ok(service_import_dependencies(object))
+        }
+        _ => {}
+    }
     let (group, kind) = group_kind(api_version, kind);
     let pod_spec = match (group.as_str(), kind.as_str()) {
         ("apps", "Deployment" | "ReplicaSet" | "DaemonSet" | "StatefulSet") | ("batch", "Job") => {
@@ -297,7 +356,7 @@ pub fn dependencies(api_version: &str, kind: &str, object: &Value) -> Vec<Depend
         _ => None,
     };
     let Some(pod_spec) = pod_spec else {
-        return Vec::new();
+        return Ok(Vec::new());
     };
     let claim_templates: BTreeSet<&str> = if kind == "StatefulSet" {
         object
@@ -313,7 +372,49 @@ pub fn dependencies(api_version: &str, kind: &str, object: &Value) -> Vec<Depend
     } else {
         BTreeSet::new()
     };
-    pod_dependencies(pod_spec, &claim_templates)
+    Ok(pod_dependencies(pod_spec, &claim_templates))
+}
+
+/// Karmada's `getIngressDependencies`: one Secret per `spec.tls` entry, in
+/// order. An entry without a `secretName` (a host served with the
+/// controller's default certificate) is a reference without a name, which
+/// Karmada's validation refuses.
+fn ingress_dependencies(object: &Value) -> Result<Vec<Dependency>, Unnamed> {
+    let entries = object
+        .pointer("/spec/tls")
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    entries
+        .iter()
+        .enumerate()
+        .map(|(index, entry)| match str_at(entry, "/secretName") {
+            Some(name) if !name.is_empty() => Ok(core_v1("Secret", name.to_string())),
+            _ => Err(Unnamed {
+                index,
+                field: format!("spec.tls[{index}].secretName"),
+            }),
+        })
+        .collect()
+}
+
+/// Karmada's `getServiceImportDependencies`: the derived Service by name,
+/// and its EndpointSlices by the label EndpointSlices carry for their
+/// Service.
+fn service_import_dependencies(object: &Value) -> Vec<Dependency> {
+    let name = str_at(object, "/metadata/name").unwrap_or_default();
+    let derived = derived_service_name(name);
+    vec![
+        core_v1("Service", derived.clone()),
+        Dependency {
+            api_version: "discovery.k8s.io/v1",
+            kind: "EndpointSlice",
+            target: Target::Labels(BTreeMap::from([(
+                "kubernetes.io/service-name".to_string(),
+                derived,
+            )])),
+        },
+    ]
 }
 
 /// The names a pod spec references, by kind. Sets, so each name is listed
@@ -339,7 +440,7 @@ fn core_v1(kind: &'static str, name: String) -> Dependency {
     Dependency {
         api_version: "v1",
         kind,
-        name,
+        target: Target::Name(name),
     }
 }
 
@@ -578,6 +679,105 @@ mod tests {
         assert_eq!(opaque, before);
     }
 
+    /// A Service's cluster IPs go only when it has a `clusterIP` (not
+    /// `None`): `clusterIPs` alone stay, as Karmada's prune keys on it.
+    #[test]
+    fn prune_keys_a_services_ips_on_cluster_ip() {
+        let mut only_ips = json!({"spec": {"type": "ClusterIP", "clusterIPs": ["10.0.0.7"]}});
+        prune("v1", "Service", &mut only_ips);
+        assert_eq!(only_ips["spec"]["clusterIPs"], json!(["10.0.0.7"]));
+        let mut headless = json!({"spec": {"clusterIP": "None", "clusterIPs": ["None"]}});
+        prune("v1", "Service", &mut headless);
+        assert_eq!(headless["spec"]["clusterIPs"], json!(["None"]));
+        let mut both = json!({"spec": {"clusterIP": "", "clusterIPs": ["10.0.0.8"]}});
+        prune("v1", "Service", &mut both);
+        assert_eq!(both["spec"], json!({}));
+    }
+
+    /// The Work holds the object pruned twice (binding controller, Work
+    /// webhook): of two token references in a row both go, of four the last
+    /// stays.
+    #[test]
+    fn the_work_prunes_service_account_tokens_twice() {
+        let account = |names: &[&str]| {
+            let secrets: Vec<Value> = names.iter().map(|n| json!({"name": n})).collect();
+            json!({"metadata": {"name": "ci"}, "secrets": secrets})
+        };
+        let table: &[(&[&str], &[&str])] = &[
+            (&["ci-token-a", "ci-token-b", "mine"], &["mine"]),
+            (
+                &["ci-token-a", "ci-token-b", "mine", "ci-token-c"],
+                &["mine"],
+            ),
+            (
+                &["ci-token-a", "ci-token-b", "ci-token-c", "ci-token-d"],
+                &["ci-token-d"],
+            ),
+            (&["mine", "ci-token-a"], &["mine"]),
+        ];
+        for (before, after) in table {
+            let mut object = account(before);
+            prune_for_work("v1", "ServiceAccount", &mut object);
+            assert_eq!(object["secrets"], account(after)["secrets"], "{before:?}");
+        }
+    }
+
+    fn named(dependencies: &[Dependency]) -> Vec<String> {
+        dependencies
+            .iter()
+            .map(|d| match &d.target {
+                Target::Name(name) => format!("{} {}/{name}", d.api_version, d.kind),
+                Target::Labels(labels) => format!("{} {}/{labels:?}", d.api_version, d.kind),
+            })
+            .collect()
+    }
+
+    /// Karmada's `getIngressDependencies`: a Secret per TLS entry; one
+    /// without a `secretName` makes the whole list invalid.
+    #[test]
+    fn ingress_dependencies_are_its_tls_secrets() {
+        let ingress =
+            json!({"spec": {"tls": [{"secretName": "b"}, {"hosts": ["x"], "secretName": "a"}]}});
+        let found = dependencies("networking.k8s.io/v1", "Ingress", &ingress);
+        assert_eq!(
+            found.as_deref().map(named),
+            Ok(vec!["v1 Secret/b".to_string(), "v1 Secret/a".to_string()])
+        );
+        assert_eq!(
+            dependencies("networking.k8s.io/v1", "Ingress", &json!({"spec": {}})),
+            Ok(Vec::new())
+        );
+        let unnamed = json!({"spec": {"tls": [{"secretName": "a"}, {"hosts": ["x"]}]}});
+        assert_eq!(
+            dependencies("networking.k8s.io/v1", "Ingress", &unnamed),
+            Err(Unnamed {
+                index: 1,
+                field: "spec.tls[1].secretName".into()
+            })
+        );
+        // Karmada's table is keyed by version too.
+        assert_eq!(
+            dependencies("networking.k8s.io/v1beta1", "Ingress", &ingress),
+            Ok(Vec::new())
+        );
+    }
+
+    /// Karmada's `getServiceImportDependencies`: the derived Service by
+    /// name, its EndpointSlices by label.
+    #[test]
+    fn service_import_dependencies_are_the_derived_service_and_slices() {
+        let import = json!({"metadata": {"name": "web", "namespace": "shop"}});
+        let found = dependencies("multicluster.x-k8s.io/v1alpha1", "ServiceImport", &import);
+        assert_eq!(
+            found.as_deref().map(named),
+            Ok(vec![
+                "v1 Service/derived-web".to_string(),
+                r#"discovery.k8s.io/v1 EndpointSlice/{"kubernetes.io/service-name": "derived-web"}"#
+                    .to_string()
+            ])
+        );
+    }
+
     #[test]
     fn dependencies_in_karmada_order() {
         let deploy = json!({"spec": {"template": {"spec": {
@@ -587,8 +787,12 @@ mod tests {
                 "env": [{"name": "X", "valueFrom": {"secretKeyRef": {"name": "s", "key": "k"}}}]}],
             "volumes": [{"name": "v", "configMap": {"name": "cm-a"}}, {"name": "d", "persistentVolumeClaim": {"claimName": "data"}}]}}}});
         let names: Vec<String> = dependencies("apps/v1", "Deployment", &deploy)
+            .unwrap_or_default()
             .into_iter()
-            .map(|d| format!("{}/{}", d.kind, d.name))
+            .map(|d| match d.target {
+                Target::Name(name) => format!("{}/{name}", d.kind),
+                Target::Labels(labels) => format!("{}/{labels:?}", d.kind),
+            })
             .collect();
         assert_eq!(
             names,

@@ -611,6 +611,7 @@ impl Classifier<'_> {
                 return;
             }
             parsed.spec.placement.default_spread_constraints();
+            parsed.spec.default_propagate_deps();
             warn_inactive_fields(&doc, &parsed.spec, diagnostics);
             self.inputs.propagation_policies.push(PropagationPolicy {
                 name,

@@ -54,6 +54,22 @@ pub struct PropagationSpec {
     pub schedule_priority: Option<SchedulePriority>,
 }
 
+impl PropagationSpec {
+    /// Karmada's mutating webhook (`helper.ContainsServiceImport`): a
+    /// policy that selects ServiceImports (`multicluster.x-k8s.io/v1alpha1`)
+    /// propagates dependencies, whatever it says, so that the derived
+    /// Service and its EndpointSlices follow the import.
+    pub fn default_propagate_deps(&mut self) {
+        if self
+            .resource_selectors
+            .iter()
+            .any(|s| s.kind == "ServiceImport" && s.api_version == "multicluster.x-k8s.io/v1alpha1")
+        {
+            self.propagate_deps = true;
+        }
+    }
+}
+
 /// `spec.failover`: how Karmada migrates applications off failing clusters.
 /// garrison does not see cluster health, so it only reads it strictly.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -463,5 +479,41 @@ mod tests {
             "weightPreference": {"dynamicWeight": "AvailableReplicas",
               "staticWeightList": [{"targetCluster": {"clusterNames": ["a"]}, "weight": 1}]}}}));
         assert_eq!(p.division(), Division::DynamicWeighted);
+    }
+
+    /// Karmada's webhook turns on `propagateDeps` for a policy that selects
+    /// ServiceImports of `multicluster.x-k8s.io/v1alpha1`, and only those.
+    #[test]
+    fn selecting_service_imports_propagates_dependencies() {
+        let spec = |selectors: serde_json::Value| -> PropagationSpec {
+            match serde_json::from_value(serde_json::json!({"resourceSelectors": selectors})) {
+                Ok(spec) => spec,
+                Err(e) => panic!("{e}"),
+            }
+        };
+        let table = [
+            (
+                serde_json::json!([{"apiVersion": "multicluster.x-k8s.io/v1alpha1", "kind": "ServiceImport"}]),
+                true,
+            ),
+            (
+                serde_json::json!([{"apiVersion": "apps/v1", "kind": "Deployment"},
+                {"apiVersion": "multicluster.x-k8s.io/v1alpha1", "kind": "ServiceImport", "name": "web"}]),
+                true,
+            ),
+            (
+                serde_json::json!([{"apiVersion": "multicluster.x-k8s.io/v1beta1", "kind": "ServiceImport"}]),
+                false,
+            ),
+            (
+                serde_json::json!([{"apiVersion": "v1", "kind": "Service"}]),
+                false,
+            ),
+        ];
+        for (selectors, propagates) in table {
+            let mut defaulted = spec(selectors.clone());
+            defaulted.default_propagate_deps();
+            assert_eq!(defaulted.propagate_deps, propagates, "{selectors}");
+        }
     }
 }

@@ -1,9 +1,11 @@
-//! `propagateDeps`: the ConfigMaps, Secrets, ServiceAccounts and PVCs a
-//! workload references follow it to the same clusters.
+//! `propagateDeps`: what a workload depends on (the ConfigMaps, Secrets,
+//! ServiceAccount and PVCs its pod template references, an Ingress's TLS
+//! Secrets, a ServiceImport's derived Service and EndpointSlices, or what
+//! a customization names) follows it to the same clusters.
 
 use super::{App, Source, WorkOptions};
 use crate::diag::{Code, Diagnostic, Diagnostics};
-use crate::interpret;
+use crate::interpret::{self, DependenciesError};
 use crate::model::inputs::{Inputs, Template};
 use crate::model::meta::ObjectKey;
 use crate::model::previous::PreviousRender;
@@ -80,8 +82,12 @@ fn required(
             .dependencies(template, &inputs.templates)
         {
             Ok(dependencies) => dependencies,
-            Err(error) => {
+            Err(DependenciesError::Script(error)) => {
                 diagnostics.push(error.diagnostic(&app.key, None));
+                continue;
+            }
+            Err(DependenciesError::Unnamed(unnamed)) => {
+                diagnostics.push(unnamed_reference(template, &unnamed));
                 continue;
             }
         };
@@ -104,6 +110,22 @@ fn required(
         }
     }
     required
+}
+
+/// G0212: Karmada's native interpreter names a dependency without a name
+/// (an Ingress TLS entry without `secretName`), its validation refuses the
+/// whole list, and the dependencies distributor propagates none of them;
+/// the workload itself is delivered.
+fn unnamed_reference(template: &Template, unnamed: &interpret::Unnamed) -> Diagnostic {
+    Diagnostic::warning(
+        Code::DependenciesRefused,
+        format!(
+            "`{}` propagates no dependencies: `{}` names none, and Karmada refuses every dependency of a workload when one has no name",
+            template.key, unnamed.field
+        ),
+    )
+    .at(template.origin)
+    .help("give every TLS entry a `secretName` (or select the Secrets with the policy itself), or turn off `propagateDeps`")
 }
 
 /// What a dependency's held clusters would get without the holds: the
