@@ -166,23 +166,9 @@ fn dropped(
     }
 }
 
-/// Sets the mapping entry at `path` to `value`, when its parent exists.
+/// Sets the mapping entry at `path` to `restored`, when its parent exists.
 fn restore(value: &mut Value, path: &[Step], restored: &Value) {
-    let Some((Step::Key(last), parents)) = path.split_last() else {
-        return;
-    };
-    let mut current = value;
-    for step in parents {
-        let next = match step {
-            Step::Key(key) => current.get_mut(key),
-            Step::Index(i) => current.get_mut(*i),
-        };
-        let Some(next) = next else {
-            return;
-        };
-        current = next;
-    }
-    if let Some(map) = current.as_object_mut() {
+    if let Some((map, last)) = parent(value, path) {
         map.insert(last.clone(), restored.clone());
     }
 }
@@ -198,23 +184,28 @@ fn at<'v>(value: &'v Value, path: &[Step]) -> Option<&'v Value> {
 /// Removes the mapping entry at `path` (paths always end in a key: a
 /// default is a field, never a sequence's element).
 fn remove(value: &mut Value, path: &[Step]) {
-    let Some((Step::Key(last), parents)) = path.split_last() else {
-        return;
+    if let Some((map, last)) = parent(value, path) {
+        Map::shift_remove(map, last);
+    }
+}
+
+/// The mapping holding the entry at `path`, and the entry's key, when the
+/// mapping exists.
+fn parent<'v, 'p>(
+    value: &'v mut Value,
+    path: &'p [Step],
+) -> Option<(&'v mut Map<String, Value>, &'p String)> {
+    let (Step::Key(last), parents) = path.split_last()? else {
+        return None;
     };
     let mut current = value;
     for step in parents {
-        let next = match step {
-            Step::Key(key) => current.get_mut(key),
-            Step::Index(i) => current.get_mut(*i),
+        current = match step {
+            Step::Key(key) => current.get_mut(key)?,
+            Step::Index(i) => current.get_mut(*i)?,
         };
-        let Some(next) = next else {
-            return;
-        };
-        current = next;
     }
-    if let Some(map) = current.as_object_mut() {
-        Map::shift_remove(map, last);
-    }
+    Some((current.as_object_mut()?, last))
 }
 
 /// `path` as a JSON pointer (RFC 6901).
