@@ -20,14 +20,9 @@ const TEMPLATE_GENERATION: &str = "deprecated.daemonset.template.generation";
 /// `rollbackTo` and back: an empty one does not come back.
 const ROLLBACK_TO: &str = "deprecated.deployment.rollback.to";
 
-/// Defaults `object` when `group`/`version` serves `kind`; `false` otherwise.
-pub(crate) fn store(
-    group: &str,
-    version: &str,
-    kind: &str,
-    object: &mut Map<String, Value>,
-) -> bool {
-    if (group, version) != ("apps", "v1") {
+/// Defaults `object` when `apps/<version>` serves `kind`; `false` otherwise.
+pub(crate) fn store(version: &str, kind: &str, object: &mut Map<String, Value>) -> bool {
+    if version != "v1" {
         return false;
     }
     match kind {

@@ -11,14 +11,9 @@ use serde_json::{json, Map, Value};
 /// The backoff limit of a Job that limits its backoff per index: none.
 const NO_BACKOFF_LIMIT: i64 = i32::MAX as i64;
 
-/// Defaults `object` when `group`/`version` serves `kind`; `false` otherwise.
-pub(crate) fn store(
-    group: &str,
-    version: &str,
-    kind: &str,
-    object: &mut Map<String, Value>,
-) -> bool {
-    if (group, version) != ("batch", "v1") {
+/// Defaults `object` when `batch/<version>` serves `kind`; `false` otherwise.
+pub(crate) fn store(version: &str, kind: &str, object: &mut Map<String, Value>) -> bool {
+    if version != "v1" {
         return false;
     }
     match kind {

@@ -30,14 +30,10 @@ const SERVED: [&str; 17] = [
     "ServiceAccount",
 ];
 
-/// Defaults `object` when `group`/`version` serves `kind`; `false` otherwise.
-pub(crate) fn store(
-    group: &str,
-    version: &str,
-    kind: &str,
-    object: &mut Map<String, Value>,
-) -> bool {
-    if !group.is_empty() || version != "v1" || !SERVED.contains(&kind) {
+/// Defaults `object` when the core group's `version` serves `kind`;
+/// `false` otherwise.
+pub(crate) fn store(version: &str, kind: &str, object: &mut Map<String, Value>) -> bool {
+    if version != "v1" || !SERVED.contains(&kind) {
         return false;
     }
     match kind {

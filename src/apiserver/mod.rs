@@ -52,10 +52,12 @@ pub fn store(value: &mut Value) -> bool {
         Some((group, version)) => (group, version),
         None => ("", api_version.as_str()),
     };
-    let known = core::store(group, version, &kind, object)
-        || apps::store(group, version, &kind, object)
-        || batch::store(group, version, &kind, object)
-        || other::store(group, version, &kind, object);
+    let known = match group {
+        "" => core::store(version, &kind, object),
+        "apps" => apps::store(version, &kind, object),
+        "batch" => batch::store(version, &kind, object),
+        _ => other::store(group, version, &kind, object),
+    };
     if known {
         metadata(object);
     }
