@@ -536,11 +536,10 @@ impl Classifier<'_> {
             name,
         };
         // Decided on as the control plane's API server stores it (SPEC §10,
-        // "The API server stage"); a SOPS document is not, its MAC covers
-        // every value and no API server could decode it.
+        // "The API server stage"); a SOPS document is not.
         let written = value.clone();
         let mut value = value;
-        if !value.get("sops").is_some_and(Value::is_object) {
+        if !crate::model::meta::sops_encrypted(&value) {
             crate::apiserver::store(&mut value);
         }
         let labels: Labels = string_map(value.pointer("/metadata/labels"));

@@ -146,7 +146,7 @@ fn validate(catalog: &Catalog, template: &Template, document: &Document) -> Diag
     // A SOPS-encrypted document is not an object until the GitOps agent
     // (Flux, or Argo CD with a plugin) decrypts it: its values are
     // ciphertext and `sops` is SOPS's own. It passes through as written.
-    if template.value.get("sops").is_some_and(Value::is_object) {
+    if crate::model::meta::sops_encrypted(&template.value) {
         return diagnostics;
     }
     let (root, node, prefix) = match catalog.lookup(&template.key.api_version, &template.key.kind) {

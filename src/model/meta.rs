@@ -218,6 +218,13 @@ fn describe_char(c: char) -> String {
     }
 }
 
+/// A SOPS-encrypted document: a top-level `sops` mapping. SOPS's MAC
+/// covers every value, so such a document is neither checked, stored with
+/// defaults nor changed (no API server could decode its ciphertext).
+pub fn sops_encrypted(value: &Value) -> bool {
+    value.get("sops").is_some_and(Value::is_object)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -69,11 +69,9 @@ const CLUSTERNET_STEPS: &[Step] = &[
     slim::step,
 ];
 
-/// SOPS signs every value of an encrypted document (its MAC), so such an
-/// object passes through without a single added label or annotation.
-fn sops_encrypted(value: &Value) -> bool {
-    value.get("sops").is_some_and(Value::is_object)
-}
+// SOPS signs every value of an encrypted document (its MAC), so such an
+// object passes through without a single added label or annotation.
+use crate::model::meta::sops_encrypted;
 
 /// The labels a cluster shows while `app` is made for it: its own, plus
 /// garrison's per-application facts. Add a fact here and every override rule
