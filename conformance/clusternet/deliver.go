@@ -1,6 +1,8 @@
 package main
 
 import (
+	"garrison.dev/conformance/kubernetes-apiserver/apiserver"
+
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -196,6 +198,10 @@ func (c *caseState) describe(sub *subscription, ns string, divisions []division)
 				errs = append(errs, err.Error())
 				continue
 			}
+			if err := memberCreates(applied); err != nil {
+				errs = append(errs, fmt.Sprintf("object `%s/%s/%s`: %v", m.kind, m.namespace, m.name, err))
+				continue
+			}
 			objects = append(objects, applied)
 		}
 	}
@@ -207,6 +213,24 @@ func (c *caseState) describe(sub *subscription, ns string, divisions []division)
 	default:
 		return nil, fmt.Errorf("[%s]", strings.Join(errs, ", "))
 	}
+}
+
+// memberCreates is the member cluster's API server creating a delivered
+// batch/v1 Job: Kubernetes' Job strategy and validation, under the
+// member's own uid (apiserver.CreateJob). A Job whose pod template or
+// selector carries another uid's controller-uid label is refused there
+// ("`selector` not auto-generated"), which fails the Description. Other
+// kinds are not checked here.
+func memberCreates(raw json.RawMessage) error {
+	u := &unstructured.Unstructured{}
+	if err := u.UnmarshalJSON(raw); err != nil {
+		return err
+	}
+	if u.GetAPIVersion() != "batch/v1" || u.GetKind() != "Job" {
+		return nil
+	}
+	_, err := apiserver.CreateJob(u.Object, memberUID)
+	return err
 }
 
 // asApplied is what the agent makes of a Description's object before it

@@ -19,6 +19,13 @@ const (
 	lastAppliedAnnotation    = "kubectl.kubernetes.io/last-applied-configuration"
 )
 
+// The uids the hub's dry run and a member cluster give a created object;
+// any two different ones.
+const (
+	hubDryRunUID = "0d8c8a6e-7b1e-4f3a-9a55-hub000000000"
+	memberUID    = "5f2b9c1d-3e4a-4b6c-8d7e-member000000"
+)
+
 // manifest is a feed object as the hub stores it: what the shadow API's
 // create leaves of a template (pkg/hub/registry/shadow/template/rest.go,
 // Create and dryRunCreate), with the labels a feed is looked up by.
@@ -64,6 +71,14 @@ func storeManifest(index int, u *unstructured.Unstructured) (*manifest, error) {
 		stored, _, err := apiserver.Store(u.Object)
 		if err != nil {
 			return nil, err
+		}
+		// The dry run is a create: a Job gets the selector and pod labels
+		// Kubernetes' Job strategy generates for the dry run's uid, or is
+		// refused (a template carrying a controller uid of its own).
+		if gv == (schema.GroupVersion{Group: "batch", Version: "v1"}) && u.GetKind() == "Job" {
+			if stored, err = apiserver.CreateJob(stored, hubDryRunUID); err != nil {
+				return nil, err
+			}
 		}
 		raw, err := json.Marshal(stored)
 		if err != nil {

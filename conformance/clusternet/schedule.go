@@ -96,11 +96,17 @@ const (
 // default binder's ordering. fleet is every ManagedCluster of the hub in
 // namespace/name order; orders is the FeedInventory (Dividing only).
 //
-// Where Clusternet's order is left to goroutines or to a map, the oracle's
-// is namespace/name: the filter walks the clusters in that order (the
-// scheduler filters in parallel from a rotating index), and the score
-// sort is stable (the scheduler's sort.Sort is stable up to 12 clusters
-// only). Everything else follows Clusternet step by step.
+// The order of the clusters follows Clusternet's where it is decided:
+// each subscriber's clusters in subscriber order, each cluster at its
+// first place (findClustersThatFitSubscription, normalizedClusters), kept
+// through the filter, then the score sort and the weight sort, both Go's
+// insertion sort, so stable, up to 12 clusters. Where it is left to a map
+// or to Go's unstable sorts, the oracle pins namespace/name order (decision
+// P5): the clusters one subscriber lists (an informer cache's order), and
+// every tie past 12 feasible clusters. The filter's parallel checks are
+// taken in list order; the rotating start index is 0, as it stays on a
+// hub whose Dividing Subscriptions each match fewer than 100 clusters.
+// Everything else follows Clusternet step by step.
 //
 // bound tells whether the scheduler binds the result: true on success and
 // on a fitError (an empty binding), false on any other error.
@@ -110,12 +116,11 @@ func schedule(sub *subscription, fleet []*managedCluster, orders []feedOrder) (r
 	}
 	dividing := sub.Spec.SchedulingStrategy == "Dividing"
 
-	// Step 1: the clusters some subscriber's affinity selects, each once,
-	// none being deleted; then the filter. Clusternet lists each
-	// subscriber's clusters from an informer cache (a map's order) and
-	// filters them in parallel from a rotating index, so the order of the
-	// clusters it finds is arbitrary; the oracle takes them in
-	// namespace/name order (decision P5), whichever subscriber selects them.
+	// Step 1: the clusters each subscriber's affinity selects, subscriber
+	// by subscriber, each once, none being deleted; then the filter.
+	// Clusternet lists one subscriber's clusters from an informer cache (a
+	// map's order): the oracle lists them in namespace/name order, the
+	// order of fleet.
 	var selectors []labels.Selector
 	for _, s := range sub.Spec.Subscribers {
 		selector, err := metav1.LabelSelectorAsSelector(s.ClusterAffinity)
@@ -125,11 +130,10 @@ func schedule(sub *subscription, fleet []*managedCluster, orders []feedOrder) (r
 		selectors = append(selectors, selector)
 	}
 	var candidates []*managedCluster
-	for _, c := range fleet {
-		for _, selector := range selectors {
+	for _, selector := range selectors {
+		for _, c := range fleet {
 			if selector.Matches(labels.Set(c.Labels)) {
 				candidates = append(candidates, c)
-				break
 			}
 		}
 	}
@@ -169,13 +173,29 @@ func schedule(sub *subscription, fleet []*managedCluster, orders []feedOrder) (r
 		return targetClusters{}, false, fmt.Errorf("%w: Dynamic dividing (it asks each child cluster's capacity)", errUnsupported)
 	}
 
-	// Step 3: scores.
+	// Step 3: scores, sorted by sort.Sort as prioritizeClusters sorts
+	// them. Past 12 clusters its ties are arbitrary: the oracle pins them
+	// in namespace/name order.
+	if len(feasible) > stableSortLimit {
+		sort.SliceStable(feasible, func(i, j int) bool { return feasible[i].key() < feasible[j].key() })
+	}
 	scores := taintScores(sub.Spec.ClusterTolerations, feasible)
-	sort.Stable(scores)
+	if len(scores) > stableSortLimit {
+		sort.Stable(scores)
+	} else {
+		sort.Sort(scores)
+	}
 
 	// Step 4: subgroups.
 	if sub.Spec.SchedulingBySubGroup != nil && *sub.Spec.SchedulingBySubGroup {
-		return targetClusters{}, false, fmt.Errorf("%w: schedulingBySubGroup (its pick follows live scores)", errUnsupported)
+		scores, err = subgroupClusters(sub.Spec.Subscribers, scores)
+		if err != nil {
+			return targetClusters{}, false, err
+		}
+	}
+	// selectClusters fails on an empty list: nothing is bound.
+	if len(scores) == 0 {
+		return targetClusters{}, false, errors.New("empty clusterScoreList")
 	}
 
 	// Step 5: selectClusters: every scored cluster, then the assigners.
@@ -199,6 +219,40 @@ func schedule(sub *subscription, fleet []*managedCluster, orders []feedOrder) (r
 	// The default binder writes the result in namespace/name order.
 	sort.Stable(result)
 	return result, true, nil
+}
+
+// stableSortLimit is the longest list Go's sort.Sort and sort.Slice sort
+// by insertion (pdqsort's maxInsertion), which keeps equal elements in
+// their order.
+const stableSortLimit = 12
+
+// subgroupClusters is genericScheduler.subgroupClusters: per subscriber,
+// the first minClusters of the scored clusters its affinity matches, in
+// score order, appended subscriber after subscriber. A cluster two
+// subscribers pick is listed twice, as Clusternet lists it.
+func subgroupClusters(subscribers []subscriber, scores scoreList) (scoreList, error) {
+	result := scoreList{}
+	for _, s := range subscribers {
+		selector, err := metav1.LabelSelectorAsSelector(s.ClusterAffinity)
+		if err != nil {
+			continue
+		}
+		var group scoreList
+		for _, score := range scores {
+			if selector.Matches(labels.Set(score.cluster.Labels)) {
+				group = append(group, score)
+			}
+		}
+		if s.SubGroupStrategy == nil {
+			return nil, fmt.Errorf("subGroupStrategy filed can not be Empty")
+		}
+		minClusters := int(s.SubGroupStrategy.MinClusters)
+		if minClusters > len(group) {
+			minClusters = len(group)
+		}
+		result = append(result, group[:minClusters]...)
+	}
+	return result, nil
 }
 
 // numFeasibleClustersToFind is genericScheduler.numFeasibleClustersToFind:
@@ -330,8 +384,8 @@ func weightList(subscribers []subscriber, clusters []*managedCluster) ([]int64, 
 
 // divideByWeight is staticDivideReplicas: the floor of each cluster's
 // proportional share, then one more replica each for the first clusters in
-// weight order (descending, by sort.Slice, as Clusternet sorts them)
-// until none remain.
+// weight order (descending, by sort.Slice, as Clusternet sorts them; past
+// 12 clusters, stable) until none remain.
 func divideByWeight(desired int32, weights []int64, weightSum int64) []int32 {
 	res := make([]int32, len(weights))
 	remain := desired
@@ -347,7 +401,12 @@ func divideByWeight(desired int32, weights []int64, weightSum int64) []int32 {
 	for i := range order {
 		order[i] = i
 	}
-	sort.Slice(order, func(i, j int) bool { return weights[order[i]] > weights[order[j]] })
+	// Past 12 clusters sort.Slice's ties are arbitrary: pinned stable.
+	if len(order) > stableSortLimit {
+		sort.SliceStable(order, func(i, j int) bool { return weights[order[i]] > weights[order[j]] })
+	} else {
+		sort.Slice(order, func(i, j int) bool { return weights[order[i]] > weights[order[j]] })
+	}
 	for i := 0; i < int(remain); i++ {
 		res[order[i]]++
 	}

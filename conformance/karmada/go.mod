@@ -109,6 +109,7 @@ require (
 	k8s.io/controller-manager v0.35.3 // indirect
 	k8s.io/kube-openapi v0.0.0-20260304202019-5b3e3fdb0acf // indirect
 	k8s.io/kubectl v0.35.4 // indirect
+	k8s.io/kubelet v0.0.0 // indirect
 	k8s.io/kubernetes v1.35.4 // indirect
 	k8s.io/utils v0.0.0-20260108192941-914a6e750570 // indirect
 	layeh.com/gopher-json v0.0.0-20201124131017-552bb3c4c3bf // indirect

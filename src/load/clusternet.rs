@@ -111,7 +111,7 @@ pub fn check_subscription(
         diagnostics.push(
             Diagnostic::warning(
                 Code::IgnoredField,
-                "`spec.schedulingBySubGroup`: Clusternet picks each subscriber's `minClusters` by live scores; garrison picks the first in namespace/name order",
+                "`spec.schedulingBySubGroup`: Clusternet picks each subscriber's first `minClusters` clusters in score order, and where clusters of equal score tie at the cut, the pick follows its cluster cache's order; garrison picks them by `namespace/name` there (and past 12 clusters throughout)",
             )
             .at(doc.at(&["spec", "schedulingBySubGroup"]))
             .help("pin the clusters with narrower subscribers if the pick matters"),
@@ -129,6 +129,18 @@ pub fn check_subscription(
     }
     if spec.by_sub_group() {
         for (i, subscriber) in spec.subscribers.iter().enumerate() {
+            if let Some(min) = subscriber
+                .sub_group_strategy
+                .as_ref()
+                .and_then(|g| g.min_clusters)
+                .filter(|m| *m < 0)
+            {
+                refuse(
+                    &["spec", "subscribers", &i.to_string(), "subGroupStrategy", "minClusters"],
+                    format!("`spec.subscribers[{i}].subGroupStrategy.minClusters` is {min}; Clusternet's CRD allows 0 or more"),
+                    "write the number of clusters to pick from this subscriber's matches",
+                );
+            }
             if subscriber.sub_group_strategy.is_none() {
                 refuse(
                     &["spec", "subscribers", &i.to_string()],

@@ -91,7 +91,10 @@ fn yaml_to_json(text: &str) -> Result<Value, String> {
         [] => Ok(Value::Null),
         [one] => {
             if let Some(key) = met_keys(one) {
-                return Err(format!("two keys of one mapping both read as `{key}` (YAML 1.1 reads `on`, `yes` and `true` alike); which one Clusternet keeps is arbitrary: quote them or keep one"));
+                // Clusternet's reader (sigs.k8s.io/yaml over go-yaml v2,
+                // not strict) keeps the later entry and drops the other
+                // without a word; garrison refuses the silent drop.
+                return Err(format!("two keys of one mapping both read as `{key}` (YAML 1.1 reads `on`, `yes` and `true` alike); Clusternet keeps the later entry and silently drops the other: quote them or keep one"));
             }
             Ok(one.to_value())
         }

@@ -51,11 +51,23 @@ impl<'a> Subscribing<'a> {
         diagnostics: &mut Diagnostics,
     ) -> Subscribing<'a> {
         let feeds = resolve(inputs, diagnostics);
-        let selections = inputs
+        let selections: Vec<cn::Selection> = inputs
             .subscriptions
             .iter()
             .map(|s| cn::select(&s.spec, &inputs.clusters))
             .collect();
+        for (subscription, selection) in inputs.subscriptions.iter().zip(&selections) {
+            if selection.sub_groups_pick_none {
+                diagnostics.push(
+                    Diagnostic::error(
+                        Code::InvalidPlacement,
+                        format!("{} picks no cluster: `schedulingBySubGroup` takes each subscriber's first `minClusters` feasible clusters, and that is none (each `minClusters` is 0, or its subscriber matches no feasible cluster); Clusternet's scheduler then fails (`selectClusters`: \"empty clusterScoreList\") and never schedules the Subscription, so the clusters keep what it delivered before", subscription.display()),
+                    )
+                    .at(subscription.doc.at(&["spec", "schedulingBySubGroup"]))
+                    .help("give a subscriber that matches a cluster `subGroupStrategy: {minClusters: N}` with N of 1 or more, or remove the Subscription to stop delivering"),
+                );
+            }
+        }
         let mut subscribing = Subscribing {
             inputs,
             previous,
@@ -383,14 +395,20 @@ impl<'a> Subscribing<'a> {
         diagnostics: &mut Diagnostics,
     ) -> Binding {
         let first = &self.inputs.subscriptions[subscriptions[0]];
-        diagnostics.push(
+        // A pick of none is refused already (`Subscribing::new`).
+        let refused = subscriptions
+            .iter()
+            .any(|&s| self.selections[s].sub_groups_pick_none);
+        if !refused {
+            diagnostics.push(
             Diagnostic::warning(
                 Code::Unschedulable,
                 format!("`{}` is not scheduled: no cluster fits {}", template.key, first.display()),
             )
             .at(first.doc.at(&["spec", "subscribers"]))
             .help("check the subscribers' clusterAffinity and the clusterTolerations against the ManagedClusters' labels and taints; Clusternet removes what the Subscription delivered"),
-        );
+            );
+        }
         let mut binding = empty_binding(
             Decision::Unschedulable(schedule::Error::NoClusterMatches),
             desired,
@@ -620,6 +638,12 @@ fn resolve(inputs: &Inputs, diagnostics: &mut Diagnostics) -> BTreeMap<ObjectKey
             if subscription.spec.strategy() == SchedulingStrategy::Dividing {
                 unequal_division(inputs, subscription, feed, &found, at, diagnostics);
             }
+            for template in found
+                .iter()
+                .filter_map(|key| inputs.templates.iter().find(|t| &&t.key == key))
+            {
+                undeliverable_job(template, subscription, diagnostics);
+            }
             for key in found {
                 let subs = feeds.entry(key.clone()).or_default();
                 if subs.contains(&index) {
@@ -638,6 +662,78 @@ fn resolve(inputs: &Inputs, diagnostics: &mut Diagnostics) -> BTreeMap<ObjectKey
         }
     }
     feeds
+}
+
+/// A Job a Clusternet v0.18 hub cannot deliver (G0104). Its dry run runs
+/// Kubernetes' Job strategy, which labels the pod template and selects it
+/// by a `batch.kubernetes.io/controller-uid` of the dry run's own uid
+/// (since Kubernetes 1.27; `generateSelector` in
+/// `pkg/registry/batch/job/strategy.go`), and the hub's trimmer removes
+/// only the older `controller-uid` (`trimBatchJob`, `trimmer.go`). Every
+/// member then refuses the Job, whose selector is not its own uid
+/// (`validateGeneratedSelector`: "`selector` not auto-generated"), or the
+/// dry run refuses it first, when the template carries a controller uid of
+/// its own. Only a Job that picks its selector by hand
+/// (`manualSelector: true`) or skips the dry run
+/// (`apps.clusternet.io/skip-validating: "true"`) arrives.
+fn undeliverable_job(
+    template: &Template,
+    subscription: &Subscription,
+    diagnostics: &mut Diagnostics,
+) {
+    let key = &template.key;
+    if key.kind != "Job" || crate::model::meta::group_of(&key.api_version) != "batch" {
+        return;
+    }
+    let fed = super::feed::fed(template);
+    let skips = template
+        .annotations
+        .get(super::materialise::trim::SKIP_VALIDATING)
+        .is_some_and(|v| v == "true");
+    let manual = fed.pointer("/spec/manualSelector") == Some(&serde_json::Value::Bool(true));
+    if manual {
+        return;
+    }
+    // Stored as written, a Job's own controller uid (an export's) is no
+    // member's uid either: each refuses it the same way.
+    let exported_uid = [
+        "/spec/selector/matchLabels",
+        "/spec/template/metadata/labels",
+    ]
+    .iter()
+    .filter_map(|p| fed.pointer(p).and_then(serde_json::Value::as_object))
+    .any(|labels| {
+        labels.contains_key("controller-uid")
+            || labels.contains_key("batch.kubernetes.io/controller-uid")
+    });
+    if skips && !exported_uid {
+        return;
+    }
+    if skips {
+        diagnostics.push(
+            Diagnostic::error(
+                Code::InvalidField,
+                format!(
+                    "{} feeds `{key}`, whose selector or pod labels carry a controller uid: the hub stores it as written (`apps.clusternet.io/skip-validating`), and every member cluster refuses a Job selected by another Job's uid (\"`selector` not auto-generated\")",
+                    subscription.display()
+                ),
+            )
+            .at(template.origin)
+            .help("remove the `controller-uid` and `batch.kubernetes.io/controller-uid` labels and the generated `selector` (they come from `kubectl get -o yaml`)"),
+        );
+        return;
+    }
+    diagnostics.push(
+        Diagnostic::error(
+            Code::InvalidField,
+            format!(
+                "{} feeds `{key}`, which a Clusternet hub cannot deliver: its dry run selects the Job by a `batch.kubernetes.io/controller-uid` of its own uid, the hub trims only `controller-uid`, and every member cluster then refuses the Job (\"`selector` not auto-generated\")",
+                subscription.display()
+            ),
+        )
+        .at(template.origin)
+        .help("annotate the Job `apps.clusternet.io/skip-validating: \"true\"` (the hub then stores it as written and each member generates its selector), or set `spec.manualSelector: true` with a `selector` and pod labels of your own"),
+    );
 }
 
 /// A Dividing Subscription's feed without a namespace that names workloads

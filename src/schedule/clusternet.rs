@@ -7,13 +7,24 @@
 //! Subscription does not tolerate (Clusternet's one default filter). They
 //! are taken in score order: Clusternet's one default score counts the
 //! PreferNoSchedule taints a cluster's Subscription does not tolerate, the
-//! fewer the better; equal scores in `namespace/name` order, the order
-//! garrison uses where Clusternet's is the arbitrary order of a live filter
-//! (P5). Division and sub-groups follow this order; the binding is then
-//! recorded in `namespace/name` order, as Clusternet's binder sorts it. A
-//! cluster's weight is the sum of the positive weights of the subscribers
-//! that match it; a cluster only weight-0 subscribers match is bound with
-//! weight 0.
+//! fewer the better. Division and sub-groups follow this order; the binding
+//! is then recorded in `namespace/name` order, as Clusternet's binder sorts
+//! it. A cluster's weight is the sum of the positive weights of the
+//! subscribers that match it; a cluster only weight-0 subscribers match is
+//! bound with weight 0.
+//!
+//! Equal scores, as Clusternet v0.18.0 orders them ([`tie_order`]): its
+//! generic scheduler lists each subscriber's clusters in subscriber order
+//! and keeps each cluster's first place (`findClustersThatFitSubscription`,
+//! `normalizedClusters` in `pkg/scheduler/algorithm/generic.go`), and its
+//! score sort (`sort.Sort` in `prioritizeClusters`) and its weight sort
+//! (`sort.Slice` in `sortByWeight`, `defaultassigner/algorithm.go`) are Go's
+//! insertion sort, hence stable, up to 12 elements. So up to 12 feasible
+//! clusters a tie goes to the cluster an earlier subscriber matches; among
+//! the clusters one subscriber matches first, the order is its informer
+//! cache's (a map's), and garrison takes `namespace/name` (P5). Past 12,
+//! Go's pattern-defeating quicksort reorders equal elements, so the whole
+//! tie order is arbitrary, and garrison takes `namespace/name`.
 
 use super::ClusterNote;
 use crate::model::cluster::{Cluster, TaintEffect};
@@ -33,6 +44,11 @@ pub struct Selection {
     /// In score order (see the module's documentation).
     pub clusters: Vec<Bound>,
     pub notes: Vec<ClusterNote>,
+    /// `schedulingBySubGroup` picked none of the feasible clusters (every
+    /// `minClusters` 0): Clusternet's `selectClusters` then fails ("empty
+    /// clusterScoreList") and the Subscription is never scheduled, unlike a
+    /// FitError, whose empty result is bound.
+    pub sub_groups_pick_none: bool,
 }
 
 /// The clusters `spec` binds in `fleet` (sorted by name). Only clusters a
@@ -73,9 +89,17 @@ pub fn select(spec: &SubscriptionSpec, fleet: &[Cluster]) -> Selection {
             note,
         });
     }
-    feasible.sort_by_key(|c| (untolerated_preferences(spec, c), c.namespaced_name()));
+    let by_subscriber = feasible.len() <= STABLE_SORT_LIMIT;
+    feasible.sort_by_key(|c| {
+        (
+            untolerated_preferences(spec, c),
+            tie_order(spec, c, by_subscriber),
+        )
+    });
     let bound = if spec.by_sub_group() {
-        sub_groups(spec, &feasible)
+        let picked = sub_groups(spec, &feasible);
+        selection.sub_groups_pick_none = picked.is_empty() && !feasible.is_empty();
+        picked
     } else {
         feasible
     };
@@ -93,9 +117,35 @@ pub fn select(spec: &SubscriptionSpec, fleet: &[Cluster]) -> Selection {
     selection
 }
 
+/// The most feasible clusters whose equal scores Clusternet's sorts keep in
+/// the order it found them: Go's `sort.Sort` and `sort.Slice` sort 12
+/// elements or fewer by insertion, which is stable.
+pub const STABLE_SORT_LIMIT: usize = 12;
+
+/// Where `cluster` goes among equal scores ([module documentation](self)):
+/// with `by_subscriber` (up to [`STABLE_SORT_LIMIT`] feasible clusters),
+/// after the clusters an earlier subscriber matches, then by
+/// `namespace/name`; otherwise by `namespace/name` alone.
+fn tie_order(spec: &SubscriptionSpec, cluster: &Cluster, by_subscriber: bool) -> (usize, String) {
+    let first = if by_subscriber {
+        spec.subscribers
+            .iter()
+            .position(|s| {
+                s.cluster_affinity
+                    .as_ref()
+                    .is_some_and(|a| a.matches(&cluster.labels))
+            })
+            .unwrap_or(usize::MAX)
+    } else {
+        0
+    };
+    (first, cluster.namespaced_name())
+}
+
 /// `schedulingBySubGroup`: per subscriber, the first `minClusters` feasible
-/// clusters it matches, in score order (ties in `namespace/name` order
-/// where Clusternet's are arbitrary), each cluster once (P11).
+/// clusters it matches, in score order (ties as [`tie_order`] breaks them),
+/// each cluster once (P11; Clusternet lists a cluster two subscribers pick
+/// twice).
 fn sub_groups<'c>(spec: &SubscriptionSpec, feasible: &[&'c Cluster]) -> Vec<&'c Cluster> {
     let mut picked: Vec<&Cluster> = Vec::new();
     for subscriber in &spec.subscribers {
@@ -242,12 +292,16 @@ mod tests {
         let selection = select(spec, fleet);
         let weights: Vec<u64> = selection.clusters.iter().map(|b| b.weight).collect();
         let shares = static_divide(replicas, &weights).unwrap_or_default();
-        selection
+        let mut divided: Vec<(String, u64)> = selection
             .clusters
             .iter()
             .map(|b| b.cluster.clone())
             .zip(shares)
-            .collect()
+            .collect();
+        // As the binder records them: by `namespace/name` (the fleets here
+        // have one namespace per cluster, ordered as the names).
+        divided.sort();
+        divided
     }
 
     /// Clusternet's `TestDivideReplicas` vectors (12 replicas), restated.
@@ -350,6 +404,73 @@ mod tests {
             .map(|b| b.cluster.as_str())
             .collect();
         assert_eq!(bound, ["member2", "member1"]);
+    }
+
+    /// Equal scores follow the first subscriber that matches: Clusternet's
+    /// scheduler lists each subscriber's clusters in turn
+    /// (`findClustersThatFitSubscription`, `generic.go`), and its score and
+    /// weight sorts keep that order up to 12 clusters, so the remainder of a
+    /// static division goes to the cluster the first subscriber names.
+    #[test]
+    fn equal_scores_follow_the_first_matching_subscriber_up_to_twelve_clusters() {
+        let fleet = vec![
+            managed("metadata: {name: a, namespace: ns-a, labels: {region: east}}"),
+            managed("metadata: {name: b, namespace: ns-b, labels: {region: west}}"),
+        ];
+        let spec = dividing(vec![
+            subscriber(("region", "west"), 1),
+            subscriber(("region", "east"), 1),
+        ]);
+        assert_eq!(
+            divided(&spec, &fleet, 1),
+            [("a".to_string(), 0), ("b".to_string(), 1)]
+        );
+        // Among the clusters one subscriber matches first, the order is a
+        // map's in Clusternet: `namespace/name` here.
+        let mut fleet = fleet;
+        fleet.push(managed(
+            "metadata: {name: c, namespace: ns-c, labels: {region: west}}",
+        ));
+        let order = |fleet: &[Cluster]| -> Vec<String> {
+            select(&spec, fleet)
+                .clusters
+                .into_iter()
+                .map(|b| b.cluster)
+                .collect()
+        };
+        assert_eq!(order(&fleet), ["b", "c", "a"]);
+        // A lower score still comes last, whichever subscriber matches it.
+        fleet[1].taints = vec![crate::model::cluster::Taint {
+            key: "soft".into(),
+            value: None,
+            effect: TaintEffect::PreferNoSchedule,
+            time_added: None,
+        }];
+        assert_eq!(order(&fleet), ["c", "a", "b"]);
+    }
+
+    /// Past 12 feasible clusters Go's `sort.Sort` is no longer stable, so
+    /// Clusternet's tie order is arbitrary: `namespace/name` order then.
+    #[test]
+    fn past_twelve_clusters_equal_scores_take_namespace_name_order() {
+        let fleet: Vec<Cluster> = (0..13)
+            .map(|i| {
+                let region = if i == 12 { "west" } else { "east" };
+                managed(&format!(
+                    "metadata: {{name: m{i:02}, namespace: ns-{i:02}, labels: {{region: {region}}}}}"
+                ))
+            })
+            .collect();
+        let spec = dividing(vec![
+            subscriber(("region", "west"), 1),
+            subscriber(("region", "east"), 1),
+        ]);
+        let first = |spec: &SubscriptionSpec, fleet: &[Cluster]| {
+            select(spec, fleet).clusters[0].cluster.clone()
+        };
+        assert_eq!(first(&spec, &fleet), "m00");
+        // With 12, the west cluster the first subscriber matches leads.
+        assert_eq!(first(&spec, &fleet[1..]), "m12");
     }
 
     /// Clusternet's `TestStaticDivideReplicas` vectors, restated.

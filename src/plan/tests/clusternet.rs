@@ -419,3 +419,128 @@ spec:
         ]
     );
 }
+
+/// The messages of the errors planning `docs` ends in.
+fn refusals(docs: &[String]) -> Vec<String> {
+    let refs: Vec<&str> = docs.iter().map(String::as_str).collect();
+    let inputs = inputs(&refs);
+    let options = crate::plan::Options {
+        scope: crate::plan::Scope::ScheduleOnly,
+        ..crate::plan::Options::default()
+    };
+    match crate::plan::plan_with(&inputs, &PreviousRender::default(), &options) {
+        Ok(_) => Vec::new(),
+        Err(diagnostics) => diagnostics
+            .0
+            .iter()
+            .filter(|d| d.is_error())
+            .map(|d| d.message.clone())
+            .collect(),
+    }
+}
+
+/// The issue's two-cluster fleet: Clusternet v0.18.0 lists each
+/// subscriber's clusters in turn (`findClustersThatFitSubscription`,
+/// `generic.go`), so `b`, which the first subscriber (west) matches, takes
+/// the one replica's remainder (`staticDivideReplicas`).
+#[test]
+fn a_tie_for_the_remainder_goes_to_the_cluster_of_the_first_subscriber() {
+    let docs = vec![
+        managed("a", "ns-a", "region: east", ""),
+        managed("b", "ns-b", "region: west", ""),
+        deployment(1),
+        "apiVersion: apps.clusternet.io/v1alpha1
+kind: Subscription
+metadata: {name: web, namespace: shop}
+spec:
+  schedulingStrategy: Dividing
+  dividingScheduling: {type: Static}
+  subscribers:
+  - {clusterAffinity: {matchLabels: {region: west}}, weight: 1}
+  - {clusterAffinity: {matchLabels: {region: east}}, weight: 1}
+  feeds:
+  - {apiVersion: apps/v1, kind: Deployment, namespace: shop, name: web}"
+            .to_string(),
+    ];
+    let (_, plan) = plan(&docs, &PreviousRender::default());
+    assert_eq!(shares(web(&plan)), [("a", 0, false), ("b", 1, false)]);
+}
+
+/// Clusternet's `subgroupClusters` picking nothing makes `selectClusters`
+/// fail ("empty clusterScoreList"): never scheduled, so refused.
+#[test]
+fn sub_groups_that_pick_no_cluster_are_refused() {
+    let mut docs = fleet("");
+    docs.push(deployment(3));
+    docs.push(
+        "apiVersion: apps.clusternet.io/v1alpha1
+kind: Subscription
+metadata: {name: web, namespace: shop}
+spec:
+  schedulingBySubGroup: true
+  subscribers:
+  - {clusterAffinity: {matchLabels: {env: prod}}, subGroupStrategy: {minClusters: 0}}
+  feeds:
+  - {apiVersion: apps/v1, kind: Deployment, namespace: shop, name: web}"
+            .to_string(),
+    );
+    let refused = refusals(&docs);
+    assert_eq!(refused.len(), 1, "{refused:?}");
+    assert!(refused[0].contains("Subscription/shop/web picks no cluster"));
+    let picked = docs
+        .pop()
+        .map(|d| d.replace("minClusters: 0", "minClusters: 2"));
+    docs.extend(picked);
+    let (_, plan) = plan(&docs, &PreviousRender::default());
+    assert_eq!(
+        shares(web(&plan))
+            .iter()
+            .map(|(c, _, _)| *c)
+            .collect::<Vec<_>>(),
+        ["a", "b"]
+    );
+}
+
+/// A Job a Subscription feeds: a v0.18 hub's dry run generates its
+/// selector from its own uid and trims only `controller-uid`
+/// (`trimBatchJob`), so members refuse it, unless the Job picks its
+/// selector by hand or skips the dry run without an exported uid.
+#[test]
+fn a_job_the_hub_cannot_deliver_is_refused() {
+    let job = |spec: &str, annotations: &str| {
+        format!(
+            "apiVersion: batch/v1
+kind: Job
+metadata: {{name: web, namespace: shop, annotations: {{{annotations}}}}}
+spec:
+  {spec}template:
+    metadata: {{labels: {{app: web}}}}
+    spec: {{restartPolicy: Never, containers: [{{name: main, image: busybox}}]}}"
+        )
+    };
+    let feeding = |template: String| {
+        let mut docs = fleet("");
+        docs.push(template);
+        docs.push(subscription("Replication", "").replace(
+            "{apiVersion: apps/v1, kind: Deployment,",
+            "{apiVersion: batch/v1, kind: Job,",
+        ));
+        refusals(&docs)
+    };
+    let refused = feeding(job("", ""));
+    assert_eq!(refused.len(), 1, "{refused:?}");
+    assert!(refused[0].contains("which a Clusternet hub cannot deliver"));
+    let skip = "apps.clusternet.io/skip-validating: 'true'";
+    assert!(feeding(job("", skip)).is_empty());
+    assert!(feeding(job(
+        "manualSelector: true\n  selector: {matchLabels: {app: web}}\n  ",
+        ""
+    ))
+    .is_empty());
+    let exported = feeding(job(
+        "selector: {matchLabels: {batch.kubernetes.io/controller-uid: 6e1e2c7a}}\n  ",
+        skip,
+    ));
+    assert_eq!(exported.len(), 1, "{exported:?}");
+    assert!(exported[0].contains("carry a controller uid"));
+}

@@ -14,18 +14,19 @@
 //!   their clusters do not meet;
 //! * a feed naming no template (G0211, P9), a Subscription feeding one
 //!   template twice, an empty `feeds` or `subscribers`;
-//! * Dynamic dividing, `schedulingBySubGroup`, HelmChart feeds and Helm
-//!   overrides (garrison refuses or skips them, the oracle does not answer);
+//! * Dynamic dividing, HelmChart feeds and Helm overrides (garrison
+//!   refuses or skips them, the oracle does not answer);
 //! * an override that fails (a failing `test`, an index past the end of a
 //!   list for `add`, `remove` or `test`, a field patch on a field that is
 //!   missing or not a string, a field in the wrong format): garrison stops
 //!   the render where Clusternet fails one Description (P15). Overrides
 //!   that Clusternet *drops* (a JSON patch meeting a missing path) are
 //!   generated: both drop them;
-//! * paused clusters (the oracle has no pause), more than 12 clusters
-//!   (Clusternet's `sort.Sort` of equal scores and `sort.Slice` of equal
-//!   weights are stable only up to 12: past that the order is arbitrary,
-//!   a documented difference), templates carrying a `resourceVersion`
+//! * paused clusters (the oracle has no pause), more than 16 clusters (up
+//!   to 12, Clusternet's `sort.Sort` of equal scores and `sort.Slice` of
+//!   equal weights are stable; from 13 to 16 both sides pin
+//!   `namespace/name` order for its arbitrary ties; from 100 on, a Dividing
+//!   Subscription stops filtering early), templates carrying a `resourceVersion`
 //!   (garrison refuses it, skip-validating or not; without
 //!   `apps.clusternet.io/skip-validating` the hub refuses it too), a
 //!   StatefulSet of `extensions/v1beta1` (garrison refuses the group), and
@@ -147,10 +148,11 @@ fn text(value: &Value, pointer: &str) -> Option<String> {
 /// One to twelve ManagedClusters, mostly few: each in a dedicated namespace
 /// whose order is not its name's, with random labels and taints.
 fn clusters(rng: &mut Rng) -> Vec<Value> {
-    let count = if rng.chance(80) {
-        2 + rng.below(6)
-    } else {
-        1 + rng.below(12)
+    // Past 12 now and then: Clusternet's sorts stop being stable there.
+    let count = match rng.below(20) {
+        0..=15 => 2 + rng.below(6),
+        16..=18 => 1 + rng.below(12),
+        _ => 13 + rng.below(4),
     };
     (0..count).map(|i| cluster(rng, i)).collect()
 }
@@ -253,7 +255,12 @@ fn decorate(rng: &mut Rng, mut template: Value) -> Value {
     let skip = rng.chance(5);
     let meta = &mut template["metadata"];
     if rng.chance(40) {
-        meta["annotations"] = json!({"example.com/owner": rng.pick(&["team-a", "team-b"])});
+        let mut annotations = meta["annotations"].as_object().cloned().unwrap_or_default();
+        annotations.insert(
+            "example.com/owner".into(),
+            json!(rng.pick(&["team-a", "team-b"])),
+        );
+        meta["annotations"] = Value::Object(annotations);
     }
     if rng.chance(10) {
         let mut annotations = meta["annotations"].as_object().cloned().unwrap_or_default();
@@ -393,15 +400,24 @@ fn job(rng: &mut Rng, namespace: &str, name: &str) -> Value {
             "spec": {"restartPolicy": "Never", "containers": [{"name": "main", "image": "busybox:1.36"}]},
         },
     });
-    if rng.chance(40) {
-        // As exported from a cluster: the controller's generated uid.
-        let uid = "6e1e2c7a-1b1f-4f6e-9d8c-0a7b6c5d4e3f";
-        pod_labels["controller-uid"] = json!(uid);
-        spec["template"]["metadata"]["labels"] = pod_labels;
-        spec["template"]["metadata"]["creationTimestamp"] = Value::Null;
-        spec["selector"] = json!({"matchLabels": {"controller-uid": uid}});
-    }
+    // A Clusternet hub delivers a Job only when it picks its selector by
+    // hand or skips the dry run: the dry run's generated selector is
+    // refused by every member (`job-generated-selector.json`).
     let mut metadata = json!({"name": name, "namespace": namespace});
+    if rng.chance(50) {
+        metadata["annotations"] = json!({"apps.clusternet.io/skip-validating": "true"});
+    } else {
+        spec["manualSelector"] = json!(true);
+        spec["selector"] = json!({"matchLabels": {"app": name}});
+        if rng.chance(40) {
+            // As exported from a cluster: the controller's generated uid.
+            let uid = "6e1e2c7a-1b1f-4f6e-9d8c-0a7b6c5d4e3f";
+            pod_labels["controller-uid"] = json!(uid);
+            spec["template"]["metadata"]["labels"] = pod_labels;
+            spec["template"]["metadata"]["creationTimestamp"] = Value::Null;
+            spec["selector"] = json!({"matchLabels": {"controller-uid": uid}});
+        }
+    }
     if rng.chance(50) {
         metadata["labels"] = labels(rng, name);
     }
@@ -419,18 +435,40 @@ pub struct Sub {
 }
 
 fn subscription(rng: &mut Rng, index: u64, clusters: &[Value]) -> Sub {
-    let subscribers: Vec<Value> = (0..1 + rng.below(3))
+    // Several subscribers whose matches overlap and interleave decide the
+    // order of equal scores (the first subscriber that matches a cluster);
+    // equal weights now and then, so the remainder meets a tie.
+    let count = if rng.chance(25) {
+        3 + rng.below(3)
+    } else {
+        1 + rng.below(3)
+    };
+    let equal = rng.chance(30).then(|| 1 + rng.below(3));
+    let by_sub_group = rng.chance(15);
+    let subscribers: Vec<Value> = (0..count)
         .map(|_| {
             let mut subscriber = json!({"clusterAffinity": selector(rng)});
-            match rng.below(10) {
-                0 | 1 => {}
-                2 | 3 => subscriber["weight"] = json!(0),
-                _ => subscriber["weight"] = json!(1 + rng.below(4)),
+            match (equal, rng.below(10)) {
+                (_, 0) => {}
+                (_, 1) => subscriber["weight"] = json!(0),
+                (Some(w), _) => subscriber["weight"] = json!(w),
+                (None, 2) => subscriber["weight"] = json!(0),
+                (None, _) => subscriber["weight"] = json!(1 + rng.below(4)),
+            }
+            if by_sub_group {
+                subscriber["subGroupStrategy"] = if rng.chance(10) {
+                    json!({})
+                } else {
+                    json!({"minClusters": rng.below(4)})
+                };
             }
             subscriber
         })
         .collect();
     let mut spec = json!({"subscribers": subscribers, "feeds": []});
+    if by_sub_group {
+        spec["schedulingBySubGroup"] = json!(true);
+    }
     let dividing = rng.chance(55);
     if dividing {
         spec["schedulingStrategy"] = json!("Dividing");
@@ -449,12 +487,19 @@ fn subscription(rng: &mut Rng, index: u64, clusters: &[Value]) -> Sub {
         let tolerations: Vec<Value> = (0..1 + rng.below(2)).map(|_| toleration(rng)).collect();
         spec["clusterTolerations"] = json!(tolerations);
     }
-    let value = json!({
+    let mut value = json!({
         "apiVersion": "apps.clusternet.io/v1alpha1",
         "kind": "Subscription",
         "metadata": {"name": format!("sub{index}"), "namespace": rng.pick(APP_NAMESPACES)},
         "spec": spec,
     });
+    if by_sub_group && !picks_some(&value, clusters) {
+        // Picking none, Clusternet never schedules it and garrison refuses
+        // it: not valid input. Without the flag the strategies do nothing.
+        value["spec"]
+            .as_object_mut()
+            .map(|spec| spec.remove("schedulingBySubGroup"));
+    }
     let bound: BTreeSet<String> = clusters
         .iter()
         .filter(|c| binds(&value, c))
@@ -466,6 +511,23 @@ fn subscription(rng: &mut Rng, index: u64, clusters: &[Value]) -> Sub {
         fed: BTreeSet::new(),
         dividing,
     }
+}
+
+/// Whether a `schedulingBySubGroup` Subscription picks a cluster: some
+/// subscriber with `minClusters` of 1 or more matches a cluster it binds.
+fn picks_some(subscription: &Value, clusters: &[Value]) -> bool {
+    let feasible: Vec<&Value> = clusters.iter().filter(|c| binds(subscription, c)).collect();
+    subscription
+        .pointer("/spec/subscribers")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter(|s| {
+            s.pointer("/subGroupStrategy/minClusters")
+                .and_then(Value::as_u64)
+                > Some(0)
+        })
+        .any(|s| feasible.iter().any(|c| matches(&s["clusterAffinity"], c)))
 }
 
 fn toleration(rng: &mut Rng) -> Value {
