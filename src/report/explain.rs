@@ -319,21 +319,35 @@ impl Explanation {
         if self.clusters.is_empty() {
             line(None, "  (no cluster)".into());
         }
+        // A table: each column as wide as its widest cell, numbers to the
+        // right, so the replicas and weights of all clusters line up.
+        let width = |cell: &dyn Fn(&ClusterLine) -> usize| {
+            self.clusters.iter().map(cell).max().unwrap_or(0)
+        };
+        let name_width = width(&|c| c.cluster.chars().count());
+        let replicas_width = width(&|c| c.replicas.map_or(0, |r| r.to_string().len()));
+        let weight_width = width(&|c| c.weight.map_or(0, |w| w.to_string().len()));
+        let column = |text: &mut String, label: &str, value: Option<u64>, width: usize| match value
+        {
+            Some(v) => {
+                let _ = write!(text, "  {label} {v:>width$}");
+            }
+            None if width > 0 => {
+                let _ = write!(text, "  {:pad$}", "", pad = label.len() + 1 + width);
+            }
+            None => {}
+        };
         for c in &self.clusters {
-            let mut text = format!("  {}", c.cluster);
-            if let Some(r) = c.replicas {
-                let _ = write!(text, "  replicas {r}");
-            }
-            if let Some(w) = c.weight {
-                let _ = write!(text, "  weight {w}");
-            }
+            let mut text = format!("  {:<name_width$}", c.cluster);
+            column(&mut text, "replicas", c.replicas, replicas_width);
+            column(&mut text, "weight", c.weight, weight_width);
             if c.fort {
                 text.push_str("  fort");
             }
             if c.held {
                 text.push_str("  held (frozen at the previous render)");
             }
-            line(Some(&c.cluster), text);
+            line(Some(&c.cluster), text.trim_end().to_string());
         }
         if let Some(fort) = &self.fort {
             line(None, format!("fort: {fort}"));
@@ -371,6 +385,52 @@ pub struct Line<'a> {
 mod tests {
     use super::*;
     use crate::schedule::Error;
+
+    /// The binding is a table: names padded, numbers right-aligned, a
+    /// missing replica count left blank, no trailing spaces.
+    #[test]
+    fn the_binding_lines_up_in_columns() {
+        let cluster = |name: &str, replicas: Option<u64>, weight: Option<u64>| ClusterLine {
+            cluster: name.into(),
+            replicas,
+            weight,
+            held: false,
+            fort: name == "b",
+        };
+        let explanation = Explanation {
+            object: "Deployment/shop/web".into(),
+            api_version: "apps/v1".into(),
+            template: None,
+            source: "PropagationPolicy/shop/web".into(),
+            passed_over: Vec::new(),
+            decision: "made now".into(),
+            desired_replicas: None,
+            considered: Vec::new(),
+            clusters: vec![
+                cluster("a", Some(12), Some(3)),
+                cluster("b", Some(3), Some(10)),
+                cluster("long-name", None, Some(1)),
+            ],
+            fort: None,
+            held: Vec::new(),
+            overrides: BTreeMap::new(),
+        };
+        let text = explanation.to_text();
+        let binding: Vec<&str> = text
+            .lines()
+            .skip_while(|l| *l != "binding:")
+            .skip(1)
+            .take(3)
+            .collect();
+        assert_eq!(
+            binding,
+            [
+                "  a          replicas 12  weight  3",
+                "  b          replicas  3  weight 10  fort",
+                "  long-name               weight  1",
+            ]
+        );
+    }
 
     #[test]
     fn every_decision_reads_without_repeating_the_schedule() {
