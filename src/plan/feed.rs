@@ -10,6 +10,15 @@ use crate::model::clusternet::{CREATED_BY_LABEL, HUB_NAME, SKIP_VALIDATING};
 use crate::model::inputs::Template;
 use serde_json::{Map, Value};
 
+/// Whether `template` skips the hub's dry run
+/// (`apps.clusternet.io/skip-validating: "true"`): stored as written.
+pub fn skips_dry_run(template: &Template) -> bool {
+    template
+        .annotations
+        .get(SKIP_VALIDATING)
+        .is_some_and(|v| v == "true")
+}
+
 /// The feed of `template`, made once, when a Subscription first reads it.
 pub fn fed(template: &Template) -> &Value {
     template.fed.get_or_init(|| feed(&template.written))

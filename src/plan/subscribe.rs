@@ -568,13 +568,7 @@ pub(super) fn desired_replicas(template: &Template) -> Option<u64> {
         .filter(|v| !v.is_null())
     {
         Some(value) => value.as_u64(),
-        None if template
-            .annotations
-            .get(super::materialise::trim::SKIP_VALIDATING)
-            .is_some_and(|v| v == "true") =>
-        {
-            None
-        }
+        None if super::feed::skips_dry_run(template) => None,
         None => Some(1),
     }
 }
@@ -686,10 +680,7 @@ fn undeliverable_job(
         return;
     }
     let fed = super::feed::fed(template);
-    let skips = template
-        .annotations
-        .get(super::materialise::trim::SKIP_VALIDATING)
-        .is_some_and(|v| v == "true");
+    let skips = super::feed::skips_dry_run(template);
     let manual = fed.pointer("/spec/manualSelector") == Some(&serde_json::Value::Bool(true));
     if manual {
         return;

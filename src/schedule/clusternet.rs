@@ -120,7 +120,7 @@ pub fn select(spec: &SubscriptionSpec, fleet: &[Cluster]) -> Selection {
 /// The most feasible clusters whose equal scores Clusternet's sorts keep in
 /// the order it found them: Go's `sort.Sort` and `sort.Slice` sort 12
 /// elements or fewer by insertion, which is stable.
-pub const STABLE_SORT_LIMIT: usize = 12;
+const STABLE_SORT_LIMIT: usize = 12;
 
 /// Where `cluster` goes among equal scores ([module documentation](self)):
 /// with `by_subscriber` (up to [`STABLE_SORT_LIMIT`] feasible clusters),

@@ -544,3 +544,43 @@ spec:
     assert_eq!(exported.len(), 1, "{exported:?}");
     assert!(exported[0].contains("carry a controller uid"));
 }
+
+/// Clusternet's CRD gives `minClusters` a minimum of 0: a negative one is
+/// refused where it is written, not read as 0.
+#[test]
+fn a_negative_min_clusters_is_refused() {
+    let text = "apiVersion: apps.clusternet.io/v1alpha1
+kind: Subscription
+metadata: {name: web, namespace: shop}
+spec:
+  schedulingBySubGroup: true
+  subscribers:
+  - {clusterAffinity: {}, subGroupStrategy: {minClusters: -1}}
+  feeds:
+  - {apiVersion: apps/v1, kind: Deployment, namespace: shop, name: web}";
+    let nodes = match crate::load::yaml::parse_stream(text, &Default::default()) {
+        Ok(nodes) => nodes,
+        Err(e) => panic!("{e:?}"),
+    };
+    let mut sources = crate::diag::Sources::default();
+    sources.add("fleet.yaml".into(), text.to_string());
+    let mut diagnostics = crate::diag::Diagnostics::default();
+    crate::load::classify::classify(
+        nodes
+            .into_iter()
+            .map(|n| (crate::diag::FileId(0), n))
+            .collect(),
+        &sources,
+        &mut diagnostics,
+    );
+    let errors: Vec<&str> = diagnostics
+        .0
+        .iter()
+        .filter(|d| d.is_error())
+        .map(|d| d.message.as_str())
+        .collect();
+    assert_eq!(
+        errors,
+        ["`spec.subscribers[0].subGroupStrategy.minClusters` is -1; Clusternet's CRD allows 0 or more"]
+    );
+}
