@@ -71,10 +71,8 @@ func (w *webhooks) validating(kind string, c client.Client) admission.Handler {
 	case "ResourceInterpreterCustomization":
 		return &resourceinterpretercustomization.ValidatingAdmission{Client: c, Decoder: w.decoder}
 	}
-	// The ResourceBinding validator (resourcebinding.ValidatingAdmission)
-	// is not called: it checks FederatedResourceQuota and components, both
-	// behind feature gates that are off by default, and that the
-	// dependencies annotation is JSON, which only Karmada itself writes.
+	// The ResourceBinding validator is called on the bindings Karmada
+	// writes (mutateOnWrite), not on a case's objects.
 	return nil
 }
 
@@ -183,7 +181,7 @@ func responseReason(resp admission.Response) string {
 // mutateOnWrite runs, inside the case's fake client, the webhooks that
 // karmada-webhook registers for objects Karmada's controllers write:
 // ResourceBinding and ClusterResourceBinding on create (a permanent-id
-// label), Work on create and update (a permanent-id label, pruning, and the
+// label; a ResourceBinding's create is then validated too), Work on create and update (a permanent-id label, pruning, and the
 // managed-labels/annotations bookkeeping of the manifest). CRD defaults are
 // applied around them as the API server would. The permanent id is set
 // beforehand so that the webhook keeps it instead of minting a random one.
@@ -239,6 +237,18 @@ func (w *webhooks) mutateOnWrite(ctx context.Context, obj client.Object, gvk sch
 	raw, err = json.Marshal(content)
 	if err != nil {
 		return err
+	}
+	// A ResourceBinding's create goes on to karmada-webhook's validator
+	// (validate-resourcebinding): the dependencies annotation must be what
+	// the distributor writes; its quota and components checks are behind
+	// gates that are off by default. Its update checks concern only those
+	// gated checks, so updates are not sent to it.
+	if kind == "ResourceBinding" && create {
+		req.Object = runtime.RawExtension{Raw: raw}
+		validator := &resourcebinding.ValidatingAdmission{Decoder: w.decoder}
+		if resp := validator.Handle(ctx, req); !resp.Allowed {
+			return fmt.Errorf("%s webhook denied %s/%s: %s", kind, obj.GetNamespace(), obj.GetName(), responseReason(resp))
+		}
 	}
 	// Decode back into the caller's typed object, as the API server's answer would.
 	switch o := obj.(type) {

@@ -142,9 +142,15 @@ func (o *oracle) load(ctx context.Context, in *caseInput, ans *answer) (*caseSta
 		if err := json.Unmarshal(raw, cluster); err != nil {
 			return nil, fmt.Errorf("clusters[%d]: %w", i, err)
 		}
-		if err := storeClusterModels(cluster); err != nil {
+		stored, reason, err := storeCluster(cluster)
+		if err != nil {
 			return nil, fmt.Errorf("clusters[%d]: %w", i, err)
 		}
+		if reason != "" {
+			ans.Rejected = append(ans.Rejected, rejection{Object: objectName("Cluster", "", cluster.Name), Reason: reason})
+			continue
+		}
+		cluster = stored
 		if err := c.Create(ctx, cluster); err != nil {
 			return nil, fmt.Errorf("clusters[%d]: %w", i, err)
 		}

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
 	controllerruntime "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -416,11 +417,11 @@ func (o *oracle) collect(ctx context.Context, st *caseState, r *templateRun) err
 		if len(w.Spec.Workload.Manifests) == 0 {
 			return fmt.Errorf("work %s/%s has no manifest", w.Namespace, w.Name)
 		}
-		suspended := w.Spec.SuspendDispatching != nil && *w.Spec.SuspendDispatching
 		r.res.Works = append(r.res.Works, workOut{
 			Cluster: cluster, Namespace: w.Namespace, Name: w.Name,
-			Manifest:           json.RawMessage(w.Spec.Workload.Manifests[0].Raw),
-			SuspendDispatching: suspended,
+			Manifest:                    json.RawMessage(w.Spec.Workload.Manifests[0].Raw),
+			SuspendDispatching:          ptr.Deref(w.Spec.SuspendDispatching, false),
+			PreserveResourcesOnDeletion: ptr.Deref(w.Spec.PreserveResourcesOnDeletion, false),
 		})
 	}
 	sort.Slice(r.res.Works, func(i, j int) bool { return r.res.Works[i].Cluster < r.res.Works[j].Cluster })

@@ -72,6 +72,9 @@ type workOut struct {
 	// does not apply it to the cluster (policy spec.suspension.dispatching,
 	// dispatchingOnClusters).
 	SuspendDispatching bool `json:"suspendDispatching"`
+	// PreserveResourcesOnDeletion: the member keeps the objects when the
+	// Work is deleted (policy spec.preserveResourcesOnDeletion).
+	PreserveResourcesOnDeletion bool `json:"preserveResourcesOnDeletion"`
 }
 
 // result is one template's outcome, in the template's input order.

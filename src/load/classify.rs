@@ -672,6 +672,26 @@ impl Classifier<'_> {
                 );
                 return;
             }
+            // The same validation refuses taints a Karmada Cluster cannot
+            // carry (`ValidateClusterTaints`).
+            let taint_faults = crate::model::cluster::karmada_taint_faults(&parsed.spec.taints);
+            for (i, field, fault) in &taint_faults {
+                diagnostics.push(
+                    Diagnostic::error(
+                        Code::InvalidField,
+                        format!("cluster `{name}`: {fault}: Karmada's API server refuses such a Cluster"),
+                    )
+                    .at(doc.at(&["spec", "taints", &i.to_string(), field]))
+                    .help(match *field {
+                        "effect" => "a soft taint has no Karmada form: drop it, or make it `NoSchedule` and give the placements that may use the cluster a toleration",
+                        _ if fault.contains("appears twice") => "keep one taint per key and effect",
+                        _ => "taint keys are label keys and values label values: letters, digits, `-`, `_` and `.`, at most 63 characters",
+                    }),
+                );
+            }
+            if !taint_faults.is_empty() {
+                return;
+            }
             // The same registry standardizes and validates the resource
             // models (`ValidateClusterResourceModels`).
             if let Err(fault) = resource_model::stored(parsed.spec.resource_models.as_deref()) {

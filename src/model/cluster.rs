@@ -29,6 +29,43 @@ pub struct Taint {
     pub time_added: Option<String>,
 }
 
+/// What Karmada's API server refuses in a Cluster's taints
+/// (`ValidateClusterTaints`, lifted from Kubernetes' node taint rules and
+/// narrowed): each fault with the index of its taint and the field. A
+/// Cluster's taint takes `NoSchedule` or `NoExecute` only, so a soft
+/// `PreferNoSchedule` taint, valid on a node or a Clusternet
+/// ManagedCluster, refuses the whole Cluster; keys are label keys, values
+/// label values, and each key and effect pair appears once.
+pub fn karmada_taint_faults(taints: &[Taint]) -> Vec<(usize, &'static str, String)> {
+    let mut faults = Vec::new();
+    let mut seen: Vec<(&str, TaintEffect)> = Vec::new();
+    for (i, taint) in taints.iter().enumerate() {
+        if let Some(fault) = super::meta::label_key_fault(&taint.key) {
+            faults.push((i, "key", format!("taint key `{}` {fault}", taint.key)));
+        }
+        let value = taint.value.as_deref().unwrap_or("");
+        if let Some(fault) = super::meta::label_value_fault(value) {
+            faults.push((i, "value", format!("taint value `{value}` {fault}")));
+        }
+        if taint.effect == TaintEffect::PreferNoSchedule {
+            faults.push((
+                i,
+                "effect",
+                "taint effect `PreferNoSchedule` is not supported on a Cluster: Karmada accepts `NoSchedule` and `NoExecute`".to_string(),
+            ));
+        }
+        if seen.contains(&(taint.key.as_str(), taint.effect)) {
+            faults.push((
+                i,
+                "key",
+                format!("taint `{}` with effect {:?} appears twice: taints must be unique by key and effect", taint.key, taint.effect),
+            ));
+        }
+        seen.push((taint.key.as_str(), taint.effect));
+    }
+    faults
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum TaintEffect {
     NoSchedule,
@@ -394,6 +431,28 @@ impl Cluster {
 
 #[cfg(test)]
 mod tests {
+    /// Karmada's `ValidateClusterTaints`: only NoSchedule and NoExecute,
+    /// label keys and values, one taint per key and effect.
+    #[test]
+    fn a_karmada_cluster_refuses_soft_repeated_and_malformed_taints() {
+        let taints = [
+            taint("spot", Some("true"), TaintEffect::PreferNoSchedule),
+            taint("dedicated", Some("batch"), TaintEffect::NoSchedule),
+            taint("dedicated", Some("gpu"), TaintEffect::NoSchedule),
+            taint("dedicated", Some("gpu"), TaintEffect::NoExecute),
+            taint("bad key!", Some("a/b"), TaintEffect::NoExecute),
+        ];
+        let faults: Vec<(usize, &str)> = karmada_taint_faults(&taints)
+            .into_iter()
+            .map(|(i, field, _)| (i, field))
+            .collect();
+        assert_eq!(
+            faults,
+            [(0, "effect"), (2, "key"), (4, "key"), (4, "value")]
+        );
+        assert!(karmada_taint_faults(&taints[1..2]).is_empty());
+    }
+
     use super::*;
 
     fn taint(key: &str, value: Option<&str>, effect: TaintEffect) -> Taint {

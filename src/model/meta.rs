@@ -151,6 +151,21 @@ pub fn label_key_fault(key: &str) -> Option<String> {
     None
 }
 
+/// Kubernetes' label value rule (`IsValidLabelValue`): empty, or at most 63
+/// characters of `[A-Za-z0-9_.-]`, starting and ending alphanumeric.
+pub fn label_value_fault(value: &str) -> Option<String> {
+    if value.is_empty() {
+        return None;
+    }
+    label_key_fault(value)
+        .filter(|_| !value.contains('/'))
+        .or_else(|| {
+            value.contains('/').then(|| {
+                "contains `/`; only letters, digits, `-`, `_` and `.` are allowed".to_string()
+            })
+        })
+}
+
 /// Kubernetes' DNS-1123 label rule (namespaces, cluster names): at most 63
 /// characters of `[a-z0-9-]`, starting and ending alphanumeric.
 pub fn dns_label_fault(name: &str) -> Option<String> {

@@ -79,14 +79,21 @@ pub fn module_dir(dir: &str, module: &str, needs: &str) -> PathBuf {
 /// A running program that answers each JSON line with one.
 pub struct JsonLines {
     child: Child,
-    input: ChildStdin,
+    /// `None` once [`JsonLines::finish`] closed it.
+    input: Option<ChildStdin>,
     output: BufReader<ChildStdout>,
 }
 
 impl JsonLines {
     pub fn start(binary: &Path, args: &[&str]) -> JsonLines {
+        JsonLines::start_with(binary, args, &[])
+    }
+
+    /// [`JsonLines::start`] with `env` added to the program's environment.
+    pub fn start_with(binary: &Path, args: &[&str], env: &[(&str, &Path)]) -> JsonLines {
         let spawned = Command::new(binary)
             .args(args)
+            .envs(env.iter().copied())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -100,7 +107,7 @@ impl JsonLines {
         };
         JsonLines {
             child,
-            input,
+            input: Some(input),
             output: BufReader::new(output),
         }
     }
@@ -111,7 +118,10 @@ impl JsonLines {
             Ok(line) => line,
             Err(e) => panic!("a case does not serialise: {e}"),
         };
-        if let Err(e) = writeln!(self.input, "{line}").and_then(|()| self.input.flush()) {
+        let Some(input) = self.input.as_mut() else {
+            panic!("the oracle's input is closed");
+        };
+        if let Err(e) = writeln!(input, "{line}").and_then(|()| input.flush()) {
             panic!("cannot send a case to the oracle: {e}");
         }
         let mut answer = String::new();
@@ -123,6 +133,19 @@ impl JsonLines {
         match serde_json::from_str(&answer) {
             Ok(value) => value,
             Err(e) => panic!("the oracle's answer is not JSON ({e}): {answer}"),
+        }
+    }
+}
+
+impl JsonLines {
+    /// Close the program's input and wait for it to exit on its own (what
+    /// a coverage-instrumented Go program needs to write its counters).
+    pub fn finish(mut self) {
+        drop(self.input.take());
+        match self.child.wait() {
+            Ok(status) if status.success() => {}
+            Ok(status) => panic!("the oracle exited with {status} (see its stderr above)"),
+            Err(e) => panic!("cannot wait for the oracle: {e}"),
         }
     }
 }

@@ -37,7 +37,7 @@ pub fn karmada_fails_too(why: &str, karmada: &Value) -> bool {
         .any(|r| {
             r["object"]
                 .as_str()
-                .is_some_and(|object| why.contains(object))
+                .is_some_and(|object| why.contains(&format!("{object}.yaml")))
         });
     let failed = karmada["results"]
         .as_array()
@@ -126,6 +126,16 @@ pub fn divergences(garrison: &Value, karmada: &Value) -> Vec<String> {
                     "{name} on {cluster}: Work {}/{} against Karmada's {}/{}",
                     ow["namespace"], ow["name"], tw["namespace"], tw["name"]
                 ));
+            }
+            // The Work's own fields: whether the member applies it, and
+            // whether it keeps the objects when the Work goes.
+            for field in ["suspendDispatching", "preserveResourcesOnDeletion"] {
+                if ow[field] != tw[field] {
+                    found.push(format!(
+                        "{name} on {cluster}: Work {field} {} against Karmada's {}",
+                        ow[field], tw[field]
+                    ));
+                }
             }
             let (om, tm) = (manifest(&ow["manifest"]), manifest(&tw["manifest"]));
             if om != tm {

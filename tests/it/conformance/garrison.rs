@@ -49,21 +49,23 @@ fn render(
 ) -> Result<(Plan, emit::render::Rendered), String> {
     write_repository(case, dir)?;
     let (inputs, diagnostics) = load_repository(dir, &LoadOptions::default(), &Cache::disabled());
+    let refused = |d: &garrison::diag::Diagnostics| {
+        garrison::diag::render(d, &inputs.sources, garrison::diag::Style::Concise)
+    };
     if diagnostics.has_errors() {
-        return Err(format!("{diagnostics:?}"));
+        return Err(refused(&diagnostics));
     }
     let planning = garrison::plan::Options {
         format: Format::Work,
         ..Default::default()
     };
-    let plan =
-        garrison::plan::plan_with(&inputs, previous, &planning).map_err(|d| format!("{d:?}"))?;
+    let plan = garrison::plan::plan_with(&inputs, previous, &planning).map_err(|d| refused(&d))?;
     let options = emit::render::Options {
         format: Format::Work,
         reuse: false,
     };
     let rendered =
-        emit::render::render(&inputs, &plan, previous, options).map_err(|d| format!("{d:?}"))?;
+        emit::render::render(&inputs, &plan, previous, options).map_err(|d| refused(&d))?;
     Ok((plan, rendered))
 }
 
@@ -76,21 +78,37 @@ fn results(case: &Case, plan: &Plan, rendered: &emit::render::Rendered) -> Resul
     Ok(json!({"rejected": [], "results": results}))
 }
 
-/// Every object of the case in one file per kind of input.
+/// Every object of the case in a file of its own, at
+/// `<kind>/<namespace>/<name>.yaml` (`<kind>/<name>.yaml` when it has no
+/// namespace): a refusal then names the object the way the oracle's
+/// `rejected` entries do, so "both refuse" is checked object by object
+/// ([`super::compare::karmada_fails_too`]).
 fn write_repository(case: &Case, dir: &Path) -> Result<(), String> {
     let groups = [
-        ("clusters.yaml", &case.clusters),
-        ("policies.yaml", &case.policies),
-        ("overrides.yaml", &case.overrides),
-        ("customizations.yaml", &case.customizations),
-        ("templates.yaml", &case.templates),
+        &case.clusters,
+        &case.policies,
+        &case.overrides,
+        &case.customizations,
+        &case.templates,
     ];
-    for (name, objects) in groups {
-        if objects.is_empty() {
-            continue;
+    for object in groups.into_iter().flatten() {
+        let text = |pointer: &str| object.pointer(pointer).and_then(Value::as_str);
+        let kind = text("/kind").unwrap_or("Unknown");
+        let name = text("/metadata/name").unwrap_or("unnamed");
+        let path = match text("/metadata/namespace") {
+            Some(namespace) => dir.join(kind).join(namespace).join(format!("{name}.yaml")),
+            None => dir.join(kind).join(format!("{name}.yaml")),
+        };
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| e.to_string())?;
         }
-        let text: Vec<String> = objects.iter().map(Value::to_string).collect();
-        std::fs::write(dir.join(name), text.join("\n---\n")).map_err(|e| e.to_string())?;
+        // Two objects of one kind and name: the second goes next to the first.
+        let path = if path.exists() {
+            path.with_extension("again.yaml")
+        } else {
+            path
+        };
+        std::fs::write(&path, object.to_string()).map_err(|e| e.to_string())?;
     }
     Ok(())
 }
@@ -154,6 +172,8 @@ fn result(
             "namespace": work.pointer("/metadata/namespace"),
             "name": work.pointer("/metadata/name"),
             "manifest": work.pointer("/spec/workload/manifests/0"),
+            "suspendDispatching": work.pointer("/spec/suspendDispatching").and_then(Value::as_bool).unwrap_or(false),
+            "preserveResourcesOnDeletion": work.pointer("/spec/preserveResourcesOnDeletion").and_then(Value::as_bool).unwrap_or(false),
         }));
     }
     let schedule_error = match &app.binding.decision {

@@ -129,7 +129,8 @@ fn cluster(rng: &mut Rng, index: u64) -> Value {
         spec["zones"] = json!(zones);
     }
     if rng.chance(20) {
-        let effect = *rng.pick(&["NoSchedule", "PreferNoSchedule", "NoExecute"]);
+        // A Karmada Cluster takes only these two (a soft taint is refused).
+        let effect = *rng.pick(&["NoSchedule", "NoExecute"]);
         spec["taints"] =
             json!([{"key": "dedicated", "value": rng.pick(&["batch", "gpu"]), "effect": effect}]);
     }

@@ -1,11 +1,13 @@
 //! The Karmada oracle (`conformance/karmada/`), built with the machine's Go
 //! and run as one process for many cases (`--jsonl`: a case per line in, a
-//! result per line out).
+//! result per line out). It is built with Go's coverage instrumentation of
+//! Karmada's deciding packages (those `coverage/classes.txt` names), so a
+//! run can say which of Karmada's code it walked (`super::coverage`).
 
 use super::generate::Case;
 use crate::go_program::{self, JsonLines};
 use serde_json::Value;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// A running oracle.
 pub struct Oracle(JsonLines);
@@ -17,8 +19,11 @@ fn built() -> PathBuf {
     static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
     BUILT
         .get_or_init(|| {
-            go_program::build(
+            let coverpkg = format!("-coverpkg={}", covered_packages().join(","));
+            go_program::build_package(
                 "karmada",
+                ".",
+                &["-cover", &coverpkg],
                 "karmada-oracle",
                 "the Karmada oracle",
                 "the differential test needs Go 1.25.10 or newer (the karmada module's minimum)",
@@ -26,6 +31,25 @@ fn built() -> PathBuf {
         })
         .clone()
 }
+
+/// The oracle's own package (without it Go writes no coverage data) and
+/// the deciding packages of `conformance/karmada/coverage/classes.txt`.
+fn covered_packages() -> Vec<String> {
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("conformance/karmada/coverage/classes.txt");
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(e) => panic!("cannot read {}: {e}", path.display()),
+    };
+    let deciding = text.lines().filter_map(|line| {
+        let dir = line.trim().strip_prefix("package ")?;
+        Some(format!("github.com/karmada-io/karmada/{}", dir.trim()))
+    });
+    std::iter::once(".".to_string()).chain(deciding).collect()
+}
+
+/// The flags every run of the oracle takes.
+const ARGS: [&str; 2] = ["--jsonl", "--enable-empty-workload-propagation"];
 
 impl Oracle {
     pub fn start() -> Oracle {
@@ -35,14 +59,26 @@ impl Oracle {
         // its own --enable-empty-workload-propagation, so the oracle runs
         // with it rather than the comparison papering over the difference:
         // the zero-replica clusters, and their manifests, are compared too.
-        Oracle(JsonLines::start(
+        Oracle(JsonLines::start(&built(), &ARGS))
+    }
+
+    /// An oracle that writes the statements it walks into `dir` when it
+    /// [finishes](Oracle::finish).
+    pub fn start_covered(dir: &Path) -> Oracle {
+        Oracle(JsonLines::start_with(
             &built(),
-            &["--jsonl", "--enable-empty-workload-propagation"],
+            &ARGS,
+            &[("GOCOVERDIR", dir)],
         ))
     }
 
     /// Karmada's answer to `case`.
     pub fn answer(&mut self, case: &Case) -> Value {
         self.0.answer(case)
+    }
+
+    /// Let the oracle exit, writing its coverage counters.
+    pub fn finish(self) {
+        self.0.finish()
     }
 }

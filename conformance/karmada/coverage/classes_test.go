@@ -1,0 +1,57 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestMatchIsAGlobWhereTheStarCrossesSlashes(t *testing.T) {
+	for _, c := range []struct {
+		pattern, key string
+		want         bool
+	}{
+		{"pkg/detector/preemption.go:*", "pkg/detector/preemption.go:ResourceDetector.preemptPropagationPolicy", true},
+		{"pkg/resourceinterpreter/*:*.Retain", "pkg/resourceinterpreter/default/native/default.go:DefaultInterpreter.Retain", true},
+		{"pkg/resourceinterpreter/*:*.Retain", "pkg/resourceinterpreter/default/native/retain.go:retainPodFields", false},
+		{"pkg/detector/detector.go:ResourceDetector.On*", "pkg/detector/detector.go:ResourceDetector.OnUpdate", true},
+		{"pkg/detector/detector.go:ResourceDetector.On*", "pkg/detector/detector.go:ResourceDetector.Reconcile", false},
+		{"exact.go:F", "exact.go:F", true},
+		{"exact.go:F", "exact.go:FG", false},
+	} {
+		if got := match(c.pattern, c.key); got != c.want {
+			t.Errorf("match(%q, %q) = %v, want %v", c.pattern, c.key, got, c.want)
+		}
+	}
+}
+
+// A block listed by two runs is covered when either covered it, and its
+// statements count once.
+func TestReadProfileMergesRuns(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "profile.txt")
+	text := "mode: set\n" +
+		"m/p/a.go:10.2,12.3 2 0\n" +
+		"m/p/a.go:10.2,12.3 2 1\n" +
+		"m/p/a.go:14.2,15.3 1 0\n"
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	blocks, err := readProfile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := blocks["m/p/a.go"]
+	if len(got) != 2 || !got[0].covered || got[0].stmts != 2 || got[1].covered {
+		t.Fatalf("blocks = %+v", got)
+	}
+}
+
+func TestAClassesFileRefusesAnUnknownClass(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "classes.txt")
+	if err := os.WriteFile(path, []byte("package pkg/x\nsometimes pkg/x/a.go:F why\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := readClasses(path); err == nil {
+		t.Fatal("an unknown class was accepted")
+	}
+}

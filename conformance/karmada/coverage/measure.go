@@ -1,0 +1,184 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+const module = "github.com/karmada-io/karmada"
+
+// A block is one basic block of a coverage profile.
+type block struct {
+	startLine, startCol int
+	stmts               int
+	covered             bool
+}
+
+// readProfile reads a textfmt profile into blocks by file (import path and
+// file name). A block listed twice (several runs merged) is covered when
+// any run covered it.
+func readProfile(path string) (map[string][]block, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	type pos struct {
+		file       string
+		line, col  int
+		end, stmts string
+	}
+	seen := map[pos]int{}
+	out := map[string][]block{}
+	scanner := bufio.NewScanner(bytes.NewReader(data))
+	scanner.Buffer(make([]byte, 1<<20), 1<<20)
+	for n := 1; scanner.Scan(); n++ {
+		line := scanner.Text()
+		if n == 1 && strings.HasPrefix(line, "mode:") || line == "" {
+			continue
+		}
+		// file.go:L.C,L.C stmts count
+		colon := strings.LastIndex(line, ":")
+		fields := strings.Fields(line[colon+1:])
+		if colon < 0 || len(fields) != 3 {
+			return nil, fmt.Errorf("%s:%d: not a coverage block: %q", path, n, line)
+		}
+		file := line[:colon]
+		start, end, _ := strings.Cut(fields[0], ",")
+		sl, sc, _ := strings.Cut(start, ".")
+		b := block{}
+		var errs [4]error
+		b.startLine, errs[0] = strconv.Atoi(sl)
+		b.startCol, errs[1] = strconv.Atoi(sc)
+		b.stmts, errs[2] = strconv.Atoi(fields[1])
+		count, e := strconv.Atoi(fields[2])
+		errs[3] = e
+		for _, e := range errs {
+			if e != nil {
+				return nil, fmt.Errorf("%s:%d: %v", path, n, e)
+			}
+		}
+		b.covered = count > 0
+		key := pos{file, b.startLine, b.startCol, end, fields[1]}
+		if i, ok := seen[key]; ok {
+			out[file][i].covered = out[file][i].covered || b.covered
+			continue
+		}
+		seen[key] = len(out[file])
+		out[file] = append(out[file], b)
+	}
+	return out, scanner.Err()
+}
+
+// A function of a deciding package, with its class and coverage.
+type function struct {
+	pkg     string // relative to the module
+	key     string // pkg/file.go:Type.Method
+	rule    *rule  // nil: reachable
+	stmts   int
+	covered int
+}
+
+func (f *function) class() class {
+	if f.rule == nil {
+		return reachable
+	}
+	return f.rule.class
+}
+
+// measure lists every function of the deciding packages (their non-test
+// files, as `go list` selects them for this platform) with the statements
+// the profile covers in it.
+func measure(c *classes, blocks map[string][]block) ([]*function, error) {
+	args := []string{"list", "-f", "{{.ImportPath}}\t{{.Dir}}\t{{join .GoFiles \" \"}}"}
+	for _, p := range c.packages {
+		args = append(args, module+"/"+p)
+	}
+	cmd := exec.Command("go", args...)
+	cmd.Stderr = os.Stderr
+	listed, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("go list the deciding packages: %v", err)
+	}
+	var funcs []*function
+	fset := token.NewFileSet()
+	for _, line := range strings.Split(strings.TrimSpace(string(listed)), "\n") {
+		parts := strings.SplitN(line, "\t", 3)
+		if len(parts) != 3 {
+			return nil, fmt.Errorf("go list printed %q", line)
+		}
+		importPath, dir := parts[0], parts[1]
+		pkg := strings.TrimPrefix(importPath, module+"/")
+		inProfile := false
+		for _, name := range strings.Fields(parts[2]) {
+			fileBlocks, ok := blocks[importPath+"/"+name]
+			inProfile = inProfile || ok
+			file, err := parser.ParseFile(fset, filepath.Join(dir, name), nil, parser.SkipObjectResolution)
+			if err != nil {
+				return nil, err
+			}
+			for _, decl := range file.Decls {
+				fn, ok := decl.(*ast.FuncDecl)
+				if !ok || fn.Body == nil {
+					continue
+				}
+				f := &function{pkg: pkg, key: pkg + "/" + name + ":" + funcName(fn)}
+				start, end := fset.Position(fn.Pos()), fset.Position(fn.End())
+				for _, b := range fileBlocks {
+					if after(b.startLine, b.startCol, start) && !after(b.startLine, b.startCol, end) {
+						f.stmts += b.stmts
+						if b.covered {
+							f.covered += b.stmts
+						}
+					}
+				}
+				if f.stmts == 0 {
+					continue
+				}
+				f.rule = c.classify(f.key)
+				funcs = append(funcs, f)
+			}
+		}
+		if !inProfile {
+			return nil, fmt.Errorf("%s is not in the profile: build the oracle with -coverpkg naming it", importPath)
+		}
+	}
+	return funcs, nil
+}
+
+func after(line, col int, p token.Position) bool {
+	return line > p.Line || line == p.Line && col >= p.Column
+}
+
+// funcName is `Name`, or `Type.Name` for a method (pointer and type
+// parameters left out).
+func funcName(fn *ast.FuncDecl) string {
+	if fn.Recv == nil || len(fn.Recv.List) == 0 {
+		return fn.Name.Name
+	}
+	t := fn.Recv.List[0].Type
+	for {
+		switch x := t.(type) {
+		case *ast.StarExpr:
+			t = x.X
+			continue
+		case *ast.IndexExpr:
+			t = x.X
+			continue
+		case *ast.IndexListExpr:
+			t = x.X
+			continue
+		case *ast.Ident:
+			return x.Name + "." + fn.Name.Name
+		}
+		return fn.Name.Name
+	}
+}

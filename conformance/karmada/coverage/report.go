@@ -1,0 +1,149 @@
+package main
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+type tally struct{ funcs, stmts, covered int }
+
+func (t *tally) add(f *function) {
+	t.funcs++
+	t.stmts += f.stmts
+	t.covered += f.covered
+}
+
+func (t tally) percent() float64 {
+	if t.stmts == 0 {
+		return 100
+	}
+	return 100 * float64(t.covered) / float64(t.stmts)
+}
+
+type report struct {
+	packages []string
+	// byPackage holds each package's tally per class.
+	byPackage map[string]map[class]*tally
+	total     map[class]*tally
+	rules     []*rule
+	ruleTally map[*rule]*tally
+	funcs     []*function
+}
+
+func summarise(c *classes, funcs []*function) *report {
+	r := &report{byPackage: map[string]map[class]*tally{}, total: map[class]*tally{}, rules: c.rules, ruleTally: map[*rule]*tally{}, funcs: funcs}
+	get := func(m map[class]*tally, cl class) *tally {
+		if m[cl] == nil {
+			m[cl] = &tally{}
+		}
+		return m[cl]
+	}
+	for _, f := range funcs {
+		if r.byPackage[f.pkg] == nil {
+			r.byPackage[f.pkg] = map[class]*tally{}
+			r.packages = append(r.packages, f.pkg)
+		}
+		get(r.byPackage[f.pkg], f.class()).add(f)
+		get(r.total, f.class()).add(f)
+		if f.rule != nil {
+			if r.ruleTally[f.rule] == nil {
+				r.ruleTally[f.rule] = &tally{}
+			}
+			r.ruleTally[f.rule].add(f)
+		}
+	}
+	sort.Strings(r.packages)
+	for _, cl := range []class{reachable, live, status, gate, other} {
+		get(r.total, cl)
+	}
+	return r
+}
+
+func (r *report) percent() float64 { return r.total[reachable].percent() }
+
+func (r *report) all() tally {
+	var t tally
+	for _, x := range r.total {
+		t.funcs += x.funcs
+		t.stmts += x.stmts
+		t.covered += x.covered
+	}
+	return t
+}
+
+func (r *report) text() string {
+	all := r.all()
+	return fmt.Sprintf("karmada-coverage: %d functions, %d statements in %d deciding packages, %.1f %% covered; reachable offline: %d functions, %d statements, %.1f %% covered\n",
+		all.funcs, all.stmts, len(r.packages), all.percent(), r.total[reachable].funcs, r.total[reachable].stmts, r.percent())
+}
+
+// leastCovered lists the reachable functions with the most statements no
+// case walks: where the generator should go next.
+func (r *report) leastCovered(n int) string {
+	var open []*function
+	for _, f := range r.funcs {
+		if f.class() == reachable && f.covered < f.stmts {
+			open = append(open, f)
+		}
+	}
+	sort.SliceStable(open, func(i, j int) bool {
+		return open[i].stmts-open[i].covered > open[j].stmts-open[j].covered
+	})
+	var b strings.Builder
+	b.WriteString("reachable statements no case walks, most first:\n")
+	for i, f := range open {
+		if i == n {
+			break
+		}
+		fmt.Fprintf(&b, "  %4d of %4d  %s\n", f.stmts-f.covered, f.stmts, f.key)
+	}
+	return b.String()
+}
+
+func (r *report) markdown() string {
+	var b strings.Builder
+	cell := func(t *tally) string {
+		if t == nil || t.funcs == 0 {
+			return ""
+		}
+		return fmt.Sprintf("%d", t.stmts)
+	}
+	covered := func(t *tally) string {
+		if t == nil || t.funcs == 0 {
+			return ""
+		}
+		return fmt.Sprintf("%d / %d (%.0f %%)", t.covered, t.stmts, t.percent())
+	}
+	b.WriteString("| package | reachable: covered / statements | live | status | gate | other |\n")
+	b.WriteString("|---|---:|---:|---:|---:|---:|\n")
+	for _, p := range r.packages {
+		m := r.byPackage[p]
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s | %s |\n", p, covered(m[reachable]), cell(m[live]), cell(m[status]), cell(m[gate]), cell(m[other]))
+	}
+	fmt.Fprintf(&b, "| **all** | **%s** | %s | %s | %s | %s |\n\n", covered(r.total[reachable]), cell(r.total[live]), cell(r.total[status]), cell(r.total[gate]), cell(r.total[other]))
+	all := r.all()
+	fmt.Fprintf(&b, "%d functions with %d statements; %d of them reachable offline, with %d statements. Every function no rule below matches is reachable.\n\n",
+		all.funcs, all.stmts, r.total[reachable].funcs, r.total[reachable].stmts)
+	b.WriteString("| class | functions | statements | rule | why an offline render does not reach it |\n")
+	b.WriteString("|---|---:|---:|---|---|\n")
+	for _, rl := range r.rules {
+		t := r.ruleTally[rl]
+		if t == nil {
+			t = &tally{}
+		}
+		fmt.Fprintf(&b, "| %s | %d | %d | `%s` | %s |\n", rl.class, t.funcs, t.stmts, rl.pattern, rl.reason)
+	}
+	return b.String()
+}
+
+func tsv(funcs []*function) string {
+	sorted := append([]*function(nil), funcs...)
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i].key < sorted[j].key })
+	var b strings.Builder
+	b.WriteString("function\tclass\tstatements\tcovered\n")
+	for _, f := range sorted {
+		fmt.Fprintf(&b, "%s\t%s\t%d\t%d\n", f.key, f.class(), f.stmts, f.covered)
+	}
+	return b.String()
+}
