@@ -32,5 +32,6 @@ mod reuse;
 mod secrets;
 mod shard;
 mod support;
+mod terminal;
 mod vanish;
 mod yaml_readers;
