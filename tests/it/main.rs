@@ -12,6 +12,7 @@ mod cache;
 mod cli;
 mod config_schema;
 mod conformance;
+mod container;
 mod corpus;
 mod crash;
 mod docs;
