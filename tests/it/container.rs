@@ -1,7 +1,8 @@
 //! The container image (`.ci/container/Dockerfile`), built with Docker and
 //! run as the image's own user: `garrison --version`, a render of
 //! `testdata/fleet` into a mounted directory and onto a branch of a
-//! mounted repository that another user owns.
+//! mounted repository that another user owns; and the Argo CD plugin's
+//! definition where Argo CD's cmp-server reads it.
 //!
 //! The image is built from the binary these tests run, where the release
 //! workflow builds it from the release's static binaries. Its base is the
@@ -97,11 +98,10 @@ fn base_image() {
 fn build_image(dir: &Path) {
     let context = dir.join("context");
     std::fs::create_dir_all(context.join("amd64")).unwrap_or_else(|e| panic!("{e}"));
-    std::fs::copy(
-        root().join(".ci/container/Dockerfile"),
-        context.join("Dockerfile"),
-    )
-    .unwrap_or_else(|e| panic!("cannot copy the Dockerfile: {e}"));
+    for file in ["Dockerfile", "plugin.yaml"] {
+        std::fs::copy(root().join(".ci/container").join(file), context.join(file))
+            .unwrap_or_else(|e| panic!("cannot copy {file}: {e}"));
+    }
     std::fs::copy(
         env!("CARGO_BIN_EXE_garrison"),
         context.join("amd64/garrison"),
@@ -198,6 +198,16 @@ fn the_image_runs_garrison_as_its_own_user_and_renders_the_example_fleet() {
         "{files}"
     );
 
+    // The Argo CD plugin the image carries, where the cmp-server reads it.
+    let plugin = in_image(
+        &work,
+        Some("cat"),
+        &["/home/argocd/cmp-server/config/plugin.yaml"],
+    );
+    assert_eq!(
+        stdout(&plugin),
+        crate::support::read(&root().join(".ci/container/plugin.yaml"))
+    );
 }
 
 /// The release publishes the image from the tag's build: only its own job
@@ -225,7 +235,7 @@ fn the_release_publishes_the_image_of_its_version_to_ghcr() {
     for needle in [
         "garrison-*-linux-musl",
         "sha256sum -c",
-        ".ci/container/Dockerfile context/",
+        ".ci/container/Dockerfile .ci/container/plugin.yaml context/",
         "--platform linux/amd64,linux/arm64",
         "ghcr.io/${GITHUB_REPOSITORY,,}",
         "--tag \\\"$image:$version\\\"",

@@ -5,6 +5,7 @@
 mod action;
 mod apiserver;
 mod architecture;
+mod argocd_plugin;
 mod bad_input;
 mod bench_fleet;
 mod branch;
