@@ -127,6 +127,13 @@ pub enum Command {
     ///
     /// Example: garrison report --repo fleet --out out --html report.html
     Report(ReportArgs),
+    /// Print one cluster's rendered manifests on stdout, as one YAML stream.
+    ///
+    /// The objects of `clusters/CLUSTER/` as `render` would write them, for a tool that reads
+    /// manifests from a command's output (an Argo CD config management plugin).
+    ///
+    /// Example: garrison manifests --repo fleet eu-central-1
+    Manifests(ManifestsArgs),
     /// Parse and check every input; render nothing.
     ///
     /// Example: garrison validate --repo fleet
@@ -288,6 +295,23 @@ pub struct ExplainArgs {
     /// one, a cluster-scoped application, else `default`].
     #[arg(long, short)]
     pub namespace: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct ManifestsArgs {
+    #[command(flatten)]
+    pub repo: RepoArgs,
+    /// The stored render (stickiness, pauses and the scheduler's memory depend on it).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// A branch of `--repo` holding the stored render.
+    #[arg(long, conflicts_with = "out")]
+    pub branch: Option<String>,
+    /// What to print for each object [default: the stored render's format, else manifests].
+    #[arg(long, value_enum)]
+    pub format: Option<OutputFormat>,
+    /// The cluster whose manifests to print.
+    pub cluster: String,
 }
 
 /// `K/N` with 1 <= K <= N.

@@ -50,6 +50,14 @@ const EXIT_STATUS: &[(&str, [Option<&str>; 3])] = &[
         ],
     ),
     (
+        "manifests",
+        [
+            Some("Printed."),
+            None,
+            Some("Input errors, a missing --out or --branch, no such cluster, a paused cluster without a stored render, or a failure; nothing was printed on stdout."),
+        ],
+    ),
+    (
         "validate",
         [
             Some("Valid (warnings allowed, unless --strict)."),

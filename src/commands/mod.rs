@@ -13,6 +13,7 @@ mod diff;
 mod explain;
 mod hydrator;
 mod man;
+mod manifests;
 mod pipeline;
 mod printer;
 mod provenance;
@@ -125,6 +126,7 @@ fn execute(settings: &Settings, printer: &Printer) -> Result<ExitStatus, Stop> {
         Settings::Check(settings) => check::run(settings, printer),
         Settings::Explain(settings) => explain::run(settings, printer),
         Settings::Report(settings) => report::run(settings, printer),
+        Settings::Manifests(settings) => manifests::run(settings, printer),
         Settings::Validate(repo) => validate::run(repo, printer),
         Settings::Completions(shell) => {
             let mut command = crate::cli::command();

@@ -4,7 +4,7 @@
 //! command describes the run it wants as a [`Request`]; the calls into
 //! `plan` and into `emit`'s tree building are all in [`plan_and_build`].
 
-use super::printer::Printer;
+use super::printer::{Printer, Spinner};
 use super::settings::{CompareSettings, Guards, Prune, RepoSettings};
 use super::{ExitStatus, Stop};
 use crate::diag::{Diagnostic, Diagnostics, Severity};
@@ -231,7 +231,7 @@ pub fn run(request: Request<'_>, printer: &Printer) -> Result<Outcome, Stop> {
         }
         Err(Halt::Failed(error)) => return Err(Stop::Failed(error)),
     };
-    spinner.finish_and_clear();
+    drop(spinner);
     guard_removals(
         &inputs,
         &previous,
@@ -254,7 +254,7 @@ fn load_inputs(
     repo: &RepoSettings,
     skip: Vec<PathBuf>,
     cache: &Cache,
-    spinner: &indicatif::ProgressBar,
+    spinner: &Spinner,
 ) -> (Inputs, Diagnostics) {
     spinner.set_message("loading the repository");
     let (inputs, diagnostics) = load::load_repository(&repo.root, &LoadOptions { skip }, cache);
@@ -370,7 +370,7 @@ fn plan_and_build(
     previous: &mut PreviousRender,
     planning: Planning<'_>,
     diagnostics: &mut Diagnostics,
-    spinner: &indicatif::ProgressBar,
+    spinner: &Spinner,
 ) -> Result<Built, Halt> {
     let Planning {
         scope,
@@ -380,7 +380,7 @@ fn plan_and_build(
         fetch,
     } = planning;
     let options = crate::plan::Options { scope, format };
-    let plan = decide(inputs, previous, &options, strict, diagnostics, spinner)?;
+    let plan = decide(inputs, previous, &options, strict, diagnostics)?;
     if purpose == Purpose::Explain {
         return Ok(Built {
             plan,
@@ -397,16 +397,13 @@ fn plan_and_build(
     };
     let rendered = emit::render::render(inputs, &plan, previous, options).map_err(|errors| {
         diagnostics.extend(errors);
-        spinner.finish_and_clear();
         Halt::Refused
     })?;
     let frozen = frozen_files(&plan, format);
     if let Some(fetch) = fetch {
         let wanted = compared_files(&plan, &rendered, previous, &frozen);
-        read_previous(previous, fetch, &wanted).map_err(|error| {
-            spinner.finish_and_clear();
-            Halt::Failed(error.context("cannot read the previous render"))
-        })?;
+        read_previous(previous, fetch, &wanted)
+            .map_err(|error| Halt::Failed(error.context("cannot read the previous render")))?;
     }
     spinner.set_message("building the output tree");
     let shadow = emit::shadow_tree(&plan, &rendered);
@@ -432,7 +429,6 @@ fn decide(
     options: &crate::plan::Options,
     strict: bool,
     diagnostics: &mut Diagnostics,
-    spinner: &indicatif::ProgressBar,
 ) -> Result<Plan, Halt> {
     let mut plan = match crate::plan::plan_with(inputs, previous, options) {
         Ok(plan) => plan,
@@ -443,7 +439,6 @@ fn decide(
     };
     diagnostics.extend(judged(strict, plan.warnings.clone()));
     if diagnostics.has_errors() {
-        spinner.finish_and_clear();
         return Err(Halt::Refused);
     }
     plan.warnings = diagnostics.clone();

@@ -28,6 +28,28 @@ pub struct Printer {
     annotation_prefix: String,
     /// With `--json`, what the JSON report ([`Printer::report`]) gathers.
     reported: Mutex<Reported>,
+    /// The spinner drawn now, if one is: erased before anything is printed.
+    spinning: Mutex<Option<indicatif::WeakProgressBar>>,
+}
+
+/// A spinner on stderr naming the stage a command is in. It never stays on
+/// screen: it is erased when the printer prints anything (a diagnostic, an
+/// error, a summary, on either stream), and when it is dropped, however the
+/// command ends; a last frame left above the errors would read as a stage
+/// still running.
+pub struct Spinner(indicatif::ProgressBar);
+
+impl Spinner {
+    /// Name the stage now running.
+    pub fn set_message(&self, message: impl Into<std::borrow::Cow<'static, str>>) {
+        self.0.set_message(message);
+    }
+}
+
+impl Drop for Spinner {
+    fn drop(&mut self) {
+        self.0.finish_and_clear();
+    }
 }
 
 /// The diagnostics and failures printed on stderr, and whether anything
@@ -94,6 +116,7 @@ impl Printer {
             progress: cli.progress || interactive,
             annotation_prefix: String::new(),
             reported: Mutex::default(),
+            spinning: Mutex::default(),
         }
     }
 
@@ -120,18 +143,35 @@ impl Printer {
     }
 
     /// A spinner naming the current stage; hidden unless progress is wanted.
-    pub fn spinner(&self) -> indicatif::ProgressBar {
+    /// It is erased before the next thing this printer prints.
+    pub fn spinner(&self) -> Spinner {
         if !self.progress {
-            return indicatif::ProgressBar::hidden();
+            return Spinner(indicatif::ProgressBar::hidden());
         }
         let bar =
-            indicatif::ProgressBar::with_draw_target(None, indicatif::ProgressDrawTarget::stderr());
+            indicatif::ProgressBar::with_draw_target(None, indicatif::ProgressDrawTarget::stderr())
+                .with_finish(indicatif::ProgressFinish::AndClear);
         bar.set_style(
             indicatif::ProgressStyle::with_template("{spinner} {msg} ({elapsed})")
                 .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
         );
         bar.enable_steady_tick(std::time::Duration::from_millis(120));
-        bar
+        self.clear_spinner();
+        *self.spinning.lock().unwrap_or_else(|e| e.into_inner()) = Some(bar.downgrade());
+        Spinner(bar)
+    }
+
+    /// Erase the spinner drawn now, if one is, for good: what is printed
+    /// next must not follow a frame of it on the same line, nor be drawn over.
+    fn clear_spinner(&self) {
+        let spinning = self
+            .spinning
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
+        if let Some(bar) = spinning.and_then(|weak| weak.upgrade()) {
+            bar.finish_and_clear();
+        }
     }
 
     /// Text on stdout, as it is.
@@ -266,14 +306,16 @@ impl Printer {
     // Every byte garrison prints on stdout passes here.
     #[allow(clippy::print_stdout)]
     fn stdout(&self, text: fmt::Arguments<'_>) {
+        self.clear_spinner();
         self.gather(|reported| reported.stdout = true);
         print!("{text}");
     }
 
     // Every byte garrison prints on stderr passes here, the spinner's aside
-    // (indicatif draws it).
+    // (indicatif draws it, and it is erased first).
     #[allow(clippy::print_stderr)]
     fn stderr(&self, text: fmt::Arguments<'_>) {
+        self.clear_spinner();
         eprint!("{text}");
     }
 }

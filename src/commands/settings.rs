@@ -15,6 +15,7 @@ pub enum Settings {
     Check(CompareSettings),
     Explain(ExplainSettings),
     Report(ReportSettings),
+    Manifests(ManifestsSettings),
     Validate(RepoSettings),
     Completions(clap_complete::Shell),
     /// The page of this command, or garrison(1).
@@ -35,11 +36,7 @@ impl Settings {
             Command::Check(args) => Settings::Check(CompareSettings::resolve(args, strict)),
             Command::Explain(args) => Settings::Explain(ExplainSettings {
                 repo: RepoSettings::resolve(&args.repo, strict),
-                stored: match (&args.out, &args.branch) {
-                    (_, Some(branch)) => Some(Stored::Branch(branch.clone())),
-                    (Some(out), None) => Some(Stored::Dir(out.clone())),
-                    (None, None) => None,
-                },
+                stored: Stored::resolve_optional(&args.out, &args.branch),
                 object: args.object.clone(),
                 name: args.name.clone(),
                 namespace: args.namespace.clone(),
@@ -47,6 +44,12 @@ impl Settings {
             Command::Report(args) => Settings::Report(ReportSettings {
                 compare: CompareSettings::resolve(&args.stored, strict),
                 html: args.html.clone(),
+            }),
+            Command::Manifests(args) => Settings::Manifests(ManifestsSettings {
+                repo: RepoSettings::resolve(&args.repo, strict),
+                stored: Stored::resolve_optional(&args.out, &args.branch),
+                format: args.format.map(Into::into),
+                cluster: args.cluster.clone(),
             }),
             Command::Validate(args) => Settings::Validate(RepoSettings {
                 writes_cache: false,
@@ -65,6 +68,7 @@ impl Settings {
             Settings::Check(settings) => Some(&settings.repo),
             Settings::Explain(settings) => Some(&settings.repo),
             Settings::Report(settings) => Some(&settings.compare.repo),
+            Settings::Manifests(settings) => Some(&settings.repo),
             Settings::Validate(repo) => Some(repo),
             Settings::Completions(_) | Settings::Man(_) => None,
         }
@@ -111,6 +115,15 @@ impl Stored {
             (_, Some(branch)) => Stored::Branch(branch.clone()),
             (Some(out), None) => Stored::Dir(out.clone()),
             (None, None) => Stored::Dir(PathBuf::from("out")),
+        }
+    }
+
+    /// The stored render named by an optional `--out` or `--branch`.
+    fn resolve_optional(out: &Option<PathBuf>, branch: &Option<String>) -> Option<Stored> {
+        match (out, branch) {
+            (_, Some(branch)) => Some(Stored::Branch(branch.clone())),
+            (Some(out), None) => Some(Stored::Dir(out.clone())),
+            (None, None) => None,
         }
     }
 
@@ -309,6 +322,17 @@ pub struct ExplainSettings {
     pub name: Option<String>,
     /// `--namespace`.
     pub namespace: Option<String>,
+}
+
+/// `garrison manifests`.
+pub struct ManifestsSettings {
+    pub repo: RepoSettings,
+    /// The stored render, if one is named, as for `explain`.
+    pub stored: Option<Stored>,
+    /// The output format; `None` takes the stored render's.
+    pub format: Option<Format>,
+    /// The cluster whose manifests are printed, as typed.
+    pub cluster: String,
 }
 
 #[cfg(test)]

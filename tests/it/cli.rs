@@ -730,6 +730,7 @@ fn man_pages_list_only_pages_garrison_prints_and_give_the_exit_status() {
             "check",
             "explain",
             "report",
+            "manifests",
             "validate",
             "completions",
             "man"
@@ -763,7 +764,7 @@ fn man_pages_list_only_pages_garrison_prints_and_give_the_exit_status() {
     );
     let missing = run(&["man", "nope"]);
     assert_eq!(missing.status.code(), Some(2));
-    insta::assert_snapshot!(stderr(&missing), @"garrison: error: no command `nope`; name one of render, diff, check, explain, report, validate, completions, man");
+    insta::assert_snapshot!(stderr(&missing), @"garrison: error: no command `nope`; name one of render, diff, check, explain, report, manifests, validate, completions, man");
 }
 
 /// The help of every command speaks of paths an installed binary can
@@ -1043,4 +1044,126 @@ fn render_json_prints_a_report_when_it_fails() {
         report["failure"],
         "`nowhere` does not exist; render it first with `garrison render --out nowhere`, or check the path"
     );
+}
+
+/// The object files of `dir` (a rendered cluster directory), as the YAML
+/// stream `manifests` prints: each after a `---` line, in path order.
+fn stream_of(dir: &std::path::Path) -> String {
+    crate::support::read_tree(dir)
+        .into_iter()
+        .filter(|(path, _)| path != "kustomization.yaml")
+        .map(|(_, bytes)| format!("---\n{}", String::from_utf8_lossy(&bytes)))
+        .collect()
+}
+
+#[test]
+fn manifests_prints_the_files_render_writes_for_one_cluster() {
+    let dir = crate::support::temp();
+    let repo = testdata().join("fleet/repo");
+    let out = dir.path().join("out");
+    assert!(render_to(&repo, &out, &["-q"]).status.success());
+    let (repo, out_arg) = (repo.to_string_lossy(), out.to_string_lossy());
+    for stored in [&["--out", &out_arg][..], &[]] {
+        let mut args = vec!["manifests", "--repo", &repo];
+        args.extend_from_slice(stored);
+        args.push("eu-central-1");
+        let output = run(&args);
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        assert_eq!(stderr(&output), "");
+        assert_eq!(
+            stdout(&output),
+            stream_of(&out.join("clusters/eu-central-1"))
+        );
+    }
+    let json = run(&["manifests", "--json", "--repo", &repo, "edge-lab"]);
+    assert_eq!(json.status.code(), Some(0), "{}", stderr(&json));
+    let value: serde_json::Value = serde_json::from_str(&stdout(&json)).unwrap_or_default();
+    assert_eq!(value["cluster"], "edge-lab");
+    let files = value["files"].as_object().cloned().unwrap_or_default();
+    let expected = crate::support::read_tree(&out.join("clusters/edge-lab"));
+    assert_eq!(files.len() + 1, expected.len(), "{files:?}");
+    for (path, text) in &files {
+        assert_eq!(
+            text.as_str().map(str::as_bytes),
+            expected.get(path).map(Vec::as_slice),
+            "{path}"
+        );
+    }
+}
+
+/// A paused cluster prints what the stored render froze, not what the
+/// source would give it now; with no stored render it is refused, since
+/// a first render gives it nothing.
+#[test]
+fn manifests_of_a_paused_cluster_are_the_stored_ones() {
+    let dir = crate::support::temp();
+    let repo = dir.path().join("repo");
+    crate::support::copy_dir(&testdata().join("fleet/repo"), &repo);
+    let cluster = repo.join("clusters/us-west-2.yaml");
+    let paused = crate::support::read(&cluster);
+    crate::support::write(
+        &cluster,
+        &paused.replace(
+            "garrison.dev/sync-paused: \"true\"",
+            "garrison.dev/sync-paused: \"false\"",
+        ),
+    );
+    let out = dir.path().join("out");
+    assert!(render_to(&repo, &out, &["-q"]).status.success());
+    crate::support::write(&cluster, &paused);
+    let storefront = repo.join("apps/storefront.yaml");
+    let text = crate::support::read(&storefront);
+    crate::support::write(&storefront, &text.replace("replicas: 24", "replicas: 30"));
+    let (repo_arg, out_arg) = (repo.to_string_lossy(), out.to_string_lossy());
+    let frozen = run(&[
+        "manifests",
+        "--repo",
+        &repo_arg,
+        "--out",
+        &out_arg,
+        "us-west-2",
+    ]);
+    assert_eq!(frozen.status.code(), Some(0), "{}", stderr(&frozen));
+    let stored = stream_of(&out.join("clusters/us-west-2"));
+    assert!(stored.contains("kind: Deployment"), "{stored}");
+    assert_eq!(stdout(&frozen), stored);
+
+    let refused = run(&["manifests", "--repo", &repo_arg, "us-west-2"]);
+    assert_eq!(refused.status.code(), Some(2));
+    assert_eq!(stdout(&refused), "");
+    insta::assert_snapshot!(stderr(&refused), @"garrison: error: cluster `us-west-2` is paused: it keeps what the stored render gave it, and no stored render is named; name it with --branch or --out");
+}
+
+#[test]
+fn manifests_of_an_unknown_cluster_or_a_bad_repository_exit_2_with_nothing_on_stdout() {
+    let repo = testdata().join("fleet/repo");
+    let repo = repo.to_string_lossy();
+    let unknown = run(&["manifests", "--repo", &repo, "eu-centrl-1"]);
+    assert_eq!(unknown.status.code(), Some(2));
+    assert_eq!(stdout(&unknown), "");
+    insta::assert_snapshot!(stderr(&unknown), @"garrison: error: the fleet has no cluster `eu-centrl-1`; did you mean `eu-central-1`?");
+    let far = run(&["manifests", "--repo", &repo, "mars"]);
+    insta::assert_snapshot!(stderr(&far), @"garrison: error: the fleet has no cluster `mars`; its clusters are `ap-northeast-1`, `ap-south-1`, `ap-southeast-2`, `edge-lab`, `eu-central-1`, `eu-north-1`, `eu-west-1a`, `eu-west-1b`, `us-central-1`, `us-east-1a`, and 2 more");
+    let bad = testdata().join("bad-input/G0101-bad-indentation/repo");
+    let failed = run(&[
+        "manifests",
+        "--diagnostics",
+        "concise",
+        "--repo",
+        &bad.to_string_lossy(),
+        "eu-1",
+    ]);
+    assert_eq!(failed.status.code(), Some(2));
+    assert_eq!(stdout(&failed), "");
+    assert!(stderr(&failed).contains("G0101"), "{}", stderr(&failed));
+    let missing = run(&[
+        "manifests",
+        "--repo",
+        &repo,
+        "--out",
+        "/nonexistent/out",
+        "eu-1",
+    ]);
+    assert_eq!(missing.status.code(), Some(2));
+    assert_eq!(stdout(&missing), "");
 }

@@ -282,6 +282,11 @@ fn chromium() -> PathBuf {
 
 /// The document as Chromium has it once `url` loaded and its script ran.
 fn dump_dom(url: &str) -> String {
+    dump_dom_in(url, "1600,1000")
+}
+
+/// [`dump_dom`] in a window of `size` (`WIDTH,HEIGHT`).
+fn dump_dom_in(url: &str, size: &str) -> String {
     let profile = temp();
     let output = Command::new(chromium())
         .args([
@@ -290,8 +295,8 @@ fn dump_dom(url: &str) -> String {
             "--disable-gpu",
             "--no-first-run",
             "--disable-extensions",
-            "--window-size=1600,1000",
         ])
+        .arg(format!("--window-size={size}"))
         .arg(format!("--user-data-dir={}", profile.path().display()))
         .arg("--dump-dom")
         .arg(url)
@@ -641,4 +646,120 @@ fn a_large_fleet_draws_only_what_is_on_screen() {
     assert!(load < 10_000, "loaded in {load} ms");
     // Some 6,000 cells and 150 explanations of 40 clusters each.
     assert!(size < 400_000, "{size} bytes");
+}
+
+/// How the page laid out its labels: per drawn row, the label's full
+/// width (`scrollWidth`), its shown width (`clientWidth`) and its tooltip;
+/// and the grid's shown width beside the matrix's whole width.
+struct Labels {
+    labels: BTreeMap<String, (u64, u64, String)>,
+    grid: u64,
+    matrix: u64,
+}
+
+/// The report `page` in a window `width` pixels wide, measured by a
+/// script run after the page's own.
+fn labels_in(page: &Path, width: u32) -> Labels {
+    let harness = page.with_extension(format!("{width}.html"));
+    let measure = r#"<script>
+var measured = { labels: [], grid: document.getElementById('grid').clientWidth,
+  matrix: document.getElementById('sizer').getBoundingClientRect().width };
+document.querySelectorAll('#body .label').forEach(function (label) {
+  measured.labels.push([label.parentNode.getAttribute('data-key'), label.scrollWidth, label.clientWidth,
+    label.getAttribute('title')]);
+});
+var pre = document.createElement('pre');
+pre.id = 'measured';
+pre.textContent = JSON.stringify(measured);
+document.body.appendChild(pre);
+</script>
+</body>"#;
+    std::fs::write(&harness, read(page).replacen("</body>", measure, 1))
+        .unwrap_or_else(|e| panic!("cannot write {}: {e}", harness.display()));
+    let dom = dump_dom_in(&file_url(&harness, ""), &format!("{width},900"));
+    let text = dom
+        .split_once("<pre id=\"measured\">")
+        .map(|(_, rest)| rest[..rest.find("</pre>").unwrap_or(0)].to_string())
+        .unwrap_or_default()
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&amp;", "&");
+    let value: Value = serde_json::from_str(&text)
+        .unwrap_or_else(|e| panic!("the measurements are not JSON ({e}): {text}"));
+    let number = |v: &Value| v.as_f64().map_or(0, |n| n.round() as u64);
+    let labels = value["labels"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|l| {
+            let key = l[0].as_str().unwrap_or_default().to_string();
+            let title = l[3].as_str().unwrap_or_default().to_string();
+            (key, (number(&l[1]), number(&l[2]), title))
+        })
+        .collect();
+    Labels {
+        labels,
+        grid: number(&value["grid"]),
+        matrix: number(&value["matrix"]),
+    }
+}
+
+/// A policy name is shown whole when the window has room for it beside
+/// the clusters' columns, and cut short, whole in the tooltip, only when
+/// it has not.
+#[test]
+fn a_long_policy_name_shows_whole_where_it_fits_and_in_its_tooltip_where_it_does_not() {
+    let dir = temp();
+    let (repo, out) = rendered_copy(dir.path(), "fleet");
+    let long = "storefront-divided-by-tier-weights-over-every-production-cluster-of-the-fleet";
+    edit(
+        &repo.join("policies/propagation.yaml"),
+        "  name: storefront\n  namespace: shop\nspec:",
+        &format!("  name: {long}\n  namespace: shop\nspec:"),
+    );
+    let page = dir.path().join("long.html");
+    report(&repo, &out, &page, &[]);
+    let source = format!("PropagationPolicy/shop/{long}");
+    let key = "Deployment/shop/storefront";
+
+    let wide = labels_in(&page, 1600);
+    let Some((full, shown, title)) = wide.labels.get(key) else {
+        panic!("{key} is not drawn: {:?}", wide.labels.keys());
+    };
+    assert!(
+        full <= shown,
+        "clipped with room to spare: {full} px of text in {shown} px, the window {} px, the matrix {} px",
+        wide.grid,
+        wide.matrix
+    );
+    assert!(*shown > 360, "the label column did not widen: {shown} px");
+    assert!(title.contains(&source), "{title}");
+    for (row, (full, shown, _)) in &wide.labels {
+        assert!(full <= shown, "{row} clipped: {full} px in {shown} px");
+    }
+    assert!(
+        wide.matrix <= wide.grid,
+        "the clusters no longer fit: {} px in {} px",
+        wide.matrix,
+        wide.grid
+    );
+
+    let narrow = labels_in(&page, 900);
+    let Some((full, shown, title)) = narrow.labels.get(key) else {
+        panic!("{key} is not drawn: {:?}", narrow.labels.keys());
+    };
+    assert!(
+        full > shown,
+        "{full} px of text in {shown} px: it cannot fit"
+    );
+    assert!(
+        narrow.matrix <= narrow.grid,
+        "the label pushed the clusters out of the window: {} px in {} px",
+        narrow.matrix,
+        narrow.grid
+    );
+    assert!(
+        title.contains(&source),
+        "the tooltip lacks the name: {title}"
+    );
 }

@@ -8,7 +8,12 @@
   var clusters = data.clusters;
   var rows = data.rows;
   var base = clusters.length + 1;
-  var ROW = 22, COL = 30, NAME = 360, HEAD = 120, SPARE = 6;
+  var ROW = 22, COL = 30, HEAD = 120, SPARE = 6;
+  // The label column (kind, name, state, policy): as wide as the widest
+  // label needs, as long as the clusters' columns still fit beside it, and
+  // never narrower than MIN_NAME; a label cut short keeps its whole text in
+  // its tooltip.
+  var MIN_NAME = 360, NAME = MIN_NAME, needed = null;
   var PLACEHOLDER = '\uE000';
   var CLUSTER_SCOPED = '_cluster';
   var TOKEN = /^(\d+|\.)?([fhacrACR]*)(?:~(\d+))?(?:<(\d+))?(?:>(\d+))?$/;
@@ -159,9 +164,37 @@
     });
     document.getElementById('shown').textContent = 'showing ' + shownRows.length + ' of ' + rows.length +
       ' rows, ' + shownCols.length + ' of ' + clusters.length + ' clusters';
-    sizer.style.width = (NAME + shownCols.length * COL) + 'px';
     body.style.height = (shownRows.length * ROW) + 'px';
     draw();
+  }
+
+  // --- the label column -------------------------------------------------
+  function labelHtml(row, href) {
+    return '<div class="label" title="' + esc(row.key + '\n' + row.source + (row.state ? '\n' + row.state : '')) +
+      '"><a href="' + href + '"><span class="kind">' + esc(data.kinds[row.kind]) + '</span> ' +
+      esc((data.namespaces[row.ns] ? data.namespaces[row.ns] + '/' : '') + row.name) + '</a>' +
+      (row.state ? ' <span class="state">' + row.state + '</span>' : '') +
+      ' <span class="src">' + esc(row.source) + '</span></div>';
+  }
+
+  // The width the widest label needs to show whole, measured once, in the
+  // page's own fonts: every label laid out at its natural width, unseen.
+  function neededWidth() {
+    if (needed !== null) return needed;
+    var probe = document.createElement('div');
+    probe.className = 'probe';
+    probe.innerHTML = rows.map(function (row) { return labelHtml(row, '#'); }).join('');
+    document.body.appendChild(probe);
+    needed = Math.ceil(probe.getBoundingClientRect().width);
+    document.body.removeChild(probe);
+    return needed;
+  }
+
+  function layout() {
+    var room = (grid.clientWidth || 1200) - shownCols.length * COL;
+    NAME = Math.max(MIN_NAME, Math.min(neededWidth(), room));
+    grid.style.setProperty('--name', NAME + 'px');
+    sizer.style.width = (NAME + shownCols.length * COL) + 'px';
   }
 
   // --- drawing what is on screen ---------------------------------------
@@ -173,6 +206,7 @@
   }
 
   function draw() {
+    layout();
     var width = grid.clientWidth || 1200, height = grid.clientHeight || 800;
     var top = Math.max(0, grid.scrollTop - HEAD), left = grid.scrollLeft;
     var r0 = Math.max(0, Math.floor(top / ROW) - SPARE);
@@ -198,11 +232,7 @@
       var href = esc(hashOf({ app: row.key }));
       var classes = 'row' + (row.key === state.app ? ' open' : '') + (row.state ? ' ' + row.state : '');
       html.push('<div class="' + classes + '" style="top:' + (r * ROW) + 'px" data-key="' + esc(row.key) + '">');
-      html.push('<div class="label"><a href="' + href + '" title="' + esc(row.key + '\n' + row.source +
-        (row.state ? '\n' + row.state : '')) + '"><span class="kind">' + esc(data.kinds[row.kind]) + '</span> ' +
-        esc((data.namespaces[row.ns] ? data.namespaces[row.ns] + '/' : '') + row.name) + '</a>' +
-        (row.state ? ' <span class="state">' + row.state + '</span>' : '') +
-        ' <span class="src">' + esc(row.source) + '</span></div>');
+      html.push(labelHtml(row, href));
       for (var k = c0; k < c1; k++) {
         html.push(cellHtml(row, shownCols[k], NAME + k * COL, href));
       }
