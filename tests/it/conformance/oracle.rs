@@ -9,8 +9,13 @@ use crate::go_program::{self, JsonLines};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
-/// A running oracle.
-pub struct Oracle(JsonLines);
+/// A running oracle, and the directory its coverage counters go to when
+/// nobody reads them (without one, the instrumented binary warns at exit).
+pub struct Oracle {
+    run: JsonLines,
+    /// Removed with the oracle; held only so it outlives the process.
+    _counters: Option<tempfile::TempDir>,
+}
 
 /// The oracle, built once per test process: the tests that use it run in
 /// parallel, and a second `go build` writing the binary another test is
@@ -59,26 +64,31 @@ impl Oracle {
         // its own --enable-empty-workload-propagation, so the oracle runs
         // with it rather than the comparison papering over the difference:
         // the zero-replica clusters, and their manifests, are compared too.
-        Oracle(JsonLines::start(&built(), &ARGS))
+        let counters = crate::support::temp();
+        let run = JsonLines::start_with(&built(), &ARGS, &[("GOCOVERDIR", counters.path())]);
+        Oracle {
+            run,
+            _counters: Some(counters),
+        }
     }
 
     /// An oracle that writes the statements it walks into `dir` when it
     /// [finishes](Oracle::finish).
     pub fn start_covered(dir: &Path) -> Oracle {
-        Oracle(JsonLines::start_with(
-            &built(),
-            &ARGS,
-            &[("GOCOVERDIR", dir)],
-        ))
+        let run = JsonLines::start_with(&built(), &ARGS, &[("GOCOVERDIR", dir)]);
+        Oracle {
+            run,
+            _counters: None,
+        }
     }
 
     /// Karmada's answer to `case`.
     pub fn answer(&mut self, case: &Case) -> Value {
-        self.0.answer(case)
+        self.run.answer(case)
     }
 
     /// Let the oracle exit, writing its coverage counters.
     pub fn finish(self) {
-        self.0.finish()
+        self.run.finish()
     }
 }
