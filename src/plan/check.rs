@@ -34,6 +34,7 @@ pub(super) fn references(inputs: &Inputs, diagnostics: &mut Diagnostics) {
             let path: Vec<&str> = path.iter().map(String::as_str).collect();
             field_operators(&affinity, &path, &policy.doc, diagnostics);
         }
+        failover(policy, diagnostics);
         suspension(&fleet, policy, diagnostics);
         dependent_overrides(inputs, policy, diagnostics);
         priority_class(inputs, policy, diagnostics);
@@ -251,6 +252,109 @@ fn affinity_names(policy: &PropagationPolicy, diagnostics: &mut Diagnostics) {
             } else if !overflow_seen.insert(name) {
                 push(at, name, "is used twice in this group: an overflow group's name must differ from the group's and from the other overflow groups'".into());
             }
+        }
+    }
+}
+
+/// Karmada's webhook rules for `spec.failover` (`ValidatePropagationSpec`,
+/// `ValidateFailover`, after its mutation gave a graceful purge without a
+/// grace period 600 seconds and the CRD a missing purge mode `Gracefully`):
+/// an application failover needs `propagateDeps`, so the application's
+/// dependencies move with it; a grace period belongs to a graceful purge
+/// and is positive; a toleration is not negative; a preserved state's
+/// alias is a label name. garrison never fails over (it sees no cluster
+/// health), but a policy Karmada would refuse claims nothing there.
+fn failover(policy: &PropagationPolicy, diagnostics: &mut Diagnostics) {
+    use crate::model::policy::ApplicationPurgeMode;
+    let Some(failover) = &policy.spec.failover else {
+        return;
+    };
+    let mut refuse = |path: &[&str], message: String, help: &str| {
+        let mut full = vec!["spec", "failover"];
+        full.extend_from_slice(path);
+        diagnostics.push(
+            Diagnostic::error(
+                Code::InvalidPlacement,
+                format!("{}: {message}", policy.display()),
+            )
+            .at(policy.doc.at(&full))
+            .help(help.to_string()),
+        );
+    };
+    let rules = |preserved: Option<&crate::model::policy::StatePreservation>| {
+        preserved
+            .into_iter()
+            .flat_map(|p| p.rules.iter().enumerate())
+            .filter_map(|(i, rule)| {
+                crate::model::meta::label_key_fault(&rule.alias_label_name).map(|fault| {
+                    (
+                        i,
+                        format!("`aliasLabelName` `{}` {fault}", rule.alias_label_name),
+                    )
+                })
+            })
+            .collect::<Vec<_>>()
+    };
+    if let Some(application) = &failover.application {
+        if !policy.spec.propagate_deps {
+            refuse(
+                &["application"],
+                "an application failover needs `propagateDeps: true`; Karmada's webhook refuses the policy without it".into(),
+                "set `propagateDeps: true`, so the application's ConfigMaps and Secrets move with it",
+            );
+        }
+        if application
+            .decision_conditions
+            .toleration_seconds
+            .is_some_and(|t| t < 0)
+        {
+            refuse(
+                &["application", "decisionConditions", "tolerationSeconds"],
+                "`tolerationSeconds` must not be negative".into(),
+                "give the seconds a cluster may misbehave before the application moves, 0 or more",
+            );
+        }
+        let graceful = application
+            .purge_mode
+            .is_none_or(|mode| mode == ApplicationPurgeMode::Gracefully);
+        match application.grace_period_seconds {
+            Some(_) if !graceful => refuse(
+                &["application", "gracePeriodSeconds"],
+                "`gracePeriodSeconds` only applies to `purgeMode: Gracefully`".into(),
+                "remove `gracePeriodSeconds`, or purge gracefully",
+            ),
+            Some(seconds) if seconds <= 0 => refuse(
+                &["application", "gracePeriodSeconds"],
+                "`gracePeriodSeconds` must be greater than 0".into(),
+                "give the seconds the old copy may keep running, or leave it out for Karmada's 600",
+            ),
+            _ => {}
+        }
+    }
+    let preserved = [
+        (
+            "application",
+            failover
+                .application
+                .as_ref()
+                .and_then(|a| a.state_preservation.as_ref()),
+        ),
+        (
+            "cluster",
+            failover
+                .cluster
+                .as_ref()
+                .and_then(|c| c.state_preservation.as_ref()),
+        ),
+    ];
+    for (side, preservation) in preserved {
+        for (i, fault) in rules(preservation) {
+            let index = i.to_string();
+            refuse(
+                &[side, "statePreservation", "rules", &index, "aliasLabelName"],
+                fault,
+                "an alias is a label name: letters, digits, `-`, `_` and `.`, with an optional DNS prefix and `/`",
+            );
         }
     }
 }

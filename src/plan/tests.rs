@@ -831,3 +831,42 @@ fn an_edit_to_an_affinity_group_the_schedule_did_not_observe_reschedules_nothing
 }
 
 mod clusternet;
+
+/// Karmada's webhook (`ValidatePropagationSpec`, `ValidateFailover`)
+/// refuses an application failover without `propagateDeps` and a grace
+/// period on a purge that is not graceful; garrison refuses both, each at
+/// its field.
+#[test]
+fn an_application_failover_karmada_refuses_is_refused() {
+    let failover = |extra: &str| {
+        divided(
+            "web",
+            "",
+            &format!("  failover:\n    application:\n      decisionConditions: {{tolerationSeconds: 60}}\n{extra}"),
+        )
+    };
+    let errors = |policy: String| -> Vec<String> {
+        let inputs = inputs(&[CLUSTERS, WEB, &policy]);
+        match plan_with(&inputs, &PreviousRender::default(), &Options::default()) {
+            Ok(_) => Vec::new(),
+            Err(d) => {
+                d.0.iter()
+                    .filter(|d| d.is_error())
+                    .map(|d| d.message.clone())
+                    .collect()
+            }
+        }
+    };
+    assert_eq!(
+        errors(failover("")),
+        ["PropagationPolicy/shop/web: an application failover needs `propagateDeps: true`; Karmada's webhook refuses the policy without it"]
+    );
+    assert_eq!(
+        errors(failover("      purgeMode: Directly\n      gracePeriodSeconds: 30\n  propagateDeps: true\n")),
+        ["PropagationPolicy/shop/web: `gracePeriodSeconds` only applies to `purgeMode: Gracefully`"]
+    );
+    assert!(errors(failover(
+        "      gracePeriodSeconds: 30\n  propagateDeps: true\n"
+    ))
+    .is_empty());
+}

@@ -96,14 +96,16 @@ pub fn case(seed: u64) -> Case {
     } else {
         Vec::new()
     };
-    Case {
+    let mut case = Case {
         clusters,
         policies,
         overrides,
         customizations,
         templates,
         bindings: Vec::new(),
-    }
+    };
+    super::widen::widen(seed, &mut case);
+    case
 }
 
 /// Two to six clusters with labels, a provider, a region and zones (each
@@ -268,7 +270,7 @@ fn templates(rng: &mut Rng) -> Vec<Value> {
     templates
 }
 
-fn config_map(rng: &mut Rng, namespace: &str, app: &str) -> Value {
+pub(super) fn config_map(rng: &mut Rng, namespace: &str, app: &str) -> Value {
     let mut data = json!({
         "mode": "on",
         "settings.json": "{\"level\":\"info\",\"replicas\":2}",

@@ -12,6 +12,7 @@ mod garrison;
 mod generate;
 mod oracle;
 pub(crate) mod stored;
+mod widen;
 
 /// Every generated case is input garrison accepts: a refusal here is a
 /// generator bug (or garrison refusing what Karmada takes), never noise.

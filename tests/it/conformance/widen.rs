@@ -1,0 +1,298 @@
+//! Shapes of a generated case that the first generator did not draw, each
+//! aimed at Karmada code the differential run did not walk
+//! (`super::coverage` lists what is left): Clusters with the connection
+//! fields Karmada's registry validates, workload kinds beyond Deployment
+//! and Job with the ConfigMaps, Secrets, ServiceAccounts and PVCs they
+//! reference and a policy that takes them along (`propagateDeps`), Lua
+//! customizations that call Karmada's `kube` library, and policies with an
+//! application failover. Drawn from a random stream of their own, so every
+//! choice the rest of the generator makes for a seed stays as it was.
+
+use super::generate::{Case, Rng};
+use serde_json::{json, Value};
+
+/// `case` widened by the shapes above, from `seed`'s own stream.
+pub fn widen(seed: u64, case: &mut Case) {
+    let mut rng = Rng::new(seed ^ 0x0077_6964_656e_6564);
+    for cluster in &mut case.clusters {
+        connection(&mut rng, cluster);
+    }
+    let clusters: Vec<String> = case
+        .clusters
+        .iter()
+        .filter_map(|c| c.pointer("/metadata/name").and_then(Value::as_str))
+        .map(str::to_string)
+        .collect();
+    if rng.chance(50) {
+        let namespace = *rng.pick(&["shop", "web"]);
+        let kind = *rng.pick(&WORKLOADS);
+        let (workload, dependencies) = workload(&mut rng, kind, namespace);
+        for cluster in &mut case.clusters {
+            serve(&mut rng, cluster, kind);
+        }
+        case.templates.push(workload);
+        case.templates.extend(dependencies);
+        case.policies
+            .push(workload_policy(&mut rng, kind, namespace, &clusters));
+    }
+    if rng.chance(40) {
+        for cluster in &mut case.clusters {
+            if rng.chance(85) {
+                enable(
+                    cluster,
+                    "rbac.authorization.k8s.io/v1",
+                    "clusterroles",
+                    "ClusterRole",
+                );
+            }
+        }
+        case.templates.push(cluster_role(&mut rng));
+        case.policies.push(cluster_role_policy(&mut rng, &clusters));
+    }
+    for template in &mut case.templates {
+        if template["kind"] == "Deployment" && rng.chance(30) {
+            // Booleans and more numbers for the Lua customization to read.
+            template["spec"]["paused"] = json!(false);
+            template["spec"]["minReadySeconds"] = json!(rng.below(30));
+            template["spec"]["template"]["spec"]["terminationGracePeriodSeconds"] = json!(15);
+        }
+    }
+    for policy in &mut case.policies {
+        if rng.chance(15) {
+            // Karmada's webhook refuses an application failover without
+            // propagateDeps (case file `refused-failover-without-deps`).
+            policy["spec"]["propagateDeps"] = json!(true);
+            policy["spec"]["failover"] = json!({"application": {
+                "decisionConditions": {"tolerationSeconds": 30 * (1 + rng.below(4))},
+                "purgeMode": rng.pick(&["Gracefully", "Directly", "Never"]),
+            }});
+            if policy["spec"]["failover"]["application"]["purgeMode"] == "Gracefully" {
+                policy["spec"]["failover"]["application"]["gracePeriodSeconds"] = json!(600);
+            }
+        }
+    }
+    for customization in &mut case.customizations {
+        if rng.chance(60) {
+            kube_library(&mut rng, customization);
+        }
+    }
+}
+
+/// Now and then the fields that tell a control plane how to reach the
+/// cluster: valid as Karmada's registry validates them, without effect on
+/// what a member receives.
+fn connection(rng: &mut Rng, cluster: &mut Value) {
+    let name = cluster["metadata"]["name"]
+        .as_str()
+        .unwrap_or("m")
+        .to_string();
+    if rng.chance(30) {
+        cluster["spec"]["apiEndpoint"] = json!(format!("https://{name}.example:6443"));
+        cluster["spec"]["secretRef"] = json!({"namespace": "karmada-cluster", "name": name});
+        cluster["spec"]["impersonatorSecretRef"] =
+            json!({"namespace": "karmada-cluster", "name": format!("{name}-impersonator")});
+        if rng.chance(40) {
+            cluster["spec"]["proxyURL"] =
+                json!(*rng.pick(&["http://proxy.example:3128", "socks5://proxy.example:1080"]));
+        }
+        if rng.chance(30) {
+            cluster["spec"]["insecureSkipTLSVerification"] = json!(true);
+        }
+    }
+    if rng.chance(20) {
+        cluster["spec"]["id"] = json!(format!(
+            "00000000-0000-4000-8000-00000000000{}",
+            name.len() % 10
+        ));
+    }
+}
+
+const WORKLOADS: [&str; 5] = ["StatefulSet", "DaemonSet", "ReplicaSet", "CronJob", "Pod"];
+
+/// The group and version of one of [`WORKLOADS`], and its resource name.
+fn served(kind: &str) -> (&'static str, &'static str) {
+    match kind {
+        "StatefulSet" => ("apps/v1", "statefulsets"),
+        "DaemonSet" => ("apps/v1", "daemonsets"),
+        "ReplicaSet" => ("apps/v1", "replicasets"),
+        "CronJob" => ("batch/v1", "cronjobs"),
+        _ => ("v1", "pods"),
+    }
+}
+
+/// Most clusters serve `kind` and the kinds its dependencies are; a few
+/// do not, and the APIEnablement filter leaves them out.
+fn serve(rng: &mut Rng, cluster: &mut Value, kind: &str) {
+    if !rng.chance(85) {
+        return;
+    }
+    let (group_version, resource) = served(kind);
+    enable(cluster, group_version, resource, kind);
+    enable(cluster, "v1", "secrets", "Secret");
+    enable(cluster, "v1", "serviceaccounts", "ServiceAccount");
+    enable(
+        cluster,
+        "v1",
+        "persistentvolumeclaims",
+        "PersistentVolumeClaim",
+    );
+}
+
+/// List `kind` among the cluster's API enablements.
+fn enable(cluster: &mut Value, group_version: &str, resource: &str, kind: &str) {
+    let Some(enabled) = cluster
+        .pointer_mut("/status/apiEnablements")
+        .and_then(Value::as_array_mut)
+    else {
+        return;
+    };
+    let entry = json!({"name": resource, "kind": kind});
+    match enabled
+        .iter_mut()
+        .find(|e| e["groupVersion"] == group_version)
+    {
+        Some(e) => {
+            if let Some(resources) = e["resources"].as_array_mut() {
+                resources.push(entry);
+            }
+        }
+        None => enabled.push(json!({"groupVersion": group_version, "resources": [entry]})),
+    }
+}
+
+/// A cluster-scoped template: its binding is a ClusterResourceBinding.
+fn cluster_role(rng: &mut Rng) -> Value {
+    let mut metadata = json!({"name": "store-reader"});
+    if rng.chance(50) {
+        metadata["labels"] = json!({"app": "store"});
+    }
+    json!({
+        "apiVersion": "rbac.authorization.k8s.io/v1",
+        "kind": "ClusterRole",
+        "metadata": metadata,
+        "rules": [{"apiGroups": [""], "resources": ["configmaps"], "verbs": ["get", "list"]}],
+    })
+}
+
+/// The ClusterPropagationPolicy that claims [`cluster_role`].
+fn cluster_role_policy(rng: &mut Rng, clusters: &[String]) -> Value {
+    let mut placement = json!({"clusterAffinity": {"clusterNames": rng.some(clusters)}});
+    if rng.chance(30) {
+        placement["clusterTolerations"] = json!([{"key": "dedicated", "operator": "Exists"}]);
+    }
+    json!({
+        "apiVersion": "policy.karmada.io/v1alpha1",
+        "kind": "ClusterPropagationPolicy",
+        "metadata": {"name": "store-reader"},
+        "spec": {
+            "resourceSelectors": [{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "name": "store-reader"}],
+            "priority": 5,
+            "placement": placement,
+        },
+    })
+}
+
+/// A workload of `kind` named `store` whose pod template references a
+/// ConfigMap, a Secret, a ServiceAccount and (but a StatefulSet's own
+/// claim templates) a PVC, and the dependencies that exist of those.
+fn workload(rng: &mut Rng, kind: &str, namespace: &str) -> (Value, Vec<Value>) {
+    let mut container = json!({
+        "name": "store",
+        "image": "registry.example/store:2.1",
+        "envFrom": [{"configMapRef": {"name": "store-config"}}],
+        "env": [{"name": "TOKEN", "valueFrom": {"secretKeyRef": {"name": "store-token", "key": "token"}}}],
+    });
+    if rng.chance(60) {
+        container["resources"] = json!({"requests": {"cpu": "250m", "memory": "128Mi"}});
+    }
+    let mut pod = json!({
+        "serviceAccountName": "store",
+        "containers": [container],
+        "volumes": [
+            {"name": "data", "persistentVolumeClaim": {"claimName": "store-data"}},
+            {"name": "tls", "secret": {"secretName": "store-tls"}},
+        ],
+    });
+    if kind == "CronJob" || kind == "Pod" {
+        pod["restartPolicy"] = json!("Never");
+    }
+    let labels = json!({"app": "store"});
+    let template = json!({"metadata": {"labels": labels}, "spec": pod});
+    let spec = match kind {
+        "StatefulSet" => json!({
+            "replicas": rng.below(7),
+            "serviceName": "store",
+            "selector": {"matchLabels": labels},
+            "template": template,
+            "volumeClaimTemplates": [{
+                "metadata": {"name": "cache"},
+                "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}},
+            }],
+        }),
+        "DaemonSet" => json!({"selector": {"matchLabels": labels}, "template": template}),
+        "ReplicaSet" => {
+            json!({"replicas": rng.below(7), "selector": {"matchLabels": labels}, "template": template})
+        }
+        "CronJob" => {
+            json!({"schedule": "*/5 * * * *", "jobTemplate": {"spec": {"template": template}}})
+        }
+        _ => pod,
+    };
+    let workload = json!({
+        "apiVersion": served(kind).0,
+        "kind": kind,
+        "metadata": {"name": "store", "namespace": namespace, "labels": labels},
+        "spec": spec,
+    });
+    // Labelled like the other templates, so the generated overrides'
+    // label paths exist on them too.
+    let meta =
+        |name: &str| json!({"name": name, "namespace": namespace, "labels": {"app": "store"}});
+    let candidates = [
+        super::generate::config_map(rng, namespace, "store"),
+        json!({"apiVersion": "v1", "kind": "Secret", "metadata": meta("store-token"), "type": "Opaque", "data": {"token": "c2VjcmV0"}}),
+        json!({"apiVersion": "v1", "kind": "Secret", "metadata": meta("store-tls"), "type": "Opaque", "data": {"tls.crt": "Y2VydA=="}}),
+        json!({"apiVersion": "v1", "kind": "ServiceAccount", "metadata": meta("store")}),
+        json!({"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": meta("store-data"),
+               "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "2Gi"}}}}),
+    ];
+    let dependencies = candidates.into_iter().filter(|_| rng.chance(75)).collect();
+    (workload, dependencies)
+}
+
+/// A PropagationPolicy for the workload, taking its dependencies along.
+fn workload_policy(rng: &mut Rng, kind: &str, namespace: &str, clusters: &[String]) -> Value {
+    let mut placement = json!({"clusterAffinity": {"clusterNames": rng.some(clusters)}});
+    if kind != "DaemonSet" && kind != "CronJob" && rng.chance(60) {
+        placement["replicaScheduling"] = json!({
+            "replicaSchedulingType": "Divided",
+            "replicaDivisionPreference": "Weighted",
+        });
+    }
+    json!({
+        "apiVersion": "policy.karmada.io/v1alpha1",
+        "kind": "PropagationPolicy",
+        "metadata": {"name": "store", "namespace": namespace},
+        "spec": {
+            "resourceSelectors": [{"apiVersion": served(kind).0, "kind": kind, "name": "store"}],
+            "propagateDeps": rng.chance(80),
+            "priority": 10,
+            "placement": placement,
+        },
+    })
+}
+
+/// The Deployment customization's scripts written with Karmada's `kube`
+/// library: the replica requirements from `accuratePodRequirements`, the
+/// dependencies from `getPodDependencies`, and quantities summed with
+/// `resourceAdd`.
+fn kube_library(rng: &mut Rng, customization: &mut Value) {
+    let customizations = &mut customization["spec"]["customizations"];
+    customizations["replicaResource"] = json!({"luaScript": "local kube = require(\"kube\")\nfunction GetReplicas(obj)\n  local replicas = obj.spec.replicas\n  if replicas == nil then replicas = 1 end\n  local requirement = kube.accuratePodRequirements(obj.spec.template)\n  return replicas, requirement\nend\n"});
+    if rng.chance(60) {
+        customizations["dependencyInterpretation"] = json!({"luaScript": "local kube = require(\"kube\")\nfunction GetDependencies(desiredObj)\n  return kube.getPodDependencies(desiredObj.spec.template, desiredObj.metadata.namespace)\nend\n"});
+    }
+    if rng.chance(30) {
+        customizations["replicaRevision"] = json!({"luaScript": "local kube = require(\"kube\")\nfunction ReviseReplica(obj, desiredReplica)\n  obj.spec.replicas = desiredReplica\n  if obj.metadata.annotations == nil then obj.metadata.annotations = {} end\n  obj.metadata.annotations[\"cpu-sum\"] = tostring(kube.resourceAdd(\"100m\", \"1\"))\n  obj.metadata.annotations[\"cpu-cores\"] = tostring(kube.getResourceQuantity(\"1500m\"))\n  return obj\nend\n"});
+    }
+}
