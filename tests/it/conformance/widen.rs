@@ -14,8 +14,14 @@ use serde_json::{json, Value};
 /// `case` widened by the shapes above, from `seed`'s own stream.
 pub fn widen(seed: u64, case: &mut Case) {
     let mut rng = Rng::new(seed ^ 0x0077_6964_656e_6564);
+    if rng.chance(3) {
+        large_fleet(&mut rng, &mut case.clusters);
+    }
     for cluster in &mut case.clusters {
         connection(&mut rng, cluster);
+        if rng.chance(20) {
+            second_taint(&mut rng, cluster);
+        }
     }
     let clusters: Vec<String> = case
         .clusters
@@ -50,6 +56,7 @@ pub fn widen(seed: u64, case: &mut Case) {
         case.policies.push(cluster_role_policy(&mut rng, &clusters));
     }
     for template in &mut case.templates {
+        unwritten_defaults(&mut rng, template);
         if template["kind"] == "Deployment" && rng.chance(30) {
             // Booleans and more numbers for the Lua customization to read.
             template["spec"]["paused"] = json!(false);
@@ -58,6 +65,7 @@ pub fn widen(seed: u64, case: &mut Case) {
         }
     }
     for policy in &mut case.policies {
+        placement_extras(&mut rng, &mut policy["spec"]["placement"], clusters.len());
         if rng.chance(15) {
             // Karmada's webhook refuses an application failover without
             // propagateDeps (case file `refused-failover-without-deps`).
@@ -71,11 +79,122 @@ pub fn widen(seed: u64, case: &mut Case) {
             }
         }
     }
+    if rng.chance(30) {
+        case.overrides.push(deployment_override(&mut rng, &clusters));
+    }
     for customization in &mut case.customizations {
         if rng.chance(60) {
             kube_library(&mut rng, customization);
         }
     }
+}
+
+/// Clusters added up to 60 in all, labelled and placed like the others;
+/// the policies reach them by label, field and catch-all.
+fn large_fleet(rng: &mut Rng, clusters: &mut Vec<Value>) {
+    let Some(model) = clusters.first().cloned() else {
+        return;
+    };
+    let total = 20 + rng.below(41);
+    for index in clusters.len() as u64..total {
+        let mut cluster = model.clone();
+        cluster["metadata"]["name"] = json!(format!("m{index}"));
+        cluster["metadata"]["labels"] = json!({
+            "env": rng.pick(&["prod", "test"]),
+            "tier": rng.pick(&["gold", "silver"]),
+        });
+        let region = *rng.pick(&["eu", "us", "ap"]);
+        cluster["spec"] = json!({"syncMode": "Push", "provider": rng.pick(&["aws", "gcp"]), "region": region});
+        if rng.chance(50) {
+            cluster["spec"]["zones"] = json!([format!("{region}-a")]);
+        }
+        let cpu = 4 + 4 * rng.below(4);
+        cluster["status"]["resourceSummary"]["allocatable"]["cpu"] = json!(cpu.to_string());
+        cluster["status"]["resourceSummary"]["allocated"]["cpu"] = json!(rng.below(cpu).to_string());
+        clusters.push(cluster);
+    }
+}
+
+/// A second taint, `NoExecute`, which the policies tolerate for a while
+/// (`tolerationSeconds`: Karmada's filter tolerates it as any other).
+fn second_taint(rng: &mut Rng, cluster: &mut Value) {
+    let taint = json!({"key": "maintenance", "value": rng.pick(&["planned", "urgent"]), "effect": "NoExecute"});
+    match cluster["spec"]["taints"].as_array_mut() {
+        Some(taints) => taints.push(taint),
+        None => cluster["spec"]["taints"] = json!([taint]),
+    }
+}
+
+/// Tolerations with `tolerationSeconds`, a spread by cluster that needs
+/// more than one group, a spread by label.
+fn placement_extras(rng: &mut Rng, placement: &mut Value, fleet: usize) {
+    if rng.chance(20) {
+        let toleration = json!({"key": "maintenance", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 60 * (1 + rng.below(10))});
+        match placement["clusterTolerations"].as_array_mut() {
+            Some(tolerations) => tolerations.push(toleration),
+            None => placement["clusterTolerations"] = json!([toleration]),
+        }
+    }
+    if placement.get("spreadConstraints").is_none() && rng.chance(10) {
+        let max = 2 + rng.below(fleet.max(2) as u64);
+        placement["spreadConstraints"] = match rng.below(2) {
+            0 => json!([{"spreadByField": "cluster", "maxGroups": max, "minGroups": 2}]),
+            _ => json!([{"spreadByLabel": "tier", "maxGroups": 2, "minGroups": 1}]),
+        };
+    }
+}
+
+/// Now and then a workload without the fields the API server defaults:
+/// a Deployment without `replicas`, a Job without `parallelism` or
+/// `completions`.
+fn unwritten_defaults(rng: &mut Rng, template: &mut Value) {
+    let Some(spec) = template.get_mut("spec").and_then(Value::as_object_mut) else {
+        return;
+    };
+    match template_kind(spec) {
+        _ if !rng.chance(10) => {}
+        Some("Job") => {
+            spec.remove(*rng.pick(&["parallelism", "completions"]));
+        }
+        Some("workload") => {
+            spec.remove("replicas");
+        }
+        _ => {}
+    }
+}
+
+/// `Job`, `workload` (a spec with `replicas`) or nothing, from a spec.
+fn template_kind(spec: &serde_json::Map<String, Value>) -> Option<&'static str> {
+    if spec.contains_key("parallelism") || spec.contains_key("completions") {
+        Some("Job")
+    } else if spec.contains_key("replicas") {
+        Some("workload")
+    } else {
+        None
+    }
+}
+
+/// An OverridePolicy of Deployments only: a plaintext replacement of
+/// `/spec/replicas` and image overriders with and without a predicate.
+fn deployment_override(rng: &mut Rng, clusters: &[String]) -> Value {
+    let mut overriders = json!({
+        "imageOverrider": [
+            {"predicate": {"path": "/spec/template/spec/containers/0/image"}, "component": "Registry", "operator": "replace", "value": "mirror.example"},
+            {"component": "Tag", "operator": "replace", "value": "1.1"},
+        ],
+    });
+    if rng.chance(60) {
+        overriders["plaintext"] = json!([{"path": "/spec/replicas", "operator": "replace", "value": rng.below(5)}]);
+    }
+    json!({
+        "apiVersion": "policy.karmada.io/v1alpha1",
+        "kind": "ClusterOverridePolicy",
+        "metadata": {"name": "deployments"},
+        "spec": {
+            "resourceSelectors": [{"apiVersion": "apps/v1", "kind": "Deployment"}],
+            "overrideRules": [{"targetCluster": {"clusterNames": rng.some(clusters)}, "overriders": overriders}],
+        },
+    })
 }
 
 /// Now and then the fields that tell a control plane how to reach the
