@@ -55,3 +55,18 @@ func TestAClassesFileRefusesAnUnknownClass(t *testing.T) {
 		t.Fatal("an unknown class was accepted")
 	}
 }
+
+// The block after `if err != nil {` (a profile starts it at the brace) is
+// an error branch; the block after another condition is not.
+func TestOnErrorFindsTheBodiesOfErrorChecks(t *testing.T) {
+	lines := []string{
+		"\tif err := get(); err != nil {",
+		"\tif ok {",
+	}
+	if !onError(lines, block{startLine: 1, startCol: 30}) {
+		t.Error("the body of `if ...; err != nil {` is an error branch")
+	}
+	if onError(lines, block{startLine: 2, startCol: 7}) {
+		t.Error("the body of `if ok {` is not")
+	}
+}

@@ -23,6 +23,21 @@ type block struct {
 	covered             bool
 }
 
+// onError tells whether the block is the body of an `if err != nil` (or
+// `...; err != nil`) branch: the source of its first line, up to the brace
+// the block starts at (a profile's start column is the brace's), ends with
+// that condition and the brace.
+func onError(lines []string, b block) bool {
+	if b.startLine < 1 || b.startLine > len(lines) {
+		return false
+	}
+	line := lines[b.startLine-1]
+	if b.startCol <= len(line) {
+		line = line[:b.startCol]
+	}
+	return strings.HasSuffix(strings.TrimSpace(line), "err != nil {")
+}
+
 // readProfile reads a textfmt profile into blocks by file (import path and
 // file name). A block listed twice (several runs merged) is covered when
 // any run covered it.
@@ -85,6 +100,9 @@ type function struct {
 	rule    *rule  // nil: reachable
 	stmts   int
 	covered int
+	// onError and onErrorCovered count the statements of `if err != nil`
+	// branches, and of those the covered ones.
+	onError, onErrorCovered int
 }
 
 func (f *function) class() class {
@@ -121,7 +139,12 @@ func measure(c *classes, blocks map[string][]block) ([]*function, error) {
 		for _, name := range strings.Fields(parts[2]) {
 			fileBlocks, ok := blocks[importPath+"/"+name]
 			inProfile = inProfile || ok
-			file, err := parser.ParseFile(fset, filepath.Join(dir, name), nil, parser.SkipObjectResolution)
+			source, err := os.ReadFile(filepath.Join(dir, name))
+			if err != nil {
+				return nil, err
+			}
+			lines := strings.Split(string(source), "\n")
+			file, err := parser.ParseFile(fset, filepath.Join(dir, name), source, parser.SkipObjectResolution)
 			if err != nil {
 				return nil, err
 			}
@@ -137,6 +160,12 @@ func measure(c *classes, blocks map[string][]block) ([]*function, error) {
 						f.stmts += b.stmts
 						if b.covered {
 							f.covered += b.stmts
+						}
+						if onError(lines, b) {
+							f.onError += b.stmts
+							if b.covered {
+								f.onErrorCovered += b.stmts
+							}
 						}
 					}
 				}

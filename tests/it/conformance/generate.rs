@@ -719,6 +719,7 @@ pub fn changed(seed: u64, first: &Case) -> (Case, Vec<String>) {
         let what = edit_placement(&mut rng, &mut policy["spec"]["placement"], &names);
         changes.push(format!("placement of {name}: {what}"));
     }
+    super::widen::change_more(seed, &mut case, &mut changes);
     if changes.is_empty() {
         let scaled = case.templates.iter_mut().find_map(|t| scale(&mut rng, t));
         match scaled {

@@ -38,6 +38,9 @@ pub fn widen(seed: u64, case: &mut Case) {
         }
         case.templates.push(workload);
         case.templates.extend(dependencies);
+        if kind == "StatefulSet" && rng.chance(40) {
+            case.customizations.push(stateful_set_customization());
+        }
         case.policies
             .push(workload_policy(&mut rng, kind, namespace, &clusters));
     }
@@ -77,14 +80,75 @@ pub fn widen(seed: u64, case: &mut Case) {
             if policy["spec"]["failover"]["application"]["purgeMode"] == "Gracefully" {
                 policy["spec"]["failover"]["application"]["gracePeriodSeconds"] = json!(600);
             }
+            if rng.chance(40) {
+                policy["spec"]["failover"]["application"]["statePreservation"] = json!({"rules": [
+                    {"aliasLabelName": "failover.example/replicas", "jsonPath": "{ .replicas }"},
+                ]});
+            }
         }
     }
     if rng.chance(30) {
-        case.overrides.push(deployment_override(&mut rng, &clusters));
+        case.overrides
+            .push(deployment_override(&mut rng, &clusters));
     }
     for customization in &mut case.customizations {
         if rng.chance(60) {
             kube_library(&mut rng, customization);
+        }
+    }
+}
+
+/// More changes between two schedules (`generate::changed`), from a
+/// stream of their own: a cluster's labels change (label affinities and
+/// static weights by label then select otherwise), a cluster is tainted
+/// `NoSchedule` (a cluster already scheduled keeps the application, a new
+/// placement avoids it), an override's values change (only the manifests
+/// do). Each change is described in `changes`.
+pub fn change_more(seed: u64, case: &mut Case, changes: &mut Vec<String>) {
+    let mut rng = Rng::new(seed ^ 0x0063_6861_6e67_6573);
+    if rng.chance(25) && !case.clusters.is_empty() {
+        let index = rng.below(case.clusters.len() as u64) as usize;
+        let cluster = &mut case.clusters[index];
+        let tier = if cluster["metadata"]["labels"]["tier"] == "gold" {
+            "silver"
+        } else {
+            "gold"
+        };
+        cluster["metadata"]["labels"]["tier"] = json!(tier);
+        changes.push(format!(
+            "cluster {} relabelled tier={tier}",
+            cluster["metadata"]["name"].as_str().unwrap_or_default()
+        ));
+    }
+    if rng.chance(20) && !case.clusters.is_empty() {
+        let index = rng.below(case.clusters.len() as u64) as usize;
+        let cluster = &mut case.clusters[index];
+        let taint = json!({"key": "drain", "value": "soon", "effect": "NoSchedule"});
+        match cluster["spec"]["taints"].as_array_mut() {
+            Some(taints) => taints.push(taint),
+            None => cluster["spec"]["taints"] = json!([taint]),
+        }
+        changes.push(format!(
+            "cluster {} tainted drain=soon:NoSchedule",
+            cluster["metadata"]["name"].as_str().unwrap_or_default()
+        ));
+    }
+    if rng.chance(30) {
+        for policy in &mut case.overrides {
+            let text = policy.to_string();
+            let edited = text
+                .replace("\"from-override\"", "\"from-override-2\"")
+                .replace("\"mirror.example\"", "\"mirror-2.example\"")
+                .replace("\"renamed\"", "\"renamed-2\"");
+            if edited != text {
+                if let Ok(value) = serde_json::from_str(&edited) {
+                    *policy = value;
+                    changes.push(format!(
+                        "override {} edited",
+                        policy["metadata"]["name"].as_str().unwrap_or_default()
+                    ));
+                }
+            }
         }
     }
 }
@@ -104,13 +168,15 @@ fn large_fleet(rng: &mut Rng, clusters: &mut Vec<Value>) {
             "tier": rng.pick(&["gold", "silver"]),
         });
         let region = *rng.pick(&["eu", "us", "ap"]);
-        cluster["spec"] = json!({"syncMode": "Push", "provider": rng.pick(&["aws", "gcp"]), "region": region});
+        cluster["spec"] =
+            json!({"syncMode": "Push", "provider": rng.pick(&["aws", "gcp"]), "region": region});
         if rng.chance(50) {
             cluster["spec"]["zones"] = json!([format!("{region}-a")]);
         }
         let cpu = 4 + 4 * rng.below(4);
         cluster["status"]["resourceSummary"]["allocatable"]["cpu"] = json!(cpu.to_string());
-        cluster["status"]["resourceSummary"]["allocated"]["cpu"] = json!(rng.below(cpu).to_string());
+        cluster["status"]["resourceSummary"]["allocated"]["cpu"] =
+            json!(rng.below(cpu).to_string());
         clusters.push(cluster);
     }
 }
@@ -184,7 +250,8 @@ fn deployment_override(rng: &mut Rng, clusters: &[String]) -> Value {
         ],
     });
     if rng.chance(60) {
-        overriders["plaintext"] = json!([{"path": "/spec/replicas", "operator": "replace", "value": rng.below(5)}]);
+        overriders["plaintext"] =
+            json!([{"path": "/spec/replicas", "operator": "replace", "value": rng.below(5)}]);
     }
     json!({
         "apiVersion": "policy.karmada.io/v1alpha1",
@@ -397,6 +464,25 @@ fn workload_policy(rng: &mut Rng, kind: &str, namespace: &str, clusters: &[Strin
             "propagateDeps": rng.chance(80),
             "priority": 10,
             "placement": placement,
+        },
+    })
+}
+
+/// A second customization, of StatefulSets: Karmada's webhook checks it
+/// against the Deployment one (`validateCustomizationRule`), and its
+/// scripts read the replicas and their requirements with the `kube`
+/// library.
+fn stateful_set_customization() -> Value {
+    json!({
+        "apiVersion": "config.karmada.io/v1alpha1",
+        "kind": "ResourceInterpreterCustomization",
+        "metadata": {"name": "statefulsets"},
+        "spec": {
+            "target": {"apiVersion": "apps/v1", "kind": "StatefulSet"},
+            "customizations": {
+                "replicaResource": {"luaScript": "local kube = require(\"kube\")\nfunction GetReplicas(obj)\n  local replicas = obj.spec.replicas\n  if replicas == nil then replicas = 1 end\n  return replicas, kube.accuratePodRequirements(obj.spec.template)\nend\n"},
+                "replicaRevision": {"luaScript": "function ReviseReplica(obj, desiredReplica)\n  obj.spec.replicas = desiredReplica\n  return obj\nend\n"},
+            },
         },
     })
 }
