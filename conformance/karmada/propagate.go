@@ -346,10 +346,27 @@ func (o *oracle) distributeDependencies(ctx context.Context, st *caseState, r *t
 	if err != nil || obj == nil || !spec.PropagateDeps {
 		return err
 	}
-	if _, err := st.distributor.Reconcile(ctx, controllerruntime.Request{NamespacedName: r.binding}); err != nil {
+	if err := reconcile(func() (controllerruntime.Result, error) {
+		return st.distributor.Reconcile(ctx, controllerruntime.Request{NamespacedName: r.binding})
+	}); err != nil {
 		r.res.DependenciesError = strPtr(err.Error())
 	}
 	return nil
+}
+
+// reconcile runs one reconcile as controller-runtime's controller does
+// (RecoverPanic, on by default): a panic in Karmada's code, such as its
+// override manager's on an image predicate past the last container, is
+// that reconcile's error, so the binding gets no Work, while the other
+// templates of the case go on.
+func reconcile(run func() (controllerruntime.Result, error)) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("panic: %v [recovered]", p)
+		}
+	}()
+	_, err = run()
+	return err
 }
 
 // writeWorks runs the binding controller once on the template's binding,
@@ -360,11 +377,12 @@ func (o *oracle) writeWorks(ctx context.Context, st *caseState, r *templateRun) 
 		return err
 	}
 	req := controllerruntime.Request{NamespacedName: r.binding}
-	if r.namespaced() {
-		_, err = st.rbc.Reconcile(ctx, req)
-	} else {
-		_, err = st.crbc.Reconcile(ctx, req)
-	}
+	err = reconcile(func() (controllerruntime.Result, error) {
+		if r.namespaced() {
+			return st.rbc.Reconcile(ctx, req)
+		}
+		return st.crbc.Reconcile(ctx, req)
+	})
 	if err != nil {
 		// ensureWork goes on with the other clusters when one fails, so
 		// some Works may exist; the error is the template's outcome, not
