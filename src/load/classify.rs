@@ -689,7 +689,21 @@ impl Classifier<'_> {
                     }),
                 );
             }
-            if !taint_faults.is_empty() {
+            let spec_faults = crate::model::cluster::karmada_spec_faults(&parsed.spec);
+            for (field, fault) in &spec_faults {
+                diagnostics.push(
+                    Diagnostic::error(
+                        Code::InvalidField,
+                        format!("cluster `{name}`: {fault}: Karmada's API server refuses such a Cluster"),
+                    )
+                    .at(doc.at(&["spec", field]))
+                    .help(match *field {
+                        "provider" | "region" | "zone" | "zones" => "a label value: letters, digits, `-`, `_` and `.`, starting and ending with a letter or digit, at most 63 characters",
+                        _ => "fix the value, or leave the field out: it has no effect on a render, but Karmada's registry validates it",
+                    }),
+                );
+            }
+            if !taint_faults.is_empty() || !spec_faults.is_empty() {
                 return;
             }
             // The same registry standardizes and validates the resource

@@ -29,6 +29,81 @@ pub struct Taint {
     pub time_added: Option<String>,
 }
 
+/// What else Karmada's API server refuses in a Cluster's spec
+/// (`ValidateClusterSpec`): each fault with the field it is at. Provider,
+/// region and zones are label values (field selectors match them); the
+/// API endpoint is a URL with a host and no user, query or fragment; the
+/// proxy's scheme is `http`, `https` or `socks5`; a secret reference names
+/// both its namespace and name. A missing `syncMode`, which it requires
+/// too, is accepted: how a control plane reaches the cluster means
+/// nothing offline (docs/reference.md).
+pub fn karmada_spec_faults(spec: &KarmadaClusterSpec) -> Vec<(&'static str, String)> {
+    let mut faults = Vec::new();
+    let labelled = [
+        ("provider", spec.provider.as_deref()),
+        ("region", spec.region.as_deref()),
+        ("zone", spec.zone.as_deref()),
+    ];
+    let zones = spec.zones.iter().map(|z| ("zones", Some(z.as_str())));
+    for (field, value) in labelled.into_iter().chain(zones) {
+        if let Some(fault) = value.and_then(super::meta::label_value_fault) {
+            let value = value.unwrap_or_default();
+            faults.push((field, format!("`{field}` `{value}` {fault}")));
+        }
+    }
+    if let Some(endpoint) = spec.api_endpoint.as_deref().filter(|e| !e.is_empty()) {
+        if let Some(fault) = endpoint_fault(endpoint) {
+            faults.push(("apiEndpoint", format!("`apiEndpoint` `{endpoint}` {fault}")));
+        }
+    }
+    if let Some(proxy) = spec.proxy_url.as_deref().filter(|p| !p.is_empty()) {
+        let scheme = proxy.split_once("://").map_or("", |(scheme, _)| scheme);
+        if !matches!(scheme, "http" | "https" | "socks5") {
+            faults.push(("proxyURL", format!("`proxyURL` `{proxy}` has the scheme `{scheme}`: it must be http, https or socks5")));
+        }
+    }
+    for (field, reference) in [
+        ("secretRef", &spec.secret_ref),
+        ("impersonatorSecretRef", &spec.impersonator_secret_ref),
+    ] {
+        if let Some(reference) = reference {
+            for (part, value) in [
+                ("namespace", &reference.namespace),
+                ("name", &reference.name),
+            ] {
+                if value.is_empty() {
+                    faults.push((field, format!("`{field}.{part}` is empty")));
+                }
+            }
+        }
+    }
+    faults
+}
+
+/// Why an API endpoint is no URL Karmada's API server takes, as Go's
+/// `url.Parse` reads it: a scheme and `//` before a host (a bare
+/// `host:port` reads as a scheme and no host), no user information, no
+/// query, no fragment.
+fn endpoint_fault(endpoint: &str) -> Option<&'static str> {
+    let Some((_, rest)) = endpoint.split_once("://") else {
+        return Some("has no host: write it as a URL, `https://<host>:<port>`");
+    };
+    if endpoint.contains('#') {
+        return Some("has a fragment, which is not permitted");
+    }
+    if endpoint.contains('?') {
+        return Some("has query parameters, which are not permitted");
+    }
+    let authority = rest.split('/').next().unwrap_or_default();
+    if authority.contains('@') {
+        return Some("has user information, which is not permitted");
+    }
+    if authority.is_empty() {
+        return Some("has no host");
+    }
+    None
+}
+
 /// What Karmada's API server refuses in a Cluster's taints
 /// (`ValidateClusterTaints`, lifted from Kubernetes' node taint rules and
 /// narrowed): each fault with the index of its taint and the field. A
@@ -431,6 +506,50 @@ impl Cluster {
 
 #[cfg(test)]
 mod tests {
+    /// Karmada's `ValidateClusterSpec`: label values, a URL endpoint with a
+    /// host and nothing else, a proxy's scheme, complete secret references.
+    #[test]
+    fn a_karmada_cluster_refuses_what_its_registry_refuses() {
+        let spec = KarmadaClusterSpec {
+            provider: Some("aws cloud".into()),
+            region: Some("eu-west-1".into()),
+            zones: vec!["eu/a".into()],
+            api_endpoint: Some("https://admin@a.example:6443".into()),
+            proxy_url: Some("ftp://proxy.example".into()),
+            secret_ref: Some(SecretReference {
+                namespace: String::new(),
+                name: "a".into(),
+            }),
+            ..KarmadaClusterSpec::default()
+        };
+        let fields: Vec<&str> = karmada_spec_faults(&spec)
+            .into_iter()
+            .map(|(f, _)| f)
+            .collect();
+        assert_eq!(
+            fields,
+            ["provider", "zones", "apiEndpoint", "proxyURL", "secretRef"]
+        );
+        for (endpoint, fault) in [
+            ("https://a.example:6443", None),
+            ("https://10.0.0.1:6443/path", None),
+            (
+                "a.example:6443",
+                Some("has no host: write it as a URL, `https://<host>:<port>`"),
+            ),
+            (
+                "https://a.example?x=1",
+                Some("has query parameters, which are not permitted"),
+            ),
+            (
+                "https://a.example#top",
+                Some("has a fragment, which is not permitted"),
+            ),
+        ] {
+            assert_eq!(endpoint_fault(endpoint), fault, "{endpoint}");
+        }
+    }
+
     /// Karmada's `ValidateClusterTaints`: only NoSchedule and NoExecute,
     /// label keys and values, one taint per key and effect.
     #[test]

@@ -4,7 +4,8 @@
 //! fields Karmada's registry validates, workload kinds beyond Deployment
 //! and Job with the ConfigMaps, Secrets, ServiceAccounts and PVCs they
 //! reference and a policy that takes them along (`propagateDeps`), Lua
-//! customizations that call Karmada's `kube` library, and policies with an
+//! customizations that call Karmada's `kube` library or name dependencies
+//! by label, and policies with an
 //! application failover. Drawn from a random stream of their own, so every
 //! choice the rest of the generator makes for a seed stays as it was.
 
@@ -494,8 +495,16 @@ fn stateful_set_customization() -> Value {
 fn kube_library(rng: &mut Rng, customization: &mut Value) {
     let customizations = &mut customization["spec"]["customizations"];
     customizations["replicaResource"] = json!({"luaScript": "local kube = require(\"kube\")\nfunction GetReplicas(obj)\n  local replicas = obj.spec.replicas\n  if replicas == nil then replicas = 1 end\n  local requirement = kube.accuratePodRequirements(obj.spec.template)\n  return replicas, requirement\nend\n"});
-    if rng.chance(60) {
-        customizations["dependencyInterpretation"] = json!({"luaScript": "local kube = require(\"kube\")\nfunction GetDependencies(desiredObj)\n  return kube.getPodDependencies(desiredObj.spec.template, desiredObj.metadata.namespace)\nend\n"});
+    match rng.below(5) {
+        0..=2 => {
+            customizations["dependencyInterpretation"] = json!({"luaScript": "local kube = require(\"kube\")\nfunction GetDependencies(desiredObj)\n  return kube.getPodDependencies(desiredObj.spec.template, desiredObj.metadata.namespace)\nend\n"});
+        }
+        3 => {
+            // Dependencies by label, which may match nothing.
+            let app = *rng.pick(&["api", "cart", "store", "nothing"]);
+            customizations["dependencyInterpretation"] = json!({"luaScript": format!("function GetDependencies(desiredObj)\n  local refs = {{}}\n  refs[1] = {{apiVersion = \"v1\", kind = \"ConfigMap\", namespace = desiredObj.metadata.namespace, labelSelector = {{matchLabels = {{app = \"{app}\"}}}}}}\n  return refs\nend\n")});
+        }
+        _ => {}
     }
     if rng.chance(30) {
         customizations["replicaRevision"] = json!({"luaScript": "local kube = require(\"kube\")\nfunction ReviseReplica(obj, desiredReplica)\n  obj.spec.replicas = desiredReplica\n  if obj.metadata.annotations == nil then obj.metadata.annotations = {} end\n  obj.metadata.annotations[\"cpu-sum\"] = tostring(kube.resourceAdd(\"100m\", \"1\"))\n  obj.metadata.annotations[\"cpu-cores\"] = tostring(kube.getResourceQuantity(\"1500m\"))\n  return obj\nend\n"});
