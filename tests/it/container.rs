@@ -14,7 +14,9 @@
 //! without one the test fails, unless `GARRISON_SKIP_CONTAINER_TESTS=1`
 //! says, for a machine where no container can run, to leave it out.
 
-use crate::support::{copy_dir, git, read_tree, render_to, root, stderr, stdout, temp, testdata};
+use crate::support::{
+    copy_dir, git, read_tree, render_to, root, run_program, stdout, temp, testdata, transcript,
+};
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
@@ -24,22 +26,6 @@ const BASE_IMAGE: &str = "garrison-test/debian:bookworm";
 const IMAGE: &str = "garrison-test/garrison:smoke";
 /// The variable that leaves these tests out where no container can run.
 const OPT_OUT: &str = "GARRISON_SKIP_CONTAINER_TESTS";
-
-fn run(command: &mut Command, what: &str) -> Output {
-    match command.stdin(Stdio::null()).output() {
-        Ok(output) => output,
-        Err(e) => panic!("cannot run {what}: {e}"),
-    }
-}
-
-fn transcript(output: &Output) -> String {
-    format!(
-        "exit {:?}\nstdout:\n{}\nstderr:\n{}",
-        output.status.code(),
-        stdout(output),
-        stderr(output)
-    )
-}
 
 fn docker() -> Command {
     let mut command = Command::new("docker");
@@ -74,11 +60,11 @@ fn require_docker() {
 
 /// [`BASE_IMAGE`], made with mmdebstrap unless Docker has it already.
 fn base_image() {
-    let inspect = run(docker().args(["image", "inspect", BASE_IMAGE]), "docker");
+    let inspect = run_program(docker().args(["image", "inspect", BASE_IMAGE]), "docker");
     if inspect.status.success() {
         return;
     }
-    let made = run(
+    let made = run_program(
         Command::new("bash").args([
             "-c",
             "set -o pipefail; mmdebstrap --quiet --variant=minbase bookworm - http://deb.debian.org/debian | docker import - \"$0\"",
@@ -107,7 +93,7 @@ fn build_image(dir: &Path) {
         context.join("amd64/garrison"),
     )
     .unwrap_or_else(|e| panic!("cannot copy the binary: {e}"));
-    let built = run(
+    let built = run_program(
         docker()
             .args(["build", "--quiet", "--network", "host", "--build-arg"])
             .arg(format!("BASE={BASE_IMAGE}"))
@@ -128,13 +114,13 @@ fn in_image(dir: &Path, entrypoint: Option<&str>, args: &[&str]) -> Output {
         command.args(["--entrypoint", entrypoint]);
     }
     command.arg(IMAGE).args(args);
-    run(&mut command, "docker run")
+    run_program(&mut command, "docker run")
 }
 
 /// Everything under `dir` readable and writable by the image's user, as a
 /// checkout another user owns is.
 fn open_to_all(dir: &Path) {
-    let chmod = run(
+    let chmod = run_program(
         Command::new("chmod").args(["-R", "a+rwX"]).arg(dir),
         "chmod",
     );

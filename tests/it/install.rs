@@ -24,8 +24,8 @@
 //! musl and macOS builds) is listed in docs/install.md.
 
 use crate::support::{
-    doc_pages, git, make_executable, read, root, stderr, stdout, str_at, temp, testdata, write,
-    yaml,
+    doc_pages, git, make_executable, read, root, run_program, stderr, stdout, str_at, temp,
+    testdata, transcript, write, yaml,
 };
 use serde_json::Value;
 use std::collections::BTreeSet;
@@ -39,22 +39,6 @@ const ACTIONLINT: &str = "v1.7.12";
 
 /// The placeholder release URL of the docs, replaced by a local one here.
 const RELEASES: &str = "https://github.com/your-org/garrison/releases/download";
-
-fn run(command: &mut Command, what: &str) -> Output {
-    match command.output() {
-        Ok(output) => output,
-        Err(e) => panic!("cannot run {what}: {e}"),
-    }
-}
-
-fn transcript(output: &Output) -> String {
-    format!(
-        "exit {:?}\nstdout:\n{}\nstderr:\n{}",
-        output.status.code(),
-        stdout(output),
-        stderr(output)
-    )
-}
 
 /// `tool` on the PATH, or a failure saying how to get it.
 fn require(tool: &str, how: &str) -> PathBuf {
@@ -162,7 +146,7 @@ fn build_actionlint() -> (PathBuf, Option<Duration>) {
             ),
         }
     }
-    let version = run(Command::new(&binary).arg("-version"), "actionlint");
+    let version = run_program(Command::new(&binary).arg("-version"), "actionlint");
     assert_eq!(
         stdout(&version).lines().next(),
         Some(ACTIONLINT),
@@ -193,7 +177,7 @@ fn lint(files: &[(String, String)]) -> Output {
         .arg(format!("-shellcheck={}", shellcheck.display()))
         .args(&paths)
         .current_dir(dir.path());
-    run(&mut command, "actionlint")
+    run_program(&mut command, "actionlint")
 }
 
 #[test]
@@ -253,7 +237,7 @@ fn the_scripts_of_ci_pass_shellcheck() {
         "shellcheck",
         "install ShellCheck (`apt-get install shellcheck`; .ci/test installs it when missing)",
     );
-    let output = run(
+    let output = run_program(
         Command::new(shellcheck)
             .arg(".ci/run")
             .arg(".ci/test")
@@ -500,7 +484,7 @@ fn the_release_builds_static_linux_and_macos_binaries_for_every_documented_platf
 /// laid out as `<releases>/v<version>/`.
 fn package(server: &Path, version: &str, target: &str) -> PathBuf {
     let release = server.join(format!("v{version}"));
-    let built = run(
+    let built = run_program(
         Command::new("bash")
             .arg(root().join(".ci/package"))
             .args(["build", version, target, env!("CARGO_BIN_EXE_garrison")])
@@ -508,7 +492,7 @@ fn package(server: &Path, version: &str, target: &str) -> PathBuf {
         ".ci/package",
     );
     assert!(built.status.success(), "{}", transcript(&built));
-    let sums = run(
+    let sums = run_program(
         Command::new("bash")
             .arg(root().join(".ci/package"))
             .arg("sums")
@@ -522,7 +506,7 @@ fn package(server: &Path, version: &str, target: &str) -> PathBuf {
 /// Run the install line with `home` as HOME.
 fn install(line: &str, home: &Path) -> Output {
     let _ = std::fs::create_dir_all(home);
-    run(
+    run_program(
         Command::new("bash")
             .args(["--noprofile", "--norc", "-c", line])
             .env("HOME", home)
@@ -562,7 +546,7 @@ fn the_documented_install_line_installs_a_release_and_refuses_a_wrong_checksum()
     let server = dir.path().join("releases");
     let release = package(&server, &version, &target);
     let archive = format!("garrison-{version}-{target}.tar.gz");
-    let listed = run(
+    let listed = run_program(
         Command::new("tar").arg("-tzf").arg(release.join(&archive)),
         "tar",
     );
@@ -597,7 +581,7 @@ fn the_documented_install_line_installs_a_release_and_refuses_a_wrong_checksum()
         std::fs::read(env!("CARGO_BIN_EXE_garrison")).ok(),
         "the installed binary is the packaged one"
     );
-    let checked = run(
+    let checked = run_program(
         Command::new(&installed)
             .args(["validate", "--no-cache", "--repo"])
             .arg(testdata().join("fleet/repo")),
@@ -675,7 +659,7 @@ fn cargo_install_locked_installs_garrison_into_a_temporary_root() {
     let _one = one_build_at_a_time();
     let dir = temp();
     let started = Instant::now();
-    let output = run(
+    let output = run_program(
         cargo()
             .args(["install", "--locked", "--debug", "--path"])
             .arg(root())
@@ -689,7 +673,7 @@ fn cargo_install_locked_installs_garrison_into_a_temporary_root() {
     );
     assert!(output.status.success(), "{}", transcript(&output));
     let installed = dir.path().join("bin/garrison");
-    let version = run(
+    let version = run_program(
         Command::new(&installed).arg("--version"),
         "the installed garrison",
     );
@@ -698,7 +682,7 @@ fn cargo_install_locked_installs_garrison_into_a_temporary_root() {
         "{}",
         transcript(&version)
     );
-    let checked = run(
+    let checked = run_program(
         Command::new(&installed)
             .args(["validate", "--no-cache", "--repo"])
             .arg(testdata().join("fleet/repo")),
@@ -710,7 +694,7 @@ fn cargo_install_locked_installs_garrison_into_a_temporary_root() {
 #[test]
 fn cargo_publish_dry_run_packages_what_the_crate_needs_and_builds_it() {
     let _one = one_build_at_a_time();
-    let listed = run(
+    let listed = run_program(
         cargo()
             .args(["package", "--list", "--locked", "--allow-dirty"])
             .current_dir(root()),
@@ -754,7 +738,7 @@ fn cargo_publish_dry_run_packages_what_the_crate_needs_and_builds_it() {
     // The dry run reads the crates.io index (as a real publish would): the
     // test machines reach the registry.
     let started = Instant::now();
-    let output = run(
+    let output = run_program(
         cargo()
             .args(["publish", "--dry-run", "--locked", "--allow-dirty"])
             .current_dir(root()),
@@ -852,7 +836,7 @@ exec "$REAL_CARGO" "$@"
 fn both_pre_commit_hooks_validate_a_fleet_with_pre_commit_try_repo() {
     let _one = one_build_at_a_time();
     let mut version = pre_commit();
-    let version = run(version.arg("--version"), "pre-commit");
+    let version = run_program(version.arg("--version"), "pre-commit");
     println!("{}", stdout(&version).trim());
     let dir = temp();
     let hooks = hooks_repository(dir.path());
@@ -895,7 +879,7 @@ fn both_pre_commit_hooks_validate_a_fleet_with_pre_commit_try_repo() {
             .env("GIT_COMMITTER_NAME", "Dev")
             .env("GIT_COMMITTER_EMAIL", "dev@example.com")
             .env("NO_COLOR", "1");
-        run(&mut command, "pre-commit try-repo")
+        run_program(&mut command, "pre-commit try-repo")
     };
 
     let started = Instant::now();

@@ -181,6 +181,25 @@ pub fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
+/// Run `command` (with no input) to completion; a program that cannot be
+/// started fails the test, naming `what`.
+pub fn run_program(command: &mut std::process::Command, what: &str) -> Output {
+    match command.stdin(std::process::Stdio::null()).output() {
+        Ok(output) => output,
+        Err(e) => panic!("cannot run {what}: {e}"),
+    }
+}
+
+/// A command's exit code and both streams, for a failure message.
+pub fn transcript(output: &Output) -> String {
+    format!(
+        "exit {:?}\nstdout:\n{}\nstderr:\n{}",
+        output.status.code(),
+        stdout(output),
+        stderr(output)
+    )
+}
+
 pub fn stdout(output: &Output) -> String {
     String::from_utf8_lossy(&output.stdout).into_owned()
 }
