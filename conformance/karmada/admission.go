@@ -77,11 +77,12 @@ func (w *webhooks) validating(kind string, c client.Client) admission.Handler {
 }
 
 // admit runs what the API server does with a create request for one of
-// Karmada's own kinds: CRD defaults, the mutating webhook, the permanent-id
-// label made deterministic, CRD defaults again (the API server decodes the
-// webhook's result with defaulting), then the validating webhook. It returns
-// the admitted object, or the validating webhook's reason for refusing it.
-func (w *webhooks) admit(ctx context.Context, c client.Client, gvk schema.GroupVersionKind, obj map[string]any) (map[string]any, string, error) {
+// Karmada's own kinds (an update when old, the stored object, is given):
+// CRD defaults, the mutating webhook, the permanent-id label made
+// deterministic, CRD defaults again (the API server decodes the webhook's
+// result with defaulting), then the validating webhook. It returns the
+// admitted object, or the validating webhook's reason for refusing it.
+func (w *webhooks) admit(ctx context.Context, c client.Client, gvk schema.GroupVersionKind, obj, old map[string]any) (map[string]any, string, error) {
 	kind := gvk.Kind
 	applyCRDDefaults(kind, obj)
 	raw, err := json.Marshal(obj)
@@ -99,6 +100,14 @@ func (w *webhooks) admit(ctx context.Context, c client.Client, gvk schema.GroupV
 		Operation: admissionv1.Create,
 		Object:    runtime.RawExtension{Raw: raw},
 	}}
+	if old != nil {
+		oldRaw, err := json.Marshal(old)
+		if err != nil {
+			return nil, "", err
+		}
+		req.Operation = admissionv1.Update
+		req.OldObject = runtime.RawExtension{Raw: oldRaw}
+	}
 	if h := w.mutating(kind); h != nil {
 		resp := h.Handle(ctx, req)
 		if !resp.Allowed {

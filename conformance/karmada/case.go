@@ -9,7 +9,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1alpha1 "github.com/karmada-io/karmada/pkg/apis/cluster/v1alpha1"
 	policyv1alpha1 "github.com/karmada-io/karmada/pkg/apis/policy/v1alpha1"
@@ -36,7 +35,13 @@ func (o *oracle) run(ctx context.Context, raw []byte) (ans *answer) {
 
 // caseState is one case loaded into its API server.
 type caseState struct {
-	srv       *apiServer
+	// input is the case as given; a case that continues this one is
+	// applied over it (continued.go).
+	input *caseInput
+	srv   *apiServer
+	// kinds are the template kinds the API server serves, namespaced or
+	// not.
+	kinds     map[schema.GroupVersionKind]bool
 	templates []*unstructured.Unstructured
 	// refused holds, by index, the templates the API server would not
 	// create, with its reason.
@@ -57,7 +62,18 @@ func (o *oracle) answer(ctx context.Context, raw []byte) (*answer, error) {
 		return nil, fmt.Errorf("case: %w", err)
 	}
 	ans := &answer{Rejected: []rejection{}, Results: []result{}}
-	st, err := o.load(ctx, &in, ans)
+	prev := o.last
+	o.last = nil
+	var st *caseState
+	var err error
+	if in.Continues {
+		if prev == nil {
+			return nil, fmt.Errorf("the case continues another, but the case before it failed or there is none")
+		}
+		st, err = o.advance(ctx, prev, &in, ans)
+	} else {
+		st, err = o.load(ctx, &in, ans)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -65,6 +81,7 @@ func (o *oracle) answer(ctx context.Context, raw []byte) (*answer, error) {
 	if err != nil {
 		return nil, err
 	}
+	o.last = st
 	for _, r := range runs {
 		ans.Results = append(ans.Results, r.res)
 	}
@@ -202,7 +219,9 @@ func (o *oracle) load(ctx context.Context, in *caseInput, ans *answer) (*caseSta
 
 	overrides := overridemanager.New(c, o.recorder)
 	st := &caseState{
+		input:     in,
 		srv:       srv,
+		kinds:     templateKinds,
 		templates: templates,
 		refused:   refused,
 		previous:  previous,
@@ -218,6 +237,7 @@ func (o *oracle) load(ctx context.Context, in *caseInput, ans *answer) (*caseSta
 			SkippedPropagatingNamespaces: o.skippedNamespaces,
 			ResourceInterpreter:          o.interpreter,
 			EventRecorder:                o.recorder,
+			Processor:                    droppedQueue{},
 		},
 		distributor: &dependenciesdistributor.DependenciesDistributor{
 			Client:              c,
@@ -256,29 +276,9 @@ func (o *oracle) create(ctx context.Context, srv *apiServer, raw json.RawMessage
 	if err != nil {
 		return err
 	}
-	gvk := u.GroupVersionKind()
-	admitted, reason, err := o.hooks.admit(ctx, srv.client, gvk, u.Object)
-	if err != nil {
-		return fmt.Errorf("admitting %s %s/%s: %w", gvk.Kind, u.GetNamespace(), u.GetName(), err)
-	}
-	if reason != "" {
-		ans.Rejected = append(ans.Rejected, rejection{Object: objectName(gvk.Kind, u.GetNamespace(), u.GetName()), Reason: reason})
-		return nil
-	}
-	typed, err := o.scheme.New(gvk)
-	if err != nil {
-		return fmt.Errorf("%s is not a Karmada kind the oracle knows: %w", gvk, err)
-	}
-	data, err := json.Marshal(admitted)
-	if err != nil {
+	obj, err := o.admitted(ctx, srv, u, nil, ans)
+	if err != nil || obj == nil {
 		return err
-	}
-	if err := json.Unmarshal(data, typed); err != nil {
-		return err
-	}
-	obj, ok := typed.(client.Object)
-	if !ok {
-		return fmt.Errorf("%s is not an object", gvk)
 	}
 	return srv.client.Create(ctx, obj)
 }

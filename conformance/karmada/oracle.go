@@ -52,6 +52,10 @@ type oracle struct {
 
 	skippedNamespaces []*regexp.Regexp
 	skippedResources  *util.SkippedResourceConfig
+
+	// last is the control plane the last case left, for a case that
+	// continues it; nil after a case that failed.
+	last *caseState
 }
 
 func newOracle(emptyWorkloads bool) (*oracle, error) {

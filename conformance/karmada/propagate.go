@@ -13,6 +13,7 @@ import (
 	"k8s.io/utils/ptr"
 	controllerruntime "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	policyv1alpha1 "github.com/karmada-io/karmada/pkg/apis/policy/v1alpha1"
 	workv1alpha1 "github.com/karmada-io/karmada/pkg/apis/work/v1alpha1"
@@ -343,8 +344,14 @@ func (o *oracle) distributeDependencies(ctx context.Context, st *caseState, r *t
 		return nil
 	}
 	obj, spec, err := r.getBinding(ctx, st.srv.client)
-	if err != nil || obj == nil || !spec.PropagateDeps {
+	if err != nil || obj == nil {
 		return err
+	}
+	// A binding whose policy stopped propagating dependencies still has the
+	// distributor's finalizer: the distributor then detaches it from what
+	// it attached (handleIndependentBindingDeletion).
+	if !spec.PropagateDeps && !controllerutil.ContainsFinalizer(obj, util.BindingDependenciesDistributorFinalizer) {
+		return nil
 	}
 	if err := reconcile(func() (controllerruntime.Result, error) {
 		return st.distributor.Reconcile(ctx, controllerruntime.Request{NamespacedName: r.binding})
@@ -427,7 +434,17 @@ func (o *oracle) collect(ctx context.Context, st *caseState, r *templateRun) err
 	if err := st.srv.client.List(ctx, works, client.MatchingLabelsSelector{Selector: selector}); err != nil {
 		return err
 	}
-	for _, w := range works.Items {
+	for i := range works.Items {
+		w := &works.Items[i]
+		if !w.DeletionTimestamp.IsZero() {
+			// An orphan the binding controller deleted: the execution
+			// controller removes what it applied on the member, then its
+			// finalizer, and the Work is gone.
+			if err := finishDeletion(ctx, st.srv.client, w); err != nil {
+				return err
+			}
+			continue
+		}
 		cluster, err := names.GetClusterName(w.Namespace)
 		if err != nil {
 			return err
@@ -443,5 +460,15 @@ func (o *oracle) collect(ctx context.Context, st *caseState, r *templateRun) err
 		})
 	}
 	sort.Slice(r.res.Works, func(i, j int) bool { return r.res.Works[i].Cluster < r.res.Works[j].Cluster })
+	return nil
+}
+
+// finishDeletion lets an object being deleted go, as the controller that
+// holds its finalizers does once it cleaned up.
+func finishDeletion(ctx context.Context, c client.Client, obj client.Object) error {
+	obj.SetFinalizers(nil)
+	if err := c.Update(ctx, obj); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("%s/%s: %w", obj.GetNamespace(), obj.GetName(), err)
+	}
 	return nil
 }

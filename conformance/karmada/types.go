@@ -13,6 +13,13 @@ type caseInput struct {
 	// Bindings are the schedules a control plane already holds for some
 	// templates (previous.go): the scheduler's memory.
 	Bindings []previousBinding `json:"bindings"`
+	// Continues: the case is the previous case's control plane after the
+	// user applied this one (continued.go).
+	Continues bool `json:"continues"`
+	// ClustersByName, in a case that continues another: every binding's
+	// spec.clusters is put in name order first, as garrison's rendered
+	// bindings list them (the order its next schedule reads on ties).
+	ClustersByName bool `json:"clustersByName"`
 }
 
 // previousBinding is what an existing (Cluster)ResourceBinding carries from

@@ -35,6 +35,7 @@ pub(super) fn references(inputs: &Inputs, diagnostics: &mut Diagnostics) {
             field_operators(&affinity, &path, &policy.doc, diagnostics);
         }
         failover(policy, diagnostics);
+        preemption(policy, diagnostics);
         suspension(&fleet, policy, diagnostics);
         dependent_overrides(inputs, policy, diagnostics);
         priority_class(inputs, policy, diagnostics);
@@ -489,16 +490,58 @@ fn affinities(policy: &PropagationPolicy) -> Vec<(Vec<String>, ClusterAffinity)>
     affinities
 }
 
-/// Clusters a policy suspends dispatching to must be in the fleet.
+/// A policy that preempts (`preemption: Always`) names every resource it
+/// selects: Karmada's policy webhook refuses a selector without a name
+/// there (validateResourceSelectorsIfPreemptionEnabled), as it could take
+/// templates from every other policy, so such a policy claims nothing.
+fn preemption(policy: &PropagationPolicy, diagnostics: &mut Diagnostics) {
+    if policy.spec.preemption != Some(crate::model::policy::Preemption::Always) {
+        return;
+    }
+    for (i, selector) in policy.spec.resource_selectors.iter().enumerate() {
+        if selector.name.as_deref().is_some_and(|n| !n.is_empty()) {
+            continue;
+        }
+        let index = i.to_string();
+        diagnostics.push(
+            Diagnostic::error(
+                Code::InvalidPlacement,
+                format!(
+                    "{}: with `preemption: Always` every resource selector names its resource; Karmada's webhook refuses a selector without a name",
+                    policy.display()
+                ),
+            )
+            .at(policy.doc.at(&["spec", "resourceSelectors", &index]))
+            .help("add the `name` of the resource to take over, or remove `preemption: Always`".to_string()),
+        );
+    }
+}
+
+/// Clusters a policy suspends dispatching to must be in the fleet, and
+/// are not named beside a suspension of every cluster: Karmada's policy
+/// webhook refuses `dispatching: true` with `dispatchingOnClusters`
+/// naming clusters (validateSuspension), so such a policy claims nothing
+/// there.
 fn suspension(fleet: &Fleet<'_>, policy: &PropagationPolicy, diagnostics: &mut Diagnostics) {
-    let Some(on) = policy
-        .spec
-        .suspension
-        .as_ref()
-        .and_then(|s| s.dispatching_on_clusters.as_ref())
-    else {
+    let Some(suspension) = policy.spec.suspension.as_ref() else {
         return;
     };
+    let Some(on) = suspension.dispatching_on_clusters.as_ref() else {
+        return;
+    };
+    if suspension.dispatching == Some(true) && !on.cluster_names.is_empty() {
+        diagnostics.push(
+            Diagnostic::error(
+                Code::InvalidPlacement,
+                format!(
+                    "{}: `dispatching: true` suspends every cluster, so `dispatchingOnClusters` cannot name clusters too; Karmada's webhook refuses the policy",
+                    policy.display()
+                ),
+            )
+            .at(policy.doc.at(&["spec", "suspension", "dispatchingOnClusters"]))
+            .help("keep `dispatching: true` to hold every cluster, or remove it and list the clusters to hold".to_string()),
+        );
+    }
     for (i, name) in on.cluster_names.iter().enumerate() {
         let index = i.to_string();
         let at = policy.doc.at(&[

@@ -49,6 +49,25 @@ pub fn build_package(
     }
 }
 
+/// Run the Go tests of the module in `conformance/<dir>` (`go test ./...`),
+/// failing with their output.
+pub fn test_module(dir: &str) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let ran = Command::new("go")
+        .args(["test", "-buildvcs=false", "./..."])
+        .current_dir(root.join("conformance").join(dir))
+        .output();
+    match ran {
+        Ok(out) if out.status.success() => {}
+        Ok(out) => panic!(
+            "`go test ./...` in conformance/{dir} failed:\n{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ),
+        Err(e) => panic!("Go 1.26 on PATH to test conformance/{dir} ({e}); install it (https://go.dev/dl) and run again"),
+    }
+}
+
 /// Where Go's module cache holds `module` at the version the module in
 /// `conformance/<dir>` pins (`go mod download` fetches it when it is not
 /// there yet); a missing Go fails with what to install (`needs`).
@@ -154,5 +173,16 @@ impl Drop for JsonLines {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+}
+
+/// The oracles' and the API server stage's own Go tests: each pins one
+/// behaviour of Karmada's, Clusternet's or Kubernetes' code the
+/// differential runs rely on (a previous schedule, a continued control
+/// plane, the defaulters, the coverage classes).
+#[test]
+fn the_conformance_programs_pass_their_own_tests() {
+    for dir in ["karmada", "clusternet", "kubernetes-apiserver"] {
+        test_module(dir);
     }
 }

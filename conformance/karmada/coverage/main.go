@@ -7,7 +7,7 @@
 // are covered below -min percent.
 //
 //	karmada-coverage -profile cover.txt [-classes coverage/classes.txt]
-//	                 [-table out.md] [-functions out.tsv] [-min 90]
+//	                 [-table out.md] [-functions out.tsv] [-gaps out.txt] [-min 90]
 //
 // The profile names files by import path; their source is found with
 // `go list` in the current module, so run it from conformance/karmada.
@@ -24,6 +24,7 @@ func main() {
 	classesFile := flag.String("classes", "coverage/classes.txt", "the deciding packages and the rules that classify their functions")
 	table := flag.String("table", "", "write the Markdown table here (default: print a summary)")
 	functions := flag.String("functions", "", "write every function's class and coverage here, tab-separated")
+	gaps := flag.String("gaps", "", "write the uncovered blocks of the reachable functions here, the largest gaps first")
 	min := flag.Float64("min", 0, "fail when the reachable functions' statements are covered below this percentage")
 	flag.Parse()
 	if *profile == "" {
@@ -52,6 +53,11 @@ func main() {
 	}
 	if *functions != "" {
 		if err := os.WriteFile(*functions, []byte(tsv(funcs)), 0o644); err != nil {
+			fail(err)
+		}
+	}
+	if *gaps != "" {
+		if err := os.WriteFile(*gaps, []byte(gapList(funcs)), 0o644); err != nil {
 			fail(err)
 		}
 	}

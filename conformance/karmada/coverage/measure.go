@@ -103,6 +103,15 @@ type function struct {
 	// onError and onErrorCovered count the statements of `if err != nil`
 	// branches, and of those the covered ones.
 	onError, onErrorCovered int
+	// gaps are the blocks no run covered: where to widen the cases.
+	gaps []gap
+}
+
+// A gap is one uncovered block of a function: its first line and source.
+type gap struct {
+	line, stmts int
+	onError     bool
+	source      string
 }
 
 func (f *function) class() class {
@@ -160,6 +169,9 @@ func measure(c *classes, blocks map[string][]block) ([]*function, error) {
 						f.stmts += b.stmts
 						if b.covered {
 							f.covered += b.stmts
+						} else {
+							f.gaps = append(f.gaps, gap{line: b.startLine, stmts: b.stmts, onError: onError(lines, b),
+								source: strings.TrimSpace(lines[b.startLine-1])})
 						}
 						if onError(lines, b) {
 							f.onError += b.stmts

@@ -168,3 +168,30 @@ func tsv(funcs []*function) string {
 	}
 	return b.String()
 }
+
+// gapList lists, for every reachable function with uncovered statements
+// (most uncovered first), its uncovered blocks: line, statements, whether
+// the block is an `if err != nil` branch, and the line's source.
+func gapList(funcs []*function) string {
+	var open []*function
+	for _, f := range funcs {
+		if f.class() == reachable && f.covered < f.stmts {
+			open = append(open, f)
+		}
+	}
+	sort.SliceStable(open, func(i, j int) bool {
+		return open[i].stmts-open[i].covered > open[j].stmts-open[j].covered
+	})
+	var b strings.Builder
+	for _, f := range open {
+		fmt.Fprintf(&b, "%s: %d of %d statements uncovered\n", f.key, f.stmts-f.covered, f.stmts)
+		for _, g := range f.gaps {
+			mark := ""
+			if g.onError {
+				mark = " (err)"
+			}
+			fmt.Fprintf(&b, "  %5d %3d%s  %s\n", g.line, g.stmts, mark, g.source)
+		}
+	}
+	return b.String()
+}

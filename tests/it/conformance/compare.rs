@@ -269,6 +269,84 @@ pub fn without_clusters_that_left(karmada: &Value, fleet: &[&str]) -> Value {
     karmada
 }
 
+/// Karmada's second answer without what it keeps delivering for
+/// templates that lost their policy: when a policy is deleted, or stops
+/// selecting a template, and no other policy claims it, Karmada's detector
+/// removes the claim from the template and its binding and leaves the
+/// binding as it is, so its clusters keep their Works (and a workload's
+/// dependencies stay attached to them). garrison stops delivering such a
+/// template, and a render that does so is refused (G0604) unless the user
+/// allows it (SPEC §10, "An application does not vanish by accident"); the
+/// in-process render here is the allowed one. Taken out: the clusters of
+/// each template Karmada bound in `first` and binds to no policy now where
+/// garrison does not deliver it, and the clusters a dependency is required
+/// on that only such templates explain (one of theirs where garrison does
+/// not deliver it). The rest is
+/// compared as usual. Returns the answer and how many templates it let go.
+pub fn without_bindings_karmada_keeps(
+    first: &Value,
+    karmada: &Value,
+    garrison: &Value,
+) -> (Value, usize) {
+    let mut karmada = karmada.clone();
+    let results = |answer: &Value| answer["results"].as_array().cloned().unwrap_or_default();
+    let (before, ours) = (results(first), results(garrison));
+    let Some(now) = karmada["results"].as_array_mut() else {
+        return (karmada, 0);
+    };
+    let unclaimed = |r: &Value| r["policy"].is_null() && r["skipped"].is_null();
+    let kept: Vec<usize> = (0..now.len())
+        .filter(|&i| before.get(i).is_some_and(|b| !b["policy"].is_null()) && unclaimed(&now[i]))
+        .filter(|&i| now[i]["clusters"].as_array().is_some_and(|c| !c.is_empty()))
+        .collect();
+    let stale: std::collections::BTreeSet<String> = kept
+        .iter()
+        .flat_map(|&i| now[i]["clusters"].as_array().cloned().unwrap_or_default())
+        .filter_map(|c| c["name"].as_str().map(str::to_string))
+        .collect();
+    let delivered_by_garrison = |i: usize, cluster: &str| {
+        ours.get(i).is_some_and(|o| {
+            o["works"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .any(|w| w["cluster"] == cluster)
+        })
+    };
+    // A kept template's cluster where garrison delivers it too stays: the
+    // oracle lists a cluster a dependency is also required on under
+    // `clusters` only, so it may be a live parent's.
+    for &i in &kept {
+        if let Some(clusters) = now[i]["clusters"].as_array_mut() {
+            clusters.retain(|c| {
+                c["name"]
+                    .as_str()
+                    .is_some_and(|n| delivered_by_garrison(i, n))
+            });
+        }
+    }
+    for (i, result) in now.iter_mut().enumerate() {
+        let delivered_by_garrison = |cluster: &str| delivered_by_garrison(i, cluster);
+        let explained = |cluster: &Value| {
+            cluster
+                .as_str()
+                .is_some_and(|c| stale.contains(c) && !delivered_by_garrison(c))
+        };
+        if let Some(required) = result["requiredBy"].as_array_mut() {
+            required.retain(|c| !explained(&c["name"]));
+        }
+        let listed: Vec<Value> = ["clusters", "requiredBy"]
+            .iter()
+            .flat_map(|f| result[*f].as_array().cloned().unwrap_or_default())
+            .map(|c| c["name"].clone())
+            .collect();
+        if let Some(works) = result["works"].as_array_mut() {
+            works.retain(|w| listed.contains(&w["cluster"]) || !explained(&w["cluster"]));
+        }
+    }
+    (karmada, kept.len())
+}
+
 pub fn divergences_after(
     garrison: &Value,
     karmada: &Value,

@@ -20,6 +20,26 @@ pub struct Case {
     /// has them.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub bindings: Vec<Value>,
+    /// The oracle's `continues`: the case is the control plane of the case
+    /// answered just before it, after the user applied this one.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub continues: bool,
+    /// The oracle's `clustersByName`: in a continuing case, the bindings'
+    /// clusters put in name order first, as garrison's bindings list them.
+    #[serde(rename = "clustersByName", skip_serializing_if = "std::ops::Not::not")]
+    pub clusters_by_name: bool,
+}
+
+impl Case {
+    /// This case applied over the control plane the case before it left
+    /// (the oracle's `continues`), instead of given that case's schedules.
+    pub fn continuing(&self) -> Case {
+        Case {
+            bindings: Vec::new(),
+            continues: true,
+            ..self.clone()
+        }
+    }
 }
 
 /// SplitMix64: a small, fast, seedable generator, so a case is its seed.
@@ -102,7 +122,7 @@ pub fn case(seed: u64) -> Case {
         overrides,
         customizations,
         templates,
-        bindings: Vec::new(),
+        ..Case::default()
     };
     super::widen::widen(seed, &mut case);
     case

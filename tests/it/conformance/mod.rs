@@ -125,7 +125,7 @@ fn karmada_agrees_after_a_previous_schedule() {
     let mut elapsed_in_oracle = std::time::Duration::ZERO;
     // Bound templates whose second schedule (Karmada's) is the first, and
     // those whose is not: how much the second phase moves.
-    let (mut kept, mut changed) = (0, 0);
+    let (mut kept, mut changed, mut let_go) = (0, 0, 0);
     for seed in run.seeds.clone() {
         let case_a = generate::case(seed);
         let (case_b, changes) = generate::changed(seed, &case_a);
@@ -133,6 +133,7 @@ fn karmada_agrees_after_a_previous_schedule() {
         elapsed_in_oracle += compared.oracle_time;
         kept += compared.kept;
         changed += compared.changed;
+        let_go += compared.let_go;
         if let (false, Some(dir)) = (compared.found.is_empty(), &run.dump) {
             compared.dump(dir, &seed.to_string());
         }
@@ -146,7 +147,7 @@ fn karmada_agrees_after_a_previous_schedule() {
     }
     let elapsed = started.elapsed().as_secs_f64();
     eprintln!(
-        "karmada oracle, two phases: {count} cases in {elapsed:.1} s ({:.0} cases/s; the oracle {:.1} s of it); Karmada's second schedule is its first for {kept} bound templates and differs for {changed}",
+        "karmada oracle, two phases: {count} cases in {elapsed:.1} s ({:.0} cases/s; the oracle {:.1} s of it); Karmada's second schedule is its first for {kept} bound templates and differs for {changed}; Karmada keeps delivering {let_go} templates that lost their policy, where garrison stops",
         count as f64 / elapsed.max(1e-9),
         elapsed_in_oracle.as_secs_f64()
     );
@@ -164,7 +165,7 @@ struct InTurn {
     /// Every difference, after the phase it shows in.
     found: Vec<String>,
     first: generate::Case,
-    /// The second case as the oracle got it, with its bindings.
+    /// The second case as the oracle got it (continuing the first).
     then: generate::Case,
     /// garrison's and Karmada's answers to each phase, when garrison
     /// rendered both.
@@ -173,22 +174,25 @@ struct InTurn {
     /// and those whose is not.
     kept: usize,
     changed: usize,
+    /// Templates Karmada keeps delivering after they lost their policy
+    /// (`compare::without_bindings_karmada_keeps`).
+    let_go: usize,
     oracle_time: std::time::Duration,
 }
 
 /// `first`, then `then` on top of it, through garrison (its second render
 /// reads the first's output directory) and the oracle (its second case
-/// carries the bindings of its own first answer), compared on what the
-/// member clusters store.
+/// continues the first's control plane), compared on what the member
+/// clusters store.
 fn in_turn(
     oracle: &mut oracle::Oracle,
     member: &mut stored::Member,
     first: &generate::Case,
-    mut then: generate::Case,
+    then: generate::Case,
 ) -> InTurn {
     let timer = std::time::Instant::now();
     let theirs_a = oracle.answer(first);
-    then.bindings = previous_bindings(&theirs_a);
+    let then = then.continuing();
     let theirs_b = oracle.answer(&then);
     let oracle_time = timer.elapsed();
     let (kept, changed) = schedules_kept(&theirs_a, &theirs_b);
@@ -199,6 +203,7 @@ fn in_turn(
         answers: None,
         kept,
         changed,
+        let_go: 0,
         oracle_time,
     };
     let dir = crate::support::temp();
@@ -236,11 +241,16 @@ fn in_turn(
             })
             .collect();
         let theirs_b = compare::without_clusters_that_left(&stored_b, &fleet);
+        let (theirs_b, let_go) =
+            compare::without_bindings_karmada_keeps(&stored_a, &theirs_b, &ours_b);
+        compared.let_go = let_go;
         compare::divergences_after(&ours_b, &theirs_b, || {
-            member.karmada_answer(&compare::without_clusters_that_left(
+            oracle.answer(&compared.first);
+            let by_name = member.karmada_answer(&compare::without_clusters_that_left(
                 &oracle.answer(&by_name),
                 &fleet,
-            ))
+            ));
+            compare::without_bindings_karmada_keeps(&stored_a, &by_name, &ours_b).0
         })
         .into_iter()
         .map(|d| format!("phase B: {d}"))
@@ -301,36 +311,14 @@ fn schedules_kept(before: &serde_json::Value, after: &serde_json::Value) -> (usi
     })
 }
 
-/// `case` with each previous binding's clusters in name order, as
-/// garrison's rendered bindings list them (`compare::divergences_after`).
+/// `case` continuing the first one with each binding's clusters put in
+/// name order first, as garrison's rendered bindings list them
+/// (`compare::divergences_after`).
 fn with_clusters_by_name(case: &generate::Case) -> generate::Case {
-    let mut case = case.clone();
-    for binding in &mut case.bindings {
-        if let Some(clusters) = binding["clusters"].as_array_mut() {
-            clusters.sort_by(|a, b| a["name"].as_str().cmp(&b["name"].as_str()));
-        }
+    generate::Case {
+        clusters_by_name: true,
+        ..case.continuing()
     }
-    case
-}
-
-/// The `bindings` of a next case from the oracle's answer to this one: for
-/// every template the detector bound, the binding's clusters, observed
-/// affinity group and applied placement.
-fn previous_bindings(answer: &serde_json::Value) -> Vec<serde_json::Value> {
-    answer["results"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter(|r| !r["policy"].is_null() && r["skipped"].is_null())
-        .map(|r| {
-            serde_json::json!({
-                "template": r["template"],
-                "clusters": r["clusters"],
-                "affinityName": r["affinityName"],
-                "placement": r["placement"],
-            })
-        })
-        .collect()
 }
 
 /// Hand-written cases, one JSON file each (the oracle's input format, or

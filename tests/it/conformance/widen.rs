@@ -152,6 +152,55 @@ pub fn change_more(seed: u64, case: &mut Case, changes: &mut Vec<String>) {
             }
         }
     }
+    policy_lifecycle(seed, case, changes);
+}
+
+/// A policy goes from one render to the next, or stops selecting one of
+/// its resources: the templates it claimed then go to the best policy that
+/// still selects them, or to none (Karmada's detector removes the claim
+/// from the binding and the template and leaves the binding as it is).
+fn policy_lifecycle(seed: u64, case: &mut Case, changes: &mut Vec<String>) {
+    let mut rng = Rng::new(seed ^ 0x006c_6966_6563_7963);
+    let name = |policy: &Value| {
+        policy["metadata"]["name"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    };
+    if rng.chance(15) && case.policies.len() > 1 {
+        let index = rng.below(case.policies.len() as u64) as usize;
+        let gone = case.policies.remove(index);
+        changes.push(format!("policy {} deleted", name(&gone)));
+    }
+    let propagating: Vec<usize> = (0..case.policies.len())
+        .filter(|&i| {
+            let spec = &case.policies[i]["spec"];
+            spec["propagateDeps"] == true && spec["failover"].is_null()
+        })
+        .collect();
+    if rng.chance(20) && !propagating.is_empty() {
+        let policy = &mut case.policies[*rng.pick(&propagating)];
+        policy["spec"]["propagateDeps"] = json!(false);
+        changes.push(format!(
+            "policy {} stopped propagating dependencies",
+            name(policy)
+        ));
+    }
+    if rng.chance(15) && !case.policies.is_empty() {
+        let index = rng.below(case.policies.len() as u64) as usize;
+        let policy = &mut case.policies[index];
+        let named = name(policy);
+        if let Some(selectors) = policy["spec"]["resourceSelectors"].as_array_mut() {
+            if selectors.len() > 1 {
+                let dropped = selectors.remove(rng.below(selectors.len() as u64) as usize);
+                changes.push(format!(
+                    "policy {named} stopped selecting {} {}",
+                    dropped["kind"].as_str().unwrap_or_default(),
+                    dropped["name"].as_str().unwrap_or("by label")
+                ));
+            }
+        }
+    }
 }
 
 /// Clusters added up to 60 in all, labelled and placed like the others;
