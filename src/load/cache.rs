@@ -561,6 +561,10 @@ fn encode_binding(binding: Option<&(ObjectKey, BindingRecord)>) -> Vec<u8> {
     for subscription in &binding.subscriptions {
         put_str(&mut out, subscription);
     }
+    put_uint(&mut out, binding.required.len() as u64);
+    for cluster in &binding.required {
+        put_str(&mut out, cluster);
+    }
     out
 }
 
@@ -763,6 +767,11 @@ pub fn decode_binding(payload: &[u8]) -> Option<Option<(ObjectKey, BindingRecord
             for _ in 0..count {
                 subscriptions.push(r.string()?);
             }
+            let count = r.count()?;
+            let mut required = BTreeSet::new();
+            for _ in 0..count {
+                required.insert(r.string()?);
+            }
             let binding = BindingRecord {
                 policy,
                 pinned,
@@ -773,6 +782,7 @@ pub fn decode_binding(payload: &[u8]) -> Option<Option<(ObjectKey, BindingRecord
                 affinity_name,
                 fort,
                 held,
+                required,
                 withheld,
                 digest,
                 subscriptions,

@@ -15,8 +15,8 @@ use super::customization::REVISE_OBJECT_ANNOTATION;
 use super::meta::FORT_CLUSTER_ANNOTATION;
 use super::policy::FORT_ANNOTATION;
 use super::record::{
-    DIGEST_ANNOTATION, HELD_ANNOTATION, PINNED_ANNOTATION, SUBSCRIPTIONS_ANNOTATION,
-    SUBSCRIPTION_SPEC_ANNOTATION, WITHHELD_ANNOTATION,
+    DIGEST_ANNOTATION, HELD_ANNOTATION, PINNED_ANNOTATION, REQUIRED_ANNOTATION,
+    SUBSCRIPTIONS_ANNOTATION, SUBSCRIPTION_SPEC_ANNOTATION, WITHHELD_ANNOTATION,
 };
 
 /// What every key of the domain starts with.
@@ -211,6 +211,13 @@ pub const KEYS: &[Key] = &[
         on: &[Holder::Binding],
         values: Values::Written,
         meaning: "the held clusters of the binding, on a rendered binding",
+    },
+    Key {
+        key: REQUIRED_ANNOTATION,
+        place: Place::Annotation,
+        on: &[Holder::Binding],
+        values: Values::Written,
+        meaning: "the clusters of the binding only its dependents bring it to, on a rendered binding",
     },
     Key {
         key: WITHHELD_ANNOTATION,

@@ -18,6 +18,11 @@ pub const HELD_ANNOTATION: &str = "garrison.dev/held-clusters";
 /// schedule the next render may keep, so that lifting such a hold
 /// reschedules the application (SPEC §9).
 pub const WITHHELD_ANNOTATION: &str = "garrison.dev/withheld-clusters";
+/// The clusters in the binding only because workloads that depend on the
+/// application are there (`propagateDeps`), beside its own schedule:
+/// Karmada keeps them apart (`spec.requiredBy`), and the next render does
+/// not take them for clusters the application was scheduled on.
+pub const REQUIRED_ANNOTATION: &str = "garrison.dev/required-clusters";
 /// The placement the schedule was made for (Karmada's own key).
 pub const APPLIED_PLACEMENT_ANNOTATION: &str = "policy.karmada.io/applied-placement";
 /// The render digest the application's files were made with.
@@ -60,6 +65,10 @@ pub struct BindingRecord {
     /// Clusters that were held (paused or suspended) for this application
     /// and are in its binding, frozen. Always a subset of `clusters`.
     pub held: BTreeSet<String>,
+    /// Clusters in the binding only because workloads that depend on the
+    /// application are there, not by its own schedule. Always a subset of
+    /// `clusters`.
+    pub required: BTreeSet<String>,
     /// Held clusters the application would have been on without their
     /// holds, which got none of it. `None`: the binding does not say (an
     /// older garrison wrote it, or its schedule is not remembered).
@@ -69,6 +78,24 @@ pub struct BindingRecord {
     /// The Clusternet Subscriptions that feed it (`Subscription/ns/name`);
     /// `placement` then holds a digest of their specs.
     pub subscriptions: Vec<String>,
+}
+
+impl BindingRecord {
+    /// The schedule the application's own policy made: the record without
+    /// the clusters it was only required on.
+    pub fn own_schedule(&self) -> BindingRecord {
+        BindingRecord {
+            clusters: self
+                .clusters
+                .iter()
+                .filter(|(c, _)| !self.required.contains(c))
+                .cloned()
+                .collect(),
+            held: self.held.difference(&self.required).cloned().collect(),
+            required: BTreeSet::new(),
+            ..self.clone()
+        }
+    }
 }
 
 /// The binding of the application `key`, as the document written.
@@ -115,6 +142,15 @@ fn annotations(record: &BindingRecord) -> Map<String, Value> {
         .collect();
     if !held.is_empty() {
         entries.push((HELD_ANNOTATION, held.join(",")));
+    }
+    let required: Vec<&str> = record
+        .clusters
+        .iter()
+        .map(|(c, _)| c.as_str())
+        .filter(|c| record.required.contains(*c))
+        .collect();
+    if !required.is_empty() {
+        entries.push((REQUIRED_ANNOTATION, required.join(",")));
     }
     if let Some(withheld) = &record.withheld {
         let names: Vec<&str> = withheld.iter().map(String::as_str).collect();
@@ -233,6 +269,10 @@ pub fn decode(doc: &BindingDoc) -> (ObjectKey, BindingRecord) {
             .get(HELD_ANNOTATION)
             .map(|h| cluster_list(h))
             .unwrap_or_default(),
+        required: annotations
+            .get(REQUIRED_ANNOTATION)
+            .map(|r| cluster_list(r))
+            .unwrap_or_default(),
         withheld: annotations
             .get(WITHHELD_ANNOTATION)
             .map(|w| cluster_list(w)),
@@ -282,8 +322,8 @@ mod tests {
             })
     }
 
-    /// Any record a render can write: held clusters are clusters of the
-    /// binding, and the desired count is zero unless the template is a
+    /// Any record a render can write: held and required clusters are
+    /// clusters of the binding, and the desired count is zero unless the template is a
     /// workload.
     fn record() -> impl Strategy<Value = BindingRecord> {
         let clusters = prop::collection::btree_map(name(), 0u64..1000, 0..5);
@@ -327,6 +367,12 @@ mod tests {
                         .filter(|(i, _)| pick >> (i % 64) & 1 == 1)
                         .map(|(_, (c, _))| c.clone())
                         .collect();
+                    let required = clusters
+                        .iter()
+                        .enumerate()
+                        .filter(|(i, _)| pick >> ((i + 7) % 64) & 1 == 1)
+                        .map(|(_, (c, _))| c.clone())
+                        .collect();
                     let fort = clusters
                         .first()
                         .map(|(c, _)| c.clone())
@@ -341,6 +387,7 @@ mod tests {
                         affinity_name: affinity,
                         fort,
                         held,
+                        required,
                         withheld,
                         digest,
                         subscriptions,

@@ -107,12 +107,15 @@ impl Claims<'_> {
             let binding = pinned::everywhere(&self.inputs.clusters, &held, previous);
             (Source::NamespaceAutoPropagation, binding, None)
         } else if let (Some(choice), Some(policy)) = (&choice, policy) {
+            // The policy's own schedule: clusters only dependents brought
+            // the template to are no clusters it was scheduled on.
+            let own = previous.map(BindingRecord::own_schedule);
             let request = Scheduling {
                 template,
                 policy,
                 replicas: desired,
                 requirements: replicas.as_ref().and_then(|r| r.requirements.as_ref()),
-                previous,
+                previous: own.as_ref(),
                 held: &held,
             };
             let binding = self.schedule(&request, diagnostics);
@@ -133,6 +136,7 @@ impl Claims<'_> {
             placement,
             placement_json,
             held,
+            required: BTreeSet::new(),
             override_policies: Vec::new(),
             localizing: super::Localizing::default(),
             work: WorkOptions::default(),

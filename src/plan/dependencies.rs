@@ -159,6 +159,7 @@ fn widen(existing: &mut App, required: Required) {
             .any(|a| a.cluster == cluster)
         {
             let is_held = existing.held.contains(&cluster);
+            existing.required.insert(cluster.clone());
             existing.binding.clusters.push(Assignment {
                 cluster,
                 replicas: 0,
@@ -214,6 +215,7 @@ fn follower(context: &Context<'_>, key: ObjectKey, required: Required) -> App {
         placement: None,
         placement_json: None,
         held,
+        required: BTreeSet::new(),
         override_policies: Vec::new(),
         localizing: super::Localizing::default(),
         work: WorkOptions::default(),

@@ -82,6 +82,9 @@ pub struct App {
     pub placement_json: Option<String>,
     /// Clusters held for this application (paused or suspended).
     pub held: BTreeSet<String>,
+    /// Clusters in the binding only because workloads that depend on the
+    /// application are there (`propagateDeps`), not by its own schedule.
+    pub required: BTreeSet<String>,
     /// The override policies that select the template, as indices into
     /// [`Inputs::override_policies`], in the order Karmada applies them.
     pub override_policies: Vec<usize>,
@@ -143,6 +146,7 @@ impl App {
                 .filter(|a| a.held)
                 .map(|a| a.cluster.clone())
                 .collect(),
+            required: self.required.clone(),
             withheld: (binding.remembered || !withheld.is_empty()).then(|| withheld.clone()),
             digest,
             subscriptions: match &self.source {

@@ -132,6 +132,7 @@ impl<'a> Subscribing<'a> {
             placement: None,
             placement_json: Some(text),
             held: self.paused.clone(),
+            required: BTreeSet::new(),
             override_policies: Vec::new(),
             localizing: Localizing {
                 divided,

@@ -29,6 +29,7 @@ fn binding() -> (ObjectKey, BindingRecord) {
         affinity_name: None,
         fort: Some("a".into()),
         held: ["b".to_string()].into_iter().collect(),
+        required: ["b".to_string()].into_iter().collect(),
         withheld: Some(["c".to_string()].into_iter().collect()),
         digest: Some("abc".into()),
         subscriptions: vec!["Subscription/apps/web".into()],
