@@ -4,7 +4,7 @@
 //! commit time is the source commit's, and the only time in the tree is
 //! the source commit's author date, in `hydrator.metadata`.
 
-use crate::git::Source;
+use super::Source;
 use crate::model::layout::Format;
 use crate::report::Summary;
 use std::fmt::Write as _;

@@ -24,7 +24,7 @@
 //! Empty fields are left out, as Argo CD's encoder leaves them out. No
 //! clock is read: the same source commit gives the same bytes.
 
-use crate::git::Source;
+use super::Source;
 use serde::Serialize;
 
 /// The file's name, at the root of the commit's tree.
