@@ -18,6 +18,7 @@ pub mod divide;
 pub mod estimate;
 mod models;
 pub mod policy_match;
+mod requirements;
 mod spread;
 
 pub use spread::SpreadError;
