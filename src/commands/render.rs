@@ -12,7 +12,7 @@ use crate::diag::{Diagnostics, Severity, Sources};
 use crate::model::layout::{Tree, MARKER_FILE};
 use crate::plan::Scope;
 use crate::report::Summary;
-use crate::store::branch::{self, Branch, Saved, Source};
+use crate::store::branch::{self, Branch, Saved, SourceCommit};
 use crate::store::{self, previous::Previous};
 use anyhow::Context;
 use std::collections::BTreeSet;
@@ -250,7 +250,11 @@ fn report(
 /// reads as input is an uncommitted change like a modified tracked file;
 /// other untracked files (notes, a render directory, the parse cache) are
 /// not.
-pub fn source(repo: &Path, allow_dirty: bool, printer: &Printer) -> Result<Option<Source>, Stop> {
+pub fn source(
+    repo: &Path,
+    allow_dirty: bool,
+    printer: &Printer,
+) -> Result<Option<SourceCommit>, Stop> {
     let Some(mut source) =
         branch::source_info(repo).context("cannot read the source repository")?
     else {

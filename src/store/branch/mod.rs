@@ -42,7 +42,7 @@ pub use commit::{commit_tree, identities, CommitOutcome, CommitRequest};
 pub use identity::{Identity, FALLBACK_EMAIL, FALLBACK_NAME};
 pub use read::{branch_names, list_branch, read_blobs, read_branch, read_branch_dir, Listing, Tip};
 pub use retry::{commit_on, render_onto_branch, Branch, Saved};
-pub use source::{is_strict_descendant, path_in_work_tree, source_info, Source};
+pub use source::{is_strict_descendant, path_in_work_tree, source_info, SourceCommit};
 
 use git2::{ErrorCode, Oid, Repository};
 use std::path::{Path, PathBuf};

@@ -5,7 +5,7 @@
 //! [`super::hydrator`]).
 
 use super::provenance::Provenance;
-use super::{hydrator, Source};
+use super::{hydrator, SourceCommit};
 use crate::model::layout::{self, Format, Tree};
 use crate::report::Summary;
 use crate::store::previous::{self, Previous};
@@ -34,7 +34,7 @@ pub struct Branch<'a> {
     pub repo: &'a Path,
     pub name: &'a str,
     /// The source commit rendered, if the source is a git repository.
-    pub source: Option<&'a Source>,
+    pub source: Option<&'a SourceCommit>,
     /// The source's uncommitted changes were allowed (`--allow-dirty`).
     pub allow_dirty: bool,
 }
@@ -107,7 +107,7 @@ pub fn render_onto_branch<E: From<anyhow::Error>>(
 fn newer_source_rendered(
     repo: &Path,
     stored: &Tree,
-    source: Option<&Source>,
+    source: Option<&SourceCommit>,
 ) -> anyhow::Result<Option<String>> {
     let Some(source) = source else {
         return Ok(None);

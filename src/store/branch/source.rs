@@ -8,7 +8,7 @@ use std::path::Path;
 
 /// The commit the inputs were read from.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Source {
+pub struct SourceCommit {
     /// Full SHA of HEAD.
     pub commit: String,
     /// First line (summary) of the commit message.
@@ -59,7 +59,7 @@ pub fn is_strict_descendant(repo: &Path, descendant: &str, ancestor: &str) -> Re
 
 /// HEAD of the repository containing `repo` (searched upward), or `None` when
 /// `repo` is not in a git repository or HEAD is unborn.
-pub fn source_info(repo: &Path) -> Result<Option<Source>, Error> {
+pub fn source_info(repo: &Path) -> Result<Option<SourceCommit>, Error> {
     let git = match Repository::discover(repo) {
         Ok(git) => git,
         Err(e) if e.code() == ErrorCode::NotFound => return Ok(None),
@@ -126,7 +126,7 @@ pub fn source_info(repo: &Path) -> Result<Option<Source>, Error> {
         .find_remote("origin")
         .ok()
         .and_then(|remote| remote.url().ok().map(without_credentials));
-    Ok(Some(Source {
+    Ok(Some(SourceCommit {
         commit: commit.id().to_string(),
         subject,
         author,
