@@ -15,7 +15,7 @@ use crate::model::inputs::Inputs;
 use crate::model::layout::{self, Format, Layout, Tree};
 use crate::model::previous::PreviousRender;
 use crate::plan::{Plan, Scope};
-use crate::store::previous::{recorded_format, unchanged, Fetch, Previous};
+use crate::store::previous::{unchanged, Fetch, Previous};
 use crate::store::{self, Rendered};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
@@ -151,10 +151,8 @@ pub fn run(request: Request<'_>, printer: &Printer) -> Result<Outcome, Stop> {
         printer.diagnostics(&diagnostics, &inputs.sources);
         return Err(Stop::Exit(ExitStatus::Error));
     }
-    let format = format
-        .or_else(|| recorded_format(&stored.files))
-        .unwrap_or_default();
     let mut previous = previous::from_partial(stored.files, stored.unread, &cache);
+    let format = format.or(previous.format).unwrap_or_default();
     // Only speed is lost when the cache cannot be written: not worth a warning.
     let _ = cache.save();
     let planning = Planning {
@@ -216,7 +214,7 @@ fn load_inputs(
 fn guard_removals(
     inputs: &Inputs,
     previous: &PreviousRender,
-    built: &mut Built,
+    built: &mut Planned,
     purpose: Purpose,
     strict: bool,
     diagnostics: &mut Diagnostics,
@@ -251,7 +249,7 @@ fn severity(prune: Prune) -> Option<Severity> {
 }
 
 impl Outcome {
-    fn new(inputs: Inputs, previous: PreviousRender, built: Built, format: Format) -> Outcome {
+    fn new(inputs: Inputs, previous: PreviousRender, built: Planned, format: Format) -> Outcome {
         let read = InputCounts {
             templates: inputs.templates.len(),
             propagation_policies: inputs.propagation_policies.len(),
@@ -286,7 +284,7 @@ struct Planning<'a> {
 }
 
 /// The plan and the trees built from it.
-struct Built {
+struct Planned {
     plan: Plan,
     tree: Tree,
     kept: BTreeSet<String>,
@@ -313,7 +311,7 @@ fn plan_and_build(
     planning: Planning<'_>,
     diagnostics: &mut Diagnostics,
     spinner: &Spinner,
-) -> Result<Built, Halt> {
+) -> Result<Planned, Halt> {
     let Planning {
         scope,
         format,
@@ -324,7 +322,7 @@ fn plan_and_build(
     let options = crate::plan::Options { scope, format };
     let plan = decide(inputs, previous, &options, strict, diagnostics)?;
     if purpose == Purpose::Explain {
-        return Ok(Built {
+        return Ok(Planned {
             plan,
             tree: Tree::new(),
             kept: BTreeSet::new(),
@@ -354,7 +352,7 @@ fn plan_and_build(
             diagnostics.extend(errors);
             Halt::Refused
         })?;
-    Ok(Built {
+    Ok(Planned {
         plan,
         tree: built.tree,
         kept: built.kept,
@@ -436,8 +434,7 @@ pub fn mass_prune(
         &paused,
     );
     removal.diagnostic(config, severity, || {
-        let format = recorded_format(&previous.files).unwrap_or_default();
-        crate::prune::names(&previous.bindings, format)
+        crate::prune::names(&previous.bindings, previous.format.unwrap_or_default())
     })
 }
 

@@ -1,9 +1,10 @@
 //! The previous render as a render reads it: every file, or only the
 //! bindings and the marker with the other files read when the render
-//! compares or copies them; the output format it records; and whether a
-//! new render holds what it held.
+//! compares or copies them; and whether a new render holds what it held.
+//! The format it records is read once, into
+//! [`crate::model::previous::PreviousRender::format`].
 
-use crate::model::layout::{self, Format, Tree};
+use crate::model::layout::{self, Tree};
 use std::collections::BTreeSet;
 
 /// The previous render as a render starts from: every file read, or (for a
@@ -52,17 +53,6 @@ impl From<Tree> for Previous<'_> {
             unread: BTreeSet::new(),
             fetch: None,
         }
-    }
-}
-
-/// The output format recorded in a previous render's marker, if any.
-pub fn recorded_format(tree: &Tree) -> Option<Format> {
-    let marker = tree.get(layout::MARKER_FILE)?;
-    let text = String::from_utf8_lossy(marker);
-    if text.contains("\"format\":\"work\"") {
-        Some(Format::Work)
-    } else {
-        Some(Format::Manifests)
     }
 }
 
