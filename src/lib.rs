@@ -4,9 +4,10 @@
 //! `Inputs`; `plan` (with `schedule`, `fort`, `pause`, `overrides`,
 //! `interpret`) decides, from the inputs and the previous render, where
 //! every application goes (a `Plan`, no bytes); `emit` makes each cluster's
-//! objects with `plan::materialise`, builds the `Tree` of files and swaps it
-//! onto disk, unless `prune` finds that it would remove most of the previous
-//! render; `git` commits it to a branch; `report` summarises. `diag`
+//! objects with `plan::materialise` and builds the `Tree` of files, unless
+//! `prune` finds that it would remove most of the previous render; `store`
+//! reads the previous render from a directory or a branch and puts the new
+//! tree in its place; `report` summarises. `diag`
 //! carries every user-facing fault. `docs/architecture.md` draws the
 //! modules and says which owns what.
 
@@ -16,7 +17,6 @@ pub mod commands;
 pub mod diag;
 pub mod emit;
 pub mod fort;
-pub mod git;
 pub mod interpret;
 pub mod load;
 pub mod model;
@@ -29,5 +29,6 @@ pub mod report;
 pub mod reuse;
 pub mod schedule;
 pub mod schema;
+pub mod store;
 pub mod vanish;
 pub mod yaml;

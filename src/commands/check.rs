@@ -4,12 +4,13 @@
 use super::pipeline::{self, Purpose, Request};
 use super::printer::Printer;
 use super::settings::{CompareSettings, Guards};
-use super::{stored, ExitStatus, Stop};
+use super::{ExitStatus, Stop};
 use crate::plan::Scope;
 use crate::report;
+use crate::store;
 
 pub fn run(settings: &CompareSettings, printer: &Printer) -> Result<ExitStatus, Stop> {
-    let old = stored::read(&settings.stored, &settings.repo.root)?;
+    let old = store::read(&settings.stored, &settings.repo.root)?;
     let outcome = pipeline::run(
         Request {
             repo: &settings.repo,

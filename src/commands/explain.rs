@@ -4,11 +4,12 @@
 use super::pipeline::{self, Purpose, Request};
 use super::printer::Printer;
 use super::settings::ExplainSettings;
-use super::{stored, ExitStatus, Stop};
+use super::{ExitStatus, Stop};
 use crate::plan::materialise::Materialiser;
 use crate::plan::{App, Scope};
 use crate::report::explain;
 use crate::report::query::Query;
+use crate::store;
 
 pub fn run(settings: &ExplainSettings, printer: &Printer) -> Result<ExitStatus, Stop> {
     let query = match Query::parse(
@@ -23,7 +24,7 @@ pub fn run(settings: &ExplainSettings, printer: &Printer) -> Result<ExitStatus, 
         }
     };
     let old = match &settings.stored {
-        Some(s) => stored::read(s, &settings.repo.root)?,
+        Some(s) => store::read(s, &settings.repo.root)?,
         None => Default::default(),
     };
     let skip = settings

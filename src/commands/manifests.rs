@@ -8,9 +8,10 @@
 use super::pipeline::{self, Purpose, Request};
 use super::printer::Printer;
 use super::settings::{Guards, ManifestsSettings};
-use super::{stored, ExitStatus, Stop};
+use super::{ExitStatus, Stop};
 use crate::model::layout::{self, Tree};
 use crate::plan::Scope;
+use crate::store;
 use std::collections::BTreeMap;
 
 /// How many of the fleet's clusters an unknown cluster's error lists.
@@ -18,7 +19,7 @@ const CLUSTERS_LISTED: usize = 10;
 
 pub fn run(settings: &ManifestsSettings, printer: &Printer) -> Result<ExitStatus, Stop> {
     let old = match &settings.stored {
-        Some(s) => stored::read(s, &settings.repo.root)?,
+        Some(s) => store::read(s, &settings.repo.root)?,
         None => Tree::new(),
     };
     let outcome = pipeline::run(

@@ -3,25 +3,22 @@
 //! The command line is resolved once into [`settings`] (plain data, no
 //! IO); each command reads only those. Every command that renders runs
 //! [`pipeline`] with a [`pipeline::Request`]; `render` stores the result
-//! through [`stored`], which also reads the stored render for every other
-//! command. Everything printed goes through the one [`printer::Printer`].
-//! The modules depend on each other in one direction: `render` → `shard`
-//! → `stored` → `pipeline` → `settings`, `printer`.
+//! through [`crate::store`], which also reads the stored render for every
+//! other command. Everything printed goes through the one
+//! [`printer::Printer`]. The modules depend on each other in one
+//! direction: `render` → `shard` → `pipeline` → `settings`, `printer`.
 
 mod check;
 mod diff;
 mod explain;
-mod hydrator;
 mod man;
 mod manifests;
 mod pipeline;
 mod printer;
-mod provenance;
 mod render;
 mod report;
 mod settings;
 mod shard;
-mod stored;
 mod validate;
 
 use crate::cli::Cli;
@@ -95,7 +92,7 @@ pub fn run(cli: &Cli) -> ExitStatus {
 /// workflow checks it out, or else from the current directory (`""` when
 /// it is neither below, nor given as a relative path).
 fn annotation_prefix(repo: &std::path::Path) -> String {
-    if let Some(path) = crate::git::path_in_work_tree(repo) {
+    if let Some(path) = crate::store::branch::path_in_work_tree(repo) {
         return path;
     }
     let from_cwd = std::env::current_dir()

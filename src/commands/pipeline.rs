@@ -15,6 +15,8 @@ use crate::model::inputs::Inputs;
 use crate::model::layout::{self, Format, Layout, Tree};
 use crate::model::previous::PreviousRender;
 use crate::plan::{Plan, Scope};
+use crate::store::previous::{unchanged, Fetch, Previous};
+use crate::store::{self, Rendered};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
@@ -91,66 +93,6 @@ impl Purpose {
     }
 }
 
-/// The previous render as handed to [`run`]: every file read, or (for a
-/// reusing render) only the bindings and the marker, the other files
-/// listed in `unread` and read on demand by `fetch`.
-pub struct Previous<'a> {
-    pub files: Tree,
-    pub unread: BTreeSet<String>,
-    pub fetch: Option<&'a Fetch<'a>>,
-}
-
-/// Reads the named files of the previous render.
-pub type Fetch<'a> = dyn Fn(&[String]) -> anyhow::Result<Tree> + Sync + 'a;
-
-impl<'a> Previous<'a> {
-    /// The previous render known by its `listing`, as a reusing render
-    /// reads it: the bindings (the scheduler's memory) and the marker now,
-    /// through `fetch`, any other file only when the render compares or
-    /// copies it. With `everything`, every file now.
-    pub fn listed(
-        listing: impl IntoIterator<Item = String>,
-        everything: bool,
-        fetch: &'a Fetch<'a>,
-    ) -> anyhow::Result<Previous<'a>> {
-        let mut now = Vec::new();
-        let mut unread = BTreeSet::new();
-        for path in listing {
-            if everything || layout::is_binding(&path) || path == layout::MARKER_FILE {
-                now.push(path);
-            } else {
-                unread.insert(path);
-            }
-        }
-        Ok(Previous {
-            files: fetch(&now)?,
-            unread,
-            fetch: Some(fetch),
-        })
-    }
-}
-
-impl From<Tree> for Previous<'_> {
-    fn from(files: Tree) -> Self {
-        Previous {
-            files,
-            unread: BTreeSet::new(),
-            fetch: None,
-        }
-    }
-}
-
-/// The output format recorded in a previous render's marker, if any.
-pub fn recorded_format(tree: &Tree) -> Option<Format> {
-    let marker = tree.get(layout::MARKER_FILE)?;
-    let text = String::from_utf8_lossy(marker);
-    if text.contains("\"format\":\"work\"") {
-        Some(Format::Work)
-    } else {
-        Some(Format::Manifests)
-    }
-}
-
 /// `diagnostics` as `--strict` takes them: every warning an error.
 fn judged(strict: bool, diagnostics: Diagnostics) -> Diagnostics {
     if strict {
@@ -163,7 +105,7 @@ fn judged(strict: bool, diagnostics: Diagnostics) -> Diagnostics {
 /// What a render against the stored render `compare` names would make,
 /// written nowhere: the run `diff` and `report` read (a mass prune warns).
 pub fn preview(compare: &CompareSettings, printer: &Printer) -> Result<Outcome, Stop> {
-    let old = super::stored::read(&compare.stored, &compare.repo.root)?;
+    let old = store::read(&compare.stored, &compare.repo.root)?;
     run(
         Request {
             repo: &compare.repo,
@@ -209,10 +151,8 @@ pub fn run(request: Request<'_>, printer: &Printer) -> Result<Outcome, Stop> {
         printer.diagnostics(&diagnostics, &inputs.sources);
         return Err(Stop::Exit(ExitStatus::Error));
     }
-    let format = format
-        .or_else(|| recorded_format(&stored.files))
-        .unwrap_or_default();
     let mut previous = previous::from_partial(stored.files, stored.unread, &cache);
+    let format = format.or(previous.format).unwrap_or_default();
     // Only speed is lost when the cache cannot be written: not worth a warning.
     let _ = cache.save();
     let planning = Planning {
@@ -274,7 +214,7 @@ fn load_inputs(
 fn guard_removals(
     inputs: &Inputs,
     previous: &PreviousRender,
-    built: &mut Built,
+    built: &mut Planned,
     purpose: Purpose,
     strict: bool,
     diagnostics: &mut Diagnostics,
@@ -309,7 +249,7 @@ fn severity(prune: Prune) -> Option<Severity> {
 }
 
 impl Outcome {
-    fn new(inputs: Inputs, previous: PreviousRender, built: Built, format: Format) -> Outcome {
+    fn new(inputs: Inputs, previous: PreviousRender, built: Planned, format: Format) -> Outcome {
         let read = InputCounts {
             templates: inputs.templates.len(),
             propagation_policies: inputs.propagation_policies.len(),
@@ -344,7 +284,7 @@ struct Planning<'a> {
 }
 
 /// The plan and the trees built from it.
-struct Built {
+struct Planned {
     plan: Plan,
     tree: Tree,
     kept: BTreeSet<String>,
@@ -371,7 +311,7 @@ fn plan_and_build(
     planning: Planning<'_>,
     diagnostics: &mut Diagnostics,
     spinner: &Spinner,
-) -> Result<Built, Halt> {
+) -> Result<Planned, Halt> {
     let Planning {
         scope,
         format,
@@ -382,7 +322,7 @@ fn plan_and_build(
     let options = crate::plan::Options { scope, format };
     let plan = decide(inputs, previous, &options, strict, diagnostics)?;
     if purpose == Purpose::Explain {
-        return Ok(Built {
+        return Ok(Planned {
             plan,
             tree: Tree::new(),
             kept: BTreeSet::new(),
@@ -412,7 +352,7 @@ fn plan_and_build(
             diagnostics.extend(errors);
             Halt::Refused
         })?;
-    Ok(Built {
+    Ok(Planned {
         plan,
         tree: built.tree,
         kept: built.kept,
@@ -494,8 +434,7 @@ pub fn mass_prune(
         &paused,
     );
     removal.diagnostic(config, severity, || {
-        let format = recorded_format(&previous.files).unwrap_or_default();
-        crate::prune::names(&previous.bindings, format)
+        crate::prune::names(&previous.bindings, previous.format.unwrap_or_default())
     })
 }
 
@@ -558,71 +497,17 @@ impl Outcome {
             self.format,
         )
     }
-}
 
-/// Whether `new` (plus the `kept` files, left as they are) renders what
-/// `old` (plus the `unread` files) held, provenance files aside: every
-/// written file has its previous bytes, and every previous file is written
-/// again or kept.
-pub fn unchanged(
-    old: &Tree,
-    unread: &BTreeSet<String>,
-    new: &Tree,
-    kept: &BTreeSet<String>,
-) -> bool {
-    let provenance = |p: &str| layout::PROVENANCE_FILES.contains(&p);
-    new.iter()
-        .filter(|(p, _)| !provenance(p))
-        .all(|(p, bytes)| old.get(p) == Some(bytes))
-        && old
-            .keys()
-            .filter(|p| !provenance(p))
-            .all(|p| new.contains_key(p) || kept.contains(p))
-        && unread.iter().all(|p| provenance(p) || kept.contains(p))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn tree(files: &[(&str, &str)]) -> Tree {
-        files
-            .iter()
-            .map(|(p, b)| (p.to_string(), b.as_bytes().to_vec()))
-            .collect()
-    }
-
-    fn set(paths: &[&str]) -> BTreeSet<String> {
-        paths.iter().map(|p| p.to_string()).collect()
-    }
-
-    #[test]
-    fn unchanged_ignores_provenance_and_counts_kept_and_unread_files() {
-        let old = tree(&[("a", "1"), (layout::MARKER_FILE, "m1")]);
-        let none = set(&[]);
-        let same = tree(&[("a", "1"), (layout::MARKER_FILE, "m2")]);
-        assert!(unchanged(&old, &none, &same, &none), "provenance aside");
-        assert!(
-            !unchanged(&old, &none, &tree(&[("a", "2")]), &none),
-            "bytes changed"
-        );
-        assert!(!unchanged(&old, &none, &tree(&[]), &none), "a file gone");
-        assert!(
-            unchanged(&old, &none, &tree(&[]), &set(&["a"])),
-            "kept unread"
-        );
-        assert!(
-            !unchanged(&old, &none, &tree(&[("a", "1"), ("b", "1")]), &none),
-            "a file added"
-        );
-        let unread = set(&["b", layout::MARKER_FILE]);
-        assert!(
-            !unchanged(&old, &unread, &same, &none),
-            "an unread file gone"
-        );
-        assert!(
-            unchanged(&old, &unread, &same, &set(&["b"])),
-            "an unread file kept"
-        );
+    /// What the store needs of this render to store it.
+    pub fn into_rendered(self) -> Rendered {
+        Rendered {
+            summary: self.summary(),
+            unchanged: self.unchanged(),
+            tree: self.tree,
+            kept: self.kept,
+            format: self.format,
+            previous: self.previous.files,
+            unread: self.previous.unread,
+        }
     }
 }

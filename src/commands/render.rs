@@ -1,20 +1,26 @@
 //! `garrison render`, in the [`Mode`] its settings resolved to: into a
 //! directory, onto a branch, one shard of the fleet ([`super::shard`]), or
 //! merged shards. The render is planned by [`pipeline`], stored by
-//! [`stored`], then reported: the summary on stdout, and for CI the
+//! [`crate::store`], then reported: the summary on stdout, and for CI the
 //! Markdown step summary and the `key=value` outputs.
 
 use super::pipeline::{self, Purpose, Request};
 use super::printer::Printer;
-use super::settings::{Guards, Mode, Prune, RenderSettings, Stored, Verbosity};
-use super::stored::{self, Saved};
+use super::settings::{Guards, Location, Mode, Prune, RenderSettings, Verbosity};
 use super::{shard, ExitStatus, Stop};
 use crate::diag::{Diagnostics, Severity, Sources};
 use crate::model::layout::{Tree, MARKER_FILE};
 use crate::plan::Scope;
 use crate::report::Summary;
+use crate::store::branch::{self, Branch, Saved, SourceCommit};
+use crate::store::{self, previous::Previous};
 use anyhow::Context;
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
+
+/// How many changed files, and how many untracked input files, a refusal
+/// names.
+const FILES_LISTED: usize = 10;
 
 pub fn run(settings: &RenderSettings, printer: &Printer) -> Result<ExitStatus, Stop> {
     match &settings.mode {
@@ -34,7 +40,7 @@ pub fn run(settings: &RenderSettings, printer: &Printer) -> Result<ExitStatus, S
 fn render_request<'a>(
     settings: &'a RenderSettings,
     skip: Vec<PathBuf>,
-    previous: pipeline::Previous<'a>,
+    previous: Previous<'a>,
 ) -> Request<'a> {
     Request {
         repo: &settings.repo,
@@ -54,11 +60,12 @@ fn to_directory(
     out: &Path,
     printer: &Printer,
 ) -> Result<ExitStatus, Stop> {
-    let summary = stored::render_into_directory(out, !settings.reuse, |previous| {
+    let summary = store::render_into_directory(out, !settings.reuse, |previous| {
         pipeline::run(
             render_request(settings, vec![out.to_path_buf()], previous),
             printer,
         )
+        .map(pipeline::Outcome::into_rendered)
     })?;
     report(settings, printer, &summary, None)?;
     Ok(ExitStatus::Success)
@@ -66,17 +73,21 @@ fn to_directory(
 
 fn to_branch(settings: &RenderSettings, name: &str, printer: &Printer) -> Result<ExitStatus, Stop> {
     let repo = &settings.repo.root;
-    let source = stored::source(repo, settings.allow_dirty, printer)?;
-    let branch = stored::Branch {
+    let source = source(repo, settings.allow_dirty, printer)?;
+    let branch = Branch {
         repo,
         name,
         source: source.as_ref(),
         allow_dirty: settings.allow_dirty,
     };
-    let (summary, saved) =
-        stored::render_onto_branch(&branch, !settings.reuse, printer, |previous| {
-            pipeline::run(render_request(settings, Vec::new(), previous), printer)
-        })?;
+    let notice = |text: std::fmt::Arguments<'_>| printer.notice(text);
+    let rendered = branch::render_onto_branch(&branch, !settings.reuse, &notice, |previous| {
+        pipeline::run(render_request(settings, Vec::new(), previous), printer)
+            .map(pipeline::Outcome::into_rendered)
+    })?;
+    let Some((summary, saved)) = rendered else {
+        return Ok(ExitStatus::Success);
+    };
     report(settings, printer, &summary, Some((&branch, saved)))?;
     Ok(ExitStatus::Success)
 }
@@ -87,14 +98,14 @@ fn to_branch(settings: &RenderSettings, name: &str, printer: &Printer) -> Result
 fn merge(
     settings: &RenderSettings,
     shards: &[PathBuf],
-    into: &Stored,
+    into: &Location,
     printer: &Printer,
 ) -> Result<ExitStatus, Stop> {
     let _lock = match into {
-        Stored::Dir(out) => Some(stored::lock(out)?),
-        Stored::Branch(_) => None,
+        Location::Dir(out) => Some(store::lock(out)?),
+        Location::Branch(_) => None,
     };
-    let base = stored::read_base(into, &settings.repo.root)?;
+    let base = store::read_base(into, &settings.repo.root)?;
     let shard::Combined {
         tree: mut merged,
         held_back,
@@ -148,28 +159,29 @@ fn merge(
     let fleet = outcome.inputs.clusters.iter();
     summary.include_fleet(fleet.map(|c| (c.name.as_str(), c.paused)), held_back);
     match into {
-        Stored::Dir(out) => {
+        Location::Dir(out) => {
             if summary.changed() || !out.exists() {
-                stored::write_directory(out, &merged, &outcome.previous.files)?;
+                store::write_directory(out, &merged, &outcome.previous.files)?;
             }
             report(settings, printer, &summary, None)?;
         }
-        Stored::Branch(name) => {
+        Location::Branch(name) => {
             let repo = &settings.repo.root;
-            let source = stored::source(repo, settings.allow_dirty, printer)?;
-            let branch = stored::Branch {
+            let source = source(repo, settings.allow_dirty, printer)?;
+            let branch = Branch {
                 repo,
                 name,
                 source: source.as_ref(),
                 allow_dirty: settings.allow_dirty,
             };
-            let saved = stored::commit_on(
+            let notice = |text: std::fmt::Arguments<'_>| printer.notice(text);
+            let saved = branch::commit_on(
                 &branch,
                 (base.tip, &outcome.previous.files),
                 merged,
                 &summary,
                 outcome.format,
-                printer,
+                &notice,
             )?;
             report(settings, printer, &summary, Some((&branch, saved)))?;
         }
@@ -185,7 +197,7 @@ fn report(
     settings: &RenderSettings,
     printer: &Printer,
     summary: &Summary,
-    branch: Option<(&stored::Branch<'_>, Saved)>,
+    branch: Option<(&Branch<'_>, Saved)>,
 ) -> anyhow::Result<()> {
     printer.summary(summary, settings.verbosity == Verbosity::Quiet)?;
     if settings.verbosity == Verbosity::Verbose && !printer.json() {
@@ -231,4 +243,67 @@ fn report(
         }
     }
     Ok(())
+}
+
+/// The source commit, refusing a dirty working tree unless `allow_dirty`.
+/// The working tree is what is rendered, so an untracked file garrison
+/// reads as input is an uncommitted change like a modified tracked file;
+/// other untracked files (notes, a render directory, the parse cache) are
+/// not.
+pub fn source(
+    repo: &Path,
+    allow_dirty: bool,
+    printer: &Printer,
+) -> Result<Option<SourceCommit>, Stop> {
+    let Some(mut source) =
+        branch::source_info(repo).context("cannot read the source repository")?
+    else {
+        return Ok(None);
+    };
+    let untracked: Vec<String> = if source.untracked.is_empty() {
+        Vec::new()
+    } else {
+        let inputs: BTreeSet<String> = crate::load::input_paths(repo).into_iter().collect();
+        source
+            .untracked
+            .iter()
+            .filter(|path| inputs.contains(*path))
+            .cloned()
+            .collect()
+    };
+    if (source.dirty || !untracked.is_empty()) && !allow_dirty {
+        let repo = repo.display();
+        let (changed, new) = (listed(&source.changed), listed(&untracked));
+        let what = match (source.dirty, untracked.is_empty()) {
+            (true, true) => {
+                format!("tracked files in `{repo}` have uncommitted changes: {changed}; commit them")
+            }
+            (true, false) => format!(
+                "tracked files in `{repo}` have uncommitted changes: {changed}, and input files are untracked: {new}; commit them"
+            ),
+            (false, _) => format!(
+                "input files in `{repo}` are untracked: {new}; commit them or list them in .gitignore"
+            ),
+        };
+        printer.error(format_args!(
+            "{what}, or pass --allow-dirty to render the working tree anyway"
+        ));
+        return Err(Stop::Exit(ExitStatus::Error));
+    }
+    // Recorded in the marker and the commit message as any uncommitted change.
+    source.dirty |= !untracked.is_empty();
+    Ok(Some(source))
+}
+
+/// The first [`FILES_LISTED`] of `paths`, quoted, and how many more.
+fn listed(paths: &[String]) -> String {
+    let mut listed: Vec<String> = paths
+        .iter()
+        .take(FILES_LISTED)
+        .map(|path| format!("`{path}`"))
+        .collect();
+    if paths.len() > FILES_LISTED {
+        listed.push(format!("and {} more", paths.len() - FILES_LISTED));
+    }
+    listed.join(", ")
 }

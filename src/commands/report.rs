@@ -5,7 +5,7 @@
 
 use super::pipeline;
 use super::printer::Printer;
-use super::settings::{ReportSettings, Stored};
+use super::settings::{Location, ReportSettings};
 use super::{ExitStatus, Stop};
 use crate::report::{explain, html};
 use anyhow::Context as _;
@@ -30,8 +30,8 @@ pub fn run(settings: &ReportSettings, printer: &Printer) -> Result<ExitStatus, S
         format: outcome.format,
         explanations: &explanations,
         against: match &compare.stored {
-            Stored::Dir(dir) => dir.display().to_string(),
-            Stored::Branch(branch) => format!("branch {branch}"),
+            Location::Dir(dir) => dir.display().to_string(),
+            Location::Branch(branch) => format!("branch {branch}"),
         },
     });
     let page = html::page(&report);

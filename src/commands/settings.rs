@@ -6,6 +6,7 @@
 
 use crate::cli::{self, Cli, Command};
 use crate::model::layout::Format;
+pub use crate::store::Location;
 use std::path::PathBuf;
 
 /// What the command line asks for.
@@ -36,7 +37,7 @@ impl Settings {
             Command::Check(args) => Settings::Check(CompareSettings::resolve(args, strict)),
             Command::Explain(args) => Settings::Explain(ExplainSettings {
                 repo: RepoSettings::resolve(&args.repo, strict),
-                stored: Stored::resolve_optional(&args.out, &args.branch),
+                stored: optional_location(&args.out, &args.branch),
                 object: args.object.clone(),
                 name: args.name.clone(),
                 namespace: args.namespace.clone(),
@@ -47,7 +48,7 @@ impl Settings {
             }),
             Command::Manifests(args) => Settings::Manifests(ManifestsSettings {
                 repo: RepoSettings::resolve(&args.repo, strict),
-                stored: Stored::resolve_optional(&args.out, &args.branch),
+                stored: optional_location(&args.out, &args.branch),
                 format: args.format.map(Into::into),
                 cluster: args.cluster.clone(),
             }),
@@ -101,39 +102,21 @@ impl RepoSettings {
     }
 }
 
-/// Where a render is stored: the previous render a command reads, and
-/// where `render` puts the new one.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Stored {
-    Dir(PathBuf),
-    Branch(String),
+/// The stored render `--out` or `--branch` names (`out` when neither).
+fn location(args: &cli::StoredRender) -> Location {
+    match (&args.out, &args.branch) {
+        (_, Some(branch)) => Location::Branch(branch.clone()),
+        (Some(out), None) => Location::Dir(out.clone()),
+        (None, None) => Location::Dir(PathBuf::from("out")),
+    }
 }
 
-impl Stored {
-    fn resolve(args: &cli::StoredRender) -> Stored {
-        match (&args.out, &args.branch) {
-            (_, Some(branch)) => Stored::Branch(branch.clone()),
-            (Some(out), None) => Stored::Dir(out.clone()),
-            (None, None) => Stored::Dir(PathBuf::from("out")),
-        }
-    }
-
-    /// The stored render named by an optional `--out` or `--branch`.
-    fn resolve_optional(out: &Option<PathBuf>, branch: &Option<String>) -> Option<Stored> {
-        match (out, branch) {
-            (_, Some(branch)) => Some(Stored::Branch(branch.clone())),
-            (Some(out), None) => Some(Stored::Dir(out.clone())),
-            (None, None) => None,
-        }
-    }
-
-    /// Directories the source walk must skip: a render directory may sit
-    /// inside the repository, and is no input.
-    pub fn skip(&self) -> Vec<PathBuf> {
-        match self {
-            Stored::Dir(dir) => vec![dir.clone()],
-            Stored::Branch(_) => Vec::new(),
-        }
+/// The stored render named by an optional `--out` or `--branch`.
+fn optional_location(out: &Option<PathBuf>, branch: &Option<String>) -> Option<Location> {
+    match (out, branch) {
+        (_, Some(branch)) => Some(Location::Branch(branch.clone())),
+        (Some(out), None) => Some(Location::Dir(out.clone())),
+        (None, None) => None,
     }
 }
 
@@ -161,7 +144,7 @@ pub struct RenderSettings {
 
 impl RenderSettings {
     fn resolve(args: &cli::RenderArgs, strict: bool) -> RenderSettings {
-        let stored = Stored::resolve(&args.target);
+        let stored = location(&args.target);
         let mode = if let (Some((index, count)), Some(dir)) = (args.shard, &args.shard_dir) {
             Mode::Shard {
                 index,
@@ -176,8 +159,8 @@ impl RenderSettings {
             }
         } else {
             match stored {
-                Stored::Dir(out) => Mode::Directory(out),
-                Stored::Branch(branch) => Mode::Branch(branch),
+                Location::Dir(out) => Mode::Directory(out),
+                Location::Branch(branch) => Mode::Branch(branch),
             }
         };
         RenderSettings {
@@ -222,11 +205,14 @@ pub enum Mode {
         index: usize,
         count: usize,
         dir: PathBuf,
-        base: Stored,
+        base: Location,
     },
     /// Combine the directories `shards` written by shard renders, and
     /// store the result at `into` (`--merge-shards`).
-    Merge { shards: Vec<PathBuf>, into: Stored },
+    Merge {
+        shards: Vec<PathBuf>,
+        into: Location,
+    },
 }
 
 /// How much a render prints on stdout.
@@ -280,7 +266,7 @@ impl Guards {
 pub struct CompareSettings {
     pub repo: RepoSettings,
     /// The render compared with; it must exist.
-    pub stored: Stored,
+    pub stored: Location,
     /// The output format; `None` takes the stored render's.
     pub format: Option<Format>,
 }
@@ -289,7 +275,7 @@ impl CompareSettings {
     fn resolve(args: &cli::StoredArgs, strict: bool) -> CompareSettings {
         CompareSettings {
             repo: RepoSettings::resolve(&args.repo, strict),
-            stored: Stored::resolve(&args.stored),
+            stored: location(&args.stored),
             format: args.format.map(Into::into),
         }
     }
@@ -315,7 +301,7 @@ pub struct ExplainSettings {
     pub repo: RepoSettings,
     /// The stored render, if one is named (stickiness, pauses and the
     /// scheduler's memory depend on it).
-    pub stored: Option<Stored>,
+    pub stored: Option<Location>,
     /// The application, as typed: KIND/NAMESPACE/NAME, KIND/NAME or KIND.
     pub object: String,
     /// Its name, when `object` is the kind alone.
@@ -328,7 +314,7 @@ pub struct ExplainSettings {
 pub struct ManifestsSettings {
     pub repo: RepoSettings,
     /// The stored render, if one is named, as for `explain`.
-    pub stored: Option<Stored>,
+    pub stored: Option<Location>,
     /// The output format; `None` takes the stored render's.
     pub format: Option<Format>,
     /// The cluster whose manifests are printed, as typed.
@@ -361,14 +347,14 @@ mod tests {
                 index: 2,
                 count: 3,
                 dir: "s".into(),
-                base: Stored::Branch("b".into()),
+                base: Location::Branch("b".into()),
             }
         );
         assert_eq!(
             render(&["--out", "o", "--merge-shards", "s1", "s2"]).mode,
             Mode::Merge {
                 shards: vec!["s1".into(), "s2".into()],
-                into: Stored::Dir("o".into()),
+                into: Location::Dir("o".into()),
             }
         );
     }

@@ -7,12 +7,13 @@
 
 use super::pipeline::{self, Purpose, Request};
 use super::printer::Printer;
-use super::settings::{Guards, RenderSettings, Stored, Verbosity};
-use super::{stored, ExitStatus, Stop};
-use crate::emit::write;
+use super::settings::{Guards, Location, RenderSettings, Verbosity};
+use super::{ExitStatus, Stop};
 use crate::model::layout::{Tree, MARKER_FILE};
 use crate::plan::Scope;
 use crate::report;
+use crate::store;
+use crate::store::directory;
 use anyhow::{bail, Context};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -49,17 +50,17 @@ pub fn render(
     settings: &RenderSettings,
     (index, count): (usize, usize),
     dir: &Path,
-    base: &Stored,
+    base: &Location,
     printer: &Printer,
 ) -> Result<ExitStatus, Stop> {
-    let _lock = stored::lock(dir)?;
+    let _lock = store::lock(dir)?;
     // The previous render is read as `diff` reads it: under the shared
     // lock, never half of an update (`merge` holds the exclusive one).
     let previous = match base {
-        Stored::Dir(out) if out.exists() => Some(stored::lock_shared(out)?),
+        Location::Dir(out) if out.exists() => Some(store::lock_shared(out)?),
         _ => None,
     };
-    let stored::Base { tip, tree } = stored::read_base(base, &settings.repo.root)?;
+    let store::Base { tip, tree } = store::read_base(base, &settings.repo.root)?;
     drop(previous);
     let mut skip = base.skip();
     skip.push(dir.to_path_buf());
@@ -97,7 +98,7 @@ pub fn render(
             &summary.held_back,
         ),
     );
-    write::write_tree(dir, &tree, &Tree::new())
+    directory::write_tree(dir, &tree, &Tree::new())
         .with_context(|| format!("cannot write shard {index}/{count} to `{}`", dir.display()))?;
     printer.summary(&summary, settings.verbosity == Verbosity::Quiet)?;
     Ok(ExitStatus::Success)
@@ -164,7 +165,7 @@ pub fn combine(shards: &[PathBuf], tip: Option<&str>) -> anyhow::Result<Combined
     let mut seen: Vec<usize> = Vec::new();
     let mut count = None;
     for dir in shards {
-        let tree = write::read_tree(dir)
+        let tree = directory::read_tree(dir)
             .with_context(|| format!("cannot read shard `{}`", dir.display()))?;
         let info = shard_info(dir, &tree)?;
         if *count.get_or_insert(info.count) != info.count {

@@ -1,6 +1,6 @@
 //! Emitting: a [`Plan`] into its files ([`render`]: every object made and
-//! serialised, or kept), the files into a [`Tree`], and a tree onto disk
-//! ([`write`]).
+//! serialised, or kept), and the files into a [`Tree`] of bytes. Nothing
+//! here touches the disk: `crate::store` puts the tree in place.
 //!
 //! The tree is built in memory, whole, before anything is written: one file
 //! per object under `clusters/<cluster>/`, a `kustomization.yaml` listing
@@ -8,19 +8,15 @@
 //! per application under `bindings/`, and a marker file. Paused clusters are
 //! copied byte for byte from the previous render; held applications keep
 //! their previous files; unchanged applications ([`crate::reuse`]) keep
-//! theirs unread, listed in [`Built::kept`] instead of held in memory. A large change is written to a sibling directory
-//! that is then swapped in; a small one is applied in place from a journal
-//! that the next lock of the directory finishes (see [`write`]), so an
-//! interrupted or failed render leaves the old output or the new one.
+//! theirs unread, listed in [`Built::kept`] instead of held in memory.
 
 pub mod render;
 pub mod work;
-pub mod write;
 pub mod yaml;
 
 use crate::diag::{Code, Diagnostic, Diagnostics};
 use crate::model::binding::binding_name;
-use crate::model::layout::{self, Format, Layout, Tree, KUSTOMIZATION, MARKER_FILE};
+use crate::model::layout::{self, Format, Layout, Tree, MARKER_FILE};
 use crate::model::meta::ObjectKey;
 use crate::model::previous::PreviousRender;
 use crate::model::record;

@@ -12,7 +12,7 @@
 //!   `{apiVersion, kind, namespace, name}` (namespace nil means `default`).
 //! - `getResourceQuantity(q)`: a quantity as a (float) number.
 
-use super::lua::{from_lua, to_json, to_lua, Empties};
+use super::convert::{from_lua, to_json, to_lua, Empties};
 use crate::model::quantity::parse_quantity;
 use crate::schedule::estimate::requirements_from_pod_spec;
 use mlua::{Lua, Table, Value as LuaValue};

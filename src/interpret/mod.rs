@@ -11,6 +11,7 @@
 //! operation: see [`Interpreter`] (`customized`), the sandbox (`lua`) and the
 //! `kube` helper library (`kube`). Only these submodules import mlua.
 
+mod convert;
 mod customized;
 mod kube;
 mod lua;

@@ -6,7 +6,8 @@
 //! does not know are warnings (never silently dropped); names are checked
 //! with Kubernetes' rules; duplicates are errors naming both places.
 
-use super::karmada_kind::{self, KarmadaKind};
+use super::kinds::{role, unknown_kind_help, Role};
+use super::names::{check_policy_name, check_template_name};
 use super::typed;
 use crate::diag::{unknown_field, Code, Diagnostic, Diagnostics, FileId, Origin, Sources};
 use crate::model::autoscaling::{self, FederatedHpa, FederatedHpaDoc};
@@ -16,14 +17,11 @@ use crate::model::clusternet::{GlobalizationDoc, LocalizationDoc, SubscriptionDo
 use crate::model::customization::{
     CustomizationDoc, CustomizationManifest, REVISE_OBJECT_ANNOTATION,
 };
-use crate::model::domain::Holder;
 use crate::model::inputs::{
     Document, Globalization, Inputs, Localization, OverridePolicy, PinnedBinding,
     PropagationPolicy, Subscription, Template,
 };
-use crate::model::meta::{
-    dns_label_fault, dns_subdomain_fault, group_of, path_segment_fault, ObjectKey,
-};
+use crate::model::meta::{dns_label_fault, ObjectKey};
 use crate::model::override_policy::OverrideSpec;
 use crate::model::policy::PropagationPolicyDoc;
 use crate::model::resource_model::{self, ModelFault as ResourceModelFault};
@@ -34,142 +32,6 @@ use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
-
-const POLICY_GROUP: &str = "policy.karmada.io";
-const WORK_GROUP: &str = "work.karmada.io";
-const CONFIG_GROUP: &str = "config.karmada.io";
-const CLUSTER_GROUP: &str = "cluster.karmada.io";
-const AUTOSCALING_GROUP: &str = "autoscaling.karmada.io";
-const CLUSTERNET_GROUP: &str = "clusters.clusternet.io";
-const CLUSTERNET_APPS_GROUP: &str = "apps.clusternet.io";
-/// Why Clusternet's hub-generated kinds are not inputs.
-const HUB_STATE: &str = "Clusternet's hub generates it from Subscriptions; a repository declares Subscriptions, Localizations and Globalizations";
-
-/// The role of a document, decided by its apiVersion and kind.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Role {
-    PropagationPolicy {
-        cluster_scoped: bool,
-    },
-    OverridePolicy {
-        cluster_scoped: bool,
-    },
-    Cluster,
-    ManagedCluster,
-    Binding {
-        cluster_scoped: bool,
-    },
-    /// A ResourceInterpreterCustomization (Lua interpreters, karmada-semantics §f).
-    Customization,
-    /// A ClusterTaintPolicy: taints for clusters by their conditions.
-    TaintPolicy,
-    /// A FederatedHPA: bounds on its target's replicas.
-    Autoscaler,
-    /// Clusternet's Subscription, Localization and Globalization.
-    Subscription,
-    Localization,
-    Globalization,
-    /// Known to Clusternet but meaningless offline: warned about, not propagated.
-    Unsupported(&'static str),
-    /// One of Karmada's own kinds that a render does not deliver.
-    Karmada(&'static KarmadaKind),
-    /// kustomize's own files are not Kubernetes objects.
-    Kustomize,
-    Template,
-}
-
-impl Role {
-    /// Which documents of garrison's own domain (`garrison.dev/` keys) it is.
-    fn holder(self) -> Option<Holder> {
-        Some(match self {
-            Role::PropagationPolicy { .. } => Holder::PropagationPolicy,
-            Role::OverridePolicy { .. } => Holder::OverridePolicy,
-            Role::Cluster => Holder::Cluster,
-            Role::ManagedCluster => Holder::ManagedCluster,
-            Role::Binding { .. } => Holder::Binding,
-            Role::Customization => Holder::ResourceInterpreterCustomization,
-            Role::TaintPolicy => Holder::ClusterTaintPolicy,
-            Role::Autoscaler => Holder::FederatedHpa,
-            Role::Subscription => Holder::Subscription,
-            Role::Localization => Holder::Localization,
-            Role::Globalization => Holder::Globalization,
-            Role::Template => Holder::Template,
-            Role::Unsupported(_) | Role::Karmada(_) | Role::Kustomize => return None,
-        })
-    }
-}
-
-/// Every kind garrison reads as an input, by API group. A new kind, or a
-/// new dialect's kinds, is a line here; Karmada's kinds that are not inputs
-/// are [`karmada_kind`]'s. Any other kind of these groups is refused
-/// (G0108), so a misspelt policy is never taken for a template.
-const KINDS: &[(&str, &str, Role)] = &[
-    (POLICY_GROUP, "PropagationPolicy", Role::PropagationPolicy { cluster_scoped: false }),
-    (POLICY_GROUP, "ClusterPropagationPolicy", Role::PropagationPolicy { cluster_scoped: true }),
-    (POLICY_GROUP, "OverridePolicy", Role::OverridePolicy { cluster_scoped: false }),
-    (POLICY_GROUP, "ClusterOverridePolicy", Role::OverridePolicy { cluster_scoped: true }),
-    (POLICY_GROUP, "ClusterTaintPolicy", Role::TaintPolicy),
-    (CLUSTER_GROUP, "Cluster", Role::Cluster),
-    (CLUSTERNET_GROUP, "ManagedCluster", Role::ManagedCluster),
-    (WORK_GROUP, "ResourceBinding", Role::Binding { cluster_scoped: false }),
-    (WORK_GROUP, "ClusterResourceBinding", Role::Binding { cluster_scoped: true }),
-    (CONFIG_GROUP, "ResourceInterpreterCustomization", Role::Customization),
-    (AUTOSCALING_GROUP, "FederatedHPA", Role::Autoscaler),
-    (CLUSTERNET_APPS_GROUP, "Subscription", Role::Subscription),
-    (CLUSTERNET_APPS_GROUP, "Localization", Role::Localization),
-    (CLUSTERNET_APPS_GROUP, "Globalization", Role::Globalization),
-    (CLUSTERNET_APPS_GROUP, "Base", Role::Unsupported(HUB_STATE)),
-    (CLUSTERNET_APPS_GROUP, "Description", Role::Unsupported(HUB_STATE)),
-    (CLUSTERNET_APPS_GROUP, "FeedInventory", Role::Unsupported(HUB_STATE)),
-    (CLUSTERNET_APPS_GROUP, "Manifest", Role::Unsupported(HUB_STATE)),
-    (
-        CLUSTERNET_APPS_GROUP,
-        "HelmChart",
-        Role::Unsupported("an offline render cannot fetch or render charts; render the chart into manifests in the repository and feed those"),
-    ),
-];
-
-/// The role of a document of `kind` in `api_version`'s group; `Err` for an
-/// unknown kind of a group [`KINDS`] lists.
-fn role(api_version: &str, kind: &str) -> Result<Role, ()> {
-    let group = group_of(api_version);
-    if let Some((_, _, role)) = KINDS.iter().find(|(g, k, _)| *g == group && *k == kind) {
-        return Ok(*role);
-    }
-    if let Some(own) = karmada_kind::find(group, kind) {
-        return Ok(Role::Karmada(own));
-    }
-    if KINDS.iter().any(|(g, _, _)| *g == group) || karmada_kind::is_karmada_group(group) {
-        return Err(());
-    }
-    Ok(if group == "kustomize.config.k8s.io" {
-        Role::Kustomize
-    } else {
-        Role::Template
-    })
-}
-
-/// The help of G0108: the closest kind of the group, or all of them.
-fn unknown_kind_help(api_version: &str, kind: &str) -> String {
-    let group = group_of(api_version);
-    let kinds: Vec<&str> = KINDS
-        .iter()
-        .filter(|(g, _, _)| *g == group)
-        .map(|(_, kind, _)| *kind)
-        .chain(karmada_kind::kinds_of(group))
-        .collect();
-    match crate::diag::closest(kind, kinds.iter().copied()) {
-        Some(near) => format!("did you mean `{near}`?"),
-        None => format!(
-            "the kinds of `{group}` are {}",
-            kinds
-                .iter()
-                .map(|k| format!("`{k}`"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-    }
-}
 
 /// Sort parsed documents into [`Inputs`] (sources are filled in by the caller).
 pub fn classify(
@@ -1212,117 +1074,6 @@ fn string_map(value: Option<&Value>) -> BTreeMap<String, String> {
         .unwrap_or_default()
 }
 
-/// A name for a message: escaped, and cut short when very long.
-fn shown_name(name: &str) -> String {
-    let escaped = name.escape_debug().to_string();
-    if escaped.chars().count() > 64 {
-        format!("{}…", escaped.chars().take(40).collect::<String>())
-    } else {
-        escaped
-    }
-}
-
-/// Built-in API groups whose object names must be DNS subdomains. RBAC and
-/// custom kinds allow the looser path-segment names (`system:controller`).
-fn strict_names(group: &str) -> bool {
-    matches!(
-        group,
-        "" | "apps"
-            | "batch"
-            | "networking.k8s.io"
-            | "policy"
-            | "autoscaling"
-            | "storage.k8s.io"
-            | "scheduling.k8s.io"
-    )
-}
-
-fn check_template_name(
-    doc: &Document,
-    api_version: &str,
-    name: &str,
-    namespace: Option<&str>,
-    diagnostics: &mut Diagnostics,
-) -> bool {
-    let fault = if strict_names(group_of(api_version)) {
-        dns_subdomain_fault(name)
-    } else {
-        path_segment_fault(name)
-    };
-    if let Some(fault) = fault {
-        diagnostics.push(
-            Diagnostic::error(Code::InvalidName, format!("object name `{}` {fault}", shown_name(name)))
-                .at(doc.at(&["metadata", "name"]))
-                .help("Kubernetes names are lower-case letters, digits, `-` and `.`, at most 253 characters"),
-        );
-        return false;
-    }
-    if let Some(ns) = namespace {
-        if let Some(fault) = dns_label_fault(ns) {
-            diagnostics.push(
-                Diagnostic::error(Code::InvalidName, format!("namespace `{}` {fault}", shown_name(ns)))
-                    .at(doc.at(&["metadata", "namespace"]))
-                    .help("namespaces are DNS labels: lower-case letters, digits and `-`, at most 63 characters"),
-            );
-            return false;
-        }
-    }
-    true
-}
-
-fn check_policy_name(
-    doc: &Document,
-    kind: &str,
-    name: &str,
-    namespace: Option<&str>,
-    cluster_scoped: bool,
-    diagnostics: &mut Diagnostics,
-) -> bool {
-    if let Some(fault) = dns_subdomain_fault(name) {
-        diagnostics.push(
-            Diagnostic::error(
-                Code::InvalidName,
-                format!("{kind} name `{}` {fault}", shown_name(name)),
-            )
-            .at(doc.at(&["metadata", "name"]))
-            .help("Kubernetes names are lower-case letters, digits, `-` and `.`, at most 253 characters"),
-        );
-        return false;
-    }
-    if !cluster_scoped {
-        match namespace {
-            None => {
-                diagnostics.push(
-                    Diagnostic::error(
-                        Code::MissingNamespace,
-                        format!("{kind} `{name}` is namespaced but has no `metadata.namespace`"),
-                    )
-                    .at(Origin {
-                        file: doc.file,
-                        pos: doc.node.locate_key(&["metadata"]),
-                    })
-                    .help("give it the namespace of the templates it selects, or set `defaultNamespace` in garrison.yaml"),
-                );
-                return false;
-            }
-            Some(ns) => {
-                if let Some(fault) = dns_label_fault(ns) {
-                    diagnostics.push(
-                        Diagnostic::error(
-                            Code::InvalidName,
-                            format!("namespace `{}` {fault}", shown_name(ns)),
-                        )
-                        .at(doc.at(&["metadata", "namespace"]))
-                        .help("namespaces are DNS labels: lower-case letters, digits and `-`, at most 63 characters"),
-                    );
-                    return false;
-                }
-            }
-        }
-    }
-    true
-}
-
 /// Read a typed kind strictly (SPEC §10): a field the type does not declare
 /// and a value of the wrong type are errors at their line and column.
 pub fn parse_typed<T: DeserializeOwned>(
@@ -1383,6 +1134,7 @@ fn typed_diagnostic(file: FileId, kind: &str, fault: typed::Fault) -> Diagnostic
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::load::karmada_kind;
     use crate::load::yaml::{parse_stream, Limits};
 
     /// Classify one YAML text as file 0; its diagnostics rendered concisely.

@@ -15,6 +15,8 @@ pub mod config;
 mod domain;
 pub mod dry;
 mod karmada_kind;
+mod kinds;
+mod names;
 pub mod previous;
 pub mod templates;
 pub mod typed;

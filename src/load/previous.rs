@@ -2,7 +2,7 @@
 //! memory (clusters, replicas, placement, observed affinity, fort, holds).
 
 use crate::model::binding::BindingDoc;
-use crate::model::layout::{self, Tree};
+use crate::model::layout::{self, Format, Tree};
 use crate::model::meta::ObjectKey;
 use crate::model::previous::PreviousRender;
 use crate::model::record::{self, BindingRecord};
@@ -38,6 +38,7 @@ pub fn from_partial(
         .filter_map(|bytes| cache.binding(bytes, || binding(bytes)))
         .collect();
     PreviousRender {
+        format: Format::recorded(&files),
         files,
         unread,
         bindings,

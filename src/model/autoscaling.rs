@@ -10,7 +10,7 @@
 //! read, and [`bounded`] is that step. Only typing and the checks of
 //! Karmada's webhook here; scaling templates is `load::autoscale`'s job.
 
-use super::inputs::Document;
+use super::document::Document;
 use super::meta::ObjectMeta;
 use serde::Deserialize;
 use serde_json::Value;

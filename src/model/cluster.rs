@@ -9,6 +9,7 @@ use super::affinity::ClusterView;
 use super::meta::ObjectMeta;
 use super::quantity::ResourceSummary;
 use super::resource_model::{self, ModelGrade};
+pub use super::resource_model::{ResourceModel, ResourceModelRange};
 use super::selector::Labels;
 use crate::diag::Origin;
 use serde::{Deserialize, Serialize};
@@ -264,24 +265,6 @@ pub struct KarmadaClusterSpec {
 pub struct SecretReference {
     pub namespace: String,
     pub name: String,
-}
-
-/// A grade of Karmada's resource models, as written: the API server's
-/// stored form is [`super::resource_model::stored`]'s.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ResourceModel {
-    pub grade: u64,
-    pub ranges: Vec<ResourceModelRange>,
-}
-
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ResourceModelRange {
-    pub name: String,
-    /// Quantities: a string (`"1Gi"`) or a number.
-    pub min: Value,
-    pub max: Value,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -76,7 +76,7 @@ pub struct DrySource {
     pub helm: Option<HelmSource>,
     /// Where the entry is written in `garrison.yaml`.
     #[serde(skip)]
-    pub doc: Option<crate::model::inputs::Document>,
+    pub doc: Option<crate::model::document::Document>,
 }
 
 /// A Helm release rendered with `helm template`.

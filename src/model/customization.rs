@@ -8,7 +8,7 @@
 //! fields), in the annotation [`REVISE_OBJECT_ANNOTATION`]. Only typing here:
 //! compiling and running scripts is `interpret`'s job.
 
-use super::inputs::Document;
+use super::document::Document;
 use super::meta::ObjectMeta;
 use crate::diag::Origin;
 use serde::Deserialize;

@@ -4,39 +4,15 @@ use super::binding::BindingDoc;
 use super::cluster::Cluster;
 use super::clusternet::{GlobalizationSpec, LocalizationSpec, SubscriptionSpec};
 use super::customization::CustomizationDoc;
+pub use super::document::Document;
 use super::meta::ObjectKey;
 use super::override_policy::OverrideSpec;
 use super::policy::PropagationSpec;
 use super::resource_selector::TemplateView;
 use super::selector::Labels;
 use crate::diag::{FileId, Origin, Sources};
-use crate::node::Node;
 use serde_json::Value;
 use std::collections::BTreeMap;
-
-/// A typed document's text position tree, kept so later stages can point
-/// at the exact field they complain about.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Document {
-    pub file: FileId,
-    pub node: Node,
-}
-
-impl Document {
-    /// The origin of the field at `path` (or of its nearest written ancestor).
-    pub fn at(&self, path: &[&str]) -> Origin {
-        Origin {
-            file: self.file,
-            pos: self.node.locate(path),
-        }
-    }
-    pub fn origin(&self) -> Origin {
-        Origin {
-            file: self.file,
-            pos: self.node.pos,
-        }
-    }
-}
 
 /// A resource template: any object garrison propagates.
 #[derive(Clone, Debug, PartialEq)]

@@ -11,6 +11,7 @@ pub mod cluster;
 pub mod clusternet;
 pub mod config;
 pub mod customization;
+pub mod document;
 pub mod domain;
 pub mod inputs;
 pub mod layout;

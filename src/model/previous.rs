@@ -5,6 +5,7 @@
 //! and Divided schedules stable, and their render digests let unchanged
 //! applications keep their files; the bytes are what a paused cluster keeps.
 
+use super::layout::Format;
 use super::meta::ObjectKey;
 use super::record::BindingRecord;
 use std::collections::{BTreeMap, BTreeSet};
@@ -18,6 +19,9 @@ pub struct PreviousRender {
     /// what it compares or copies, and keeps the rest in place.
     pub unread: BTreeSet<String>,
     pub bindings: BTreeMap<ObjectKey, BindingRecord>,
+    /// The output format its marker records; `None` where there is no
+    /// render (or no marker) yet.
+    pub format: Option<Format>,
 }
 
 impl PreviousRender {

@@ -12,8 +12,27 @@
 //! so a cluster that reports `allocatableModelings` without models is
 //! estimated on the default grades, as the live control plane does.
 
-use super::cluster::ResourceModel;
 use super::quantity::{go_quantity, quantity_of, Quantity, QuantityError};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// A grade of Karmada's resource models, as written: the API server's
+/// stored form is [`stored`]'s.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ResourceModel {
+    pub grade: u64,
+    pub ranges: Vec<ResourceModelRange>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ResourceModelRange {
+    pub name: String,
+    /// Quantities: a string (`"1Gi"`) or a number.
+    pub min: Value,
+    pub max: Value,
+}
 
 /// One grade as the estimator reads it: the minimum of every range, which
 /// is the capacity Karmada gives each node of the grade (`buildModelNodes`).

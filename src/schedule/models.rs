@@ -14,7 +14,7 @@
 //! `util.Resource.MaxDivided` allows of it at the start, and the answer is
 //! the sum of that over the nodes, computed here without the loop.
 
-use super::estimate::{is_scalar_resource, ReplicaRequirements};
+use super::requirements::{is_scalar_resource, ReplicaRequirements};
 use crate::model::quantity::AllocatableModeling;
 use crate::model::resource_model::ModelGrade;
 use std::collections::BTreeMap;

@@ -26,8 +26,8 @@ const LAYERS: &[(&str, u8)] = &[
     ("vanish", 8),
     ("emit", 9),
     ("report", 10),
-    ("git", 10),
     ("cli", 11),
+    ("store", 11),
     ("commands", 12),
 ];
 

@@ -930,7 +930,7 @@ fn github_annotations_name_files_from_the_root_of_the_checkout() {
     assert_eq!(annotated(dir.path(), &absolute), "deploy/fleet/ghost.yaml");
     assert_eq!(annotated(&mono, "."), "deploy/fleet/ghost.yaml");
     // Out of git (unless the temporary directory itself is in a work tree).
-    if garrison::git::path_in_work_tree(&plain).is_some() {
+    if garrison::store::branch::path_in_work_tree(&plain).is_some() {
         return;
     }
     assert_eq!(annotated(&plain, "sub/fleet"), "sub/fleet/ghost.yaml");

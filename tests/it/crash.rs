@@ -251,7 +251,7 @@ fn a_second_render_into_a_locked_directory_is_refused_and_changes_nothing() {
     write_version(&fleet, "v1", APPS);
     let before = fleet.render().tree;
     write_version(&fleet, "v2", APPS);
-    let lock = match garrison::emit::write::lock(fleet.out()) {
+    let lock = match garrison::store::directory::lock(fleet.out()) {
         Ok(lock) => lock,
         Err(e) => panic!("{e}"),
     };

@@ -58,6 +58,18 @@ impl Format {
             Format::Work => "work",
         }
     }
+
+    /// The format a render's marker file records (`files` holds the
+    /// render's root), read here alone; `None` without a marker.
+    pub fn recorded(files: &Tree) -> Option<Format> {
+        let marker = files.get(MARKER_FILE)?;
+        let text = String::from_utf8_lossy(marker);
+        if text.contains("\"format\":\"work\"") {
+            Some(Format::Work)
+        } else {
+            Some(Format::Manifests)
+        }
+    }
 }
 
 /// The paths of one render, whose object files depend on its [`Format`].

@@ -8,6 +8,7 @@ use garrison::load::{cache::Cache, load_repository, previous, LoadOptions};
 use garrison::model::layout::{Format, Tree};
 use garrison::model::previous::PreviousRender;
 use garrison::plan::{Plan, Source};
+use garrison::store::directory;
 use serde_json::{json, Value};
 use std::path::Path;
 
@@ -32,9 +33,9 @@ pub fn answers_in_turn(first: &Case, then: &Case, dir: &Path) -> Result<(Value, 
     let answer_a = results(first, &plan, &rendered)?;
     let built = emit::build_tree(&plan, rendered, &none, Format::Work, &Default::default())
         .map_err(|d| format!("phase A: {d:?}"))?;
-    emit::write::write_tree(&out, &built.tree, &Tree::new()).map_err(|e| e.to_string())?;
+    directory::write_tree(&out, &built.tree, &Tree::new()).map_err(|e| e.to_string())?;
 
-    let stored = emit::write::read_tree(&out).map_err(|e| e.to_string())?;
+    let stored = directory::read_tree(&out).map_err(|e| e.to_string())?;
     let previous = previous::from_tree(stored);
     let (plan, rendered) = render(then, &repo_b, &previous).map_err(|e| format!("phase B: {e}"))?;
     Ok((answer_a, results(then, &plan, &rendered)?))

@@ -1,4 +1,5 @@
-//! Putting a [`Tree`] on disk so that a crash never leaves a mix of renders.
+//! A render stored in a directory: putting a [`Tree`] on disk so that a
+//! crash never leaves a mix of renders, and reading one back.
 //!
 //! Two paths, chosen by the size of the change:
 //!
@@ -25,7 +26,7 @@
 //!
 //! A [`Lock`] keeps two garrison commands from using one directory at once.
 
-use super::{Tree, KUSTOMIZATION, MARKER_FILE};
+use crate::model::layout::{Tree, KUSTOMIZATION, MARKER_FILE};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 use std::fs;

@@ -4,20 +4,20 @@
 //! commit time is the source commit's, and the only time in the tree is
 //! the source commit's author date, in `hydrator.metadata`.
 
-use crate::git::Source;
+use super::SourceCommit;
 use crate::model::layout::Format;
 use crate::report::Summary;
 use std::fmt::Write as _;
 
 pub struct Provenance {
-    pub source: Option<Source>,
+    pub source: Option<SourceCommit>,
     pub allow_dirty: bool,
     /// The source commit's time, so re-rendering the same source gives the same commit.
     pub time: Option<i64>,
 }
 
 impl Provenance {
-    pub fn new(source: Option<Source>, allow_dirty: bool) -> Provenance {
+    pub fn new(source: Option<SourceCommit>, allow_dirty: bool) -> Provenance {
         let time = source.as_ref().map(|s| s.time);
         Provenance {
             source,

@@ -24,7 +24,7 @@
 //! Empty fields are left out, as Argo CD's encoder leaves them out. No
 //! clock is read: the same source commit gives the same bytes.
 
-use crate::git::Source;
+use super::SourceCommit;
 use serde::Serialize;
 
 /// The file's name, at the root of the commit's tree.
@@ -75,7 +75,7 @@ pub struct Commit {
 
 /// The bytes of `hydrator.metadata` for a render of `source`: JSON
 /// indented by two spaces, ending in a newline.
-pub fn metadata(source: &Source) -> Vec<u8> {
+pub fn metadata(source: &SourceCommit) -> Vec<u8> {
     let message = source.message.trim();
     let (subject, body) = message.split_once("\n\n").unwrap_or((message, ""));
     let value = Metadata {
@@ -381,8 +381,8 @@ pub fn utc_rfc3339(seconds: i64) -> String {
 mod tests {
     use super::*;
 
-    fn source(message: &str, trailers: &[(&str, &str)]) -> Source {
-        Source {
+    fn source(message: &str, trailers: &[(&str, &str)]) -> SourceCommit {
+        SourceCommit {
             commit: "0123456789abcdef0123456789abcdef01234567".into(),
             subject: message.lines().next().unwrap_or("").into(),
             author: "Ada Lovelace <ada@example.com>".into(),
