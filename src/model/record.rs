@@ -133,24 +133,20 @@ fn annotations(record: &BindingRecord) -> Map<String, Value> {
     if let Some(fort) = &record.fort {
         entries.push((FORT_CLUSTER_ANNOTATION, fort.clone()));
     }
-    // In binding order, as the clusters are listed.
-    let held: Vec<&str> = record
-        .clusters
-        .iter()
-        .map(|(c, _)| c.as_str())
-        .filter(|c| record.held.contains(*c))
-        .collect();
-    if !held.is_empty() {
-        entries.push((HELD_ANNOTATION, held.join(",")));
-    }
-    let required: Vec<&str> = record
-        .clusters
-        .iter()
-        .map(|(c, _)| c.as_str())
-        .filter(|c| record.required.contains(*c))
-        .collect();
-    if !required.is_empty() {
-        entries.push((REQUIRED_ANNOTATION, required.join(",")));
+    // In binding order, as the clusters are listed; written when any.
+    for (key, set) in [
+        (HELD_ANNOTATION, &record.held),
+        (REQUIRED_ANNOTATION, &record.required),
+    ] {
+        let listed: Vec<&str> = record
+            .clusters
+            .iter()
+            .map(|(c, _)| c.as_str())
+            .filter(|c| set.contains(*c))
+            .collect();
+        if !listed.is_empty() {
+            entries.push((key, listed.join(",")));
+        }
     }
     if let Some(withheld) = &record.withheld {
         let names: Vec<&str> = withheld.iter().map(String::as_str).collect();
