@@ -121,12 +121,7 @@ fn unknown_cluster(wanted: &str, names: Vec<&str>) -> String {
 mod tests {
     use super::*;
 
-    fn tree(files: &[(&str, &str)]) -> Tree {
-        files
-            .iter()
-            .map(|(p, b)| (p.to_string(), b.as_bytes().to_vec()))
-            .collect()
-    }
+    use crate::model::layout::text_tree as tree;
 
     #[test]
     fn a_clusters_files_are_its_objects_without_the_kustomization() {

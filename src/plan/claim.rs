@@ -109,13 +109,16 @@ impl Claims<'_> {
         } else if let (Some(choice), Some(policy)) = (&choice, policy) {
             // The policy's own schedule: clusters only dependents brought
             // the template to are no clusters it was scheduled on.
-            let own = previous.map(BindingRecord::own_schedule);
+            // (Copied only for the few records that list such clusters.)
+            let own = previous
+                .filter(|p| !p.required.is_empty())
+                .map(BindingRecord::own_schedule);
             let request = Scheduling {
                 template,
                 policy,
                 replicas: desired,
                 requirements: replicas.as_ref().and_then(|r| r.requirements.as_ref()),
-                previous: own.as_ref(),
+                previous: own.as_ref().or(previous),
                 held: &held,
             };
             let binding = self.schedule(&request, diagnostics);

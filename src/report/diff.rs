@@ -126,12 +126,7 @@ pub fn unified_diff(old: &Tree, new: &Tree, color: bool) -> String {
 mod tests {
     use super::*;
 
-    fn tree(files: &[(&str, &str)]) -> Tree {
-        files
-            .iter()
-            .map(|(p, t)| (p.to_string(), t.as_bytes().to_vec()))
-            .collect()
-    }
+    use crate::model::layout::text_tree as tree;
 
     #[test]
     fn secret_values_never_reach_a_diff() {

@@ -81,12 +81,7 @@ pub fn unchanged(
 mod tests {
     use super::*;
 
-    fn tree(files: &[(&str, &str)]) -> Tree {
-        files
-            .iter()
-            .map(|(p, b)| (p.to_string(), b.as_bytes().to_vec()))
-            .collect()
-    }
+    use crate::model::layout::text_tree as tree;
 
     fn set(paths: &[&str]) -> BTreeSet<String> {
         paths.iter().map(|p| p.to_string()).collect()

@@ -24,6 +24,15 @@ use std::collections::BTreeMap;
 /// Output files by path relative to the output root, sorted by construction.
 pub type Tree = BTreeMap<String, Vec<u8>>;
 
+/// A tree of text files, for tests.
+#[cfg(test)]
+pub fn text_tree(files: &[(&str, &str)]) -> Tree {
+    files
+        .iter()
+        .map(|(p, text)| (p.to_string(), text.as_bytes().to_vec()))
+        .collect()
+}
+
 /// The marker that says a directory holds a garrison render.
 pub const MARKER_FILE: &str = ".garrison.json";
 /// Marks a rendered branch as generated for code review tools.

@@ -63,12 +63,7 @@ fn source_repo() -> tempfile::TempDir {
     dir
 }
 
-fn tree(files: &[(&str, &str)]) -> Tree {
-    files
-        .iter()
-        .map(|(p, c)| (p.to_string(), c.as_bytes().to_vec()))
-        .collect()
-}
+use crate::model::layout::text_tree as tree;
 
 fn request<'a>(
     branch: &'a str,
