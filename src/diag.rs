@@ -195,6 +195,9 @@ codes! {
     /// A policy divides a template's `spec.replicas` that no interpreter
     /// reads: every cluster gets all of them, in Karmada too.
     ReplicasNotDivided = ("G0705", "replicas-not-divided"),
+    /// Two ResourceInterpreterCustomizations of one kind write the same
+    /// rule (other than `dependencyInterpretation`).
+    CustomizationConflict = ("G0706", "customization-conflict"),
 }
 
 /// One finding about the user's input.

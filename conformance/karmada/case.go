@@ -72,11 +72,17 @@ func (o *oracle) answer(ctx context.Context, raw []byte) (*answer, error) {
 		}
 		st, err = o.advance(ctx, prev, &in, ans)
 	} else {
+		if o.luaRan && len(in.Customizations) > 0 {
+			if err := o.startInterpreter(); err != nil {
+				return nil, err
+			}
+		}
 		st, err = o.load(ctx, &in, ans)
 	}
 	if err != nil {
 		return nil, err
 	}
+	o.luaRan = o.luaRan || len(in.Customizations) > 0
 	runs, err := o.propagate(ctx, st)
 	if err != nil {
 		return nil, err

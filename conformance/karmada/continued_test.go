@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -91,4 +93,31 @@ func TestContinuedCases(t *testing.T) {
 			t.Errorf("answered %+v, want an error", a)
 		}
 	})
+}
+
+// Each case is a fresh control plane: a script that does not define its
+// function finds none, even when an earlier case's script defined it (a
+// pooled Lua state keeps the globals of the scripts it ran).
+func TestCasesDoNotShareLuaGlobals(t *testing.T) {
+	o, err := newOracle(true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := func(name string) []byte {
+		raw, err := os.ReadFile(filepath.Join("testdata", "cases", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return raw
+	}
+	for i, name := range []string{"customization-lua-dependencies.json", "customization-lua-function-missing.json"} {
+		ans, err := o.answer(context.Background(), read(name))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		skipped := ans.Results[0].Skipped
+		if (i == 1) != (skipped != nil) {
+			t.Errorf("%s: skipped %v", name, skipped)
+		}
+	}
 }

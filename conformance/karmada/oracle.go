@@ -56,6 +56,22 @@ type oracle struct {
 	// last is the control plane the last case left, for a case that
 	// continues it; nil after a case that failed.
 	last *caseState
+	// luaRan tells that a case since the interpreter was built declared
+	// customizations: Karmada's Lua VM pools its states, and a pooled state
+	// keeps the globals earlier scripts defined, so a script that does not
+	// define its function would find another case's. A fresh control plane
+	// has none.
+	luaRan bool
+}
+
+// startInterpreter builds the controller-manager's interpreter
+// (cmd/controller-manager/app: resourceinterpreter.NewResourceInterpreter
+// over the control plane's informer manager).
+func (o *oracle) startInterpreter() error {
+	serviceLister := corev1listers.NewServiceLister(cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{}))
+	o.interpreter = resourceinterpreter.NewResourceInterpreter(o.informers, serviceLister)
+	o.luaRan = false
+	return o.interpreter.Start(context.Background())
 }
 
 func newOracle(emptyWorkloads bool) (*oracle, error) {
@@ -81,9 +97,7 @@ func newOracle(emptyWorkloads bool) (*oracle, error) {
 	// informer manager). Start builds the declarative (Lua), webhook,
 	// thirdparty and native interpreters; the declarative one reloads its
 	// customizations whenever the informer manager switches case.
-	serviceLister := corev1listers.NewServiceLister(cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{}))
-	o.interpreter = resourceinterpreter.NewResourceInterpreter(o.informers, serviceLister)
-	if err := o.interpreter.Start(context.Background()); err != nil {
+	if err := o.startInterpreter(); err != nil {
 		return nil, err
 	}
 

@@ -185,8 +185,41 @@ impl Interpreter {
         };
         let mut sorted: Vec<&CustomizationDoc> = customizations.iter().collect();
         sorted.sort_by(|a, b| a.name.cmp(&b.name));
+        // The first customization (by name) writing each exclusive rule of
+        // a kind: a later one writing it again is refused, as Karmada's
+        // webhook refuses the second one stored.
+        let mut taken: BTreeMap<(&str, &str, &str), &CustomizationDoc> = BTreeMap::new();
         for customization in sorted {
             let CustomizationTarget { api_version, kind } = &customization.target;
+            let mut conflicts = false;
+            for (field, origin) in customization.exclusive_rules() {
+                match taken.entry((api_version.as_str(), kind.as_str(), field)) {
+                    std::collections::btree_map::Entry::Vacant(slot) => {
+                        slot.insert(customization);
+                    }
+                    std::collections::btree_map::Entry::Occupied(first) => {
+                        conflicts = true;
+                        let first = first.get();
+                        diagnostics.push(
+                            Diagnostic::error(
+                                Code::CustomizationConflict,
+                                format!(
+                                    "{} writes `{field}` for `{kind}` ({api_version}), which {} writes already: Karmada refuses the second customization",
+                                    customization.display(),
+                                    first.display()
+                                ),
+                            )
+                            .at(origin)
+                            .help(format!(
+                                "keep one `{field}` for the kind: delete it from one of the two, or merge the two customizations"
+                            )),
+                        );
+                    }
+                }
+            }
+            if conflicts {
+                continue;
+            }
             for rule in RULES {
                 let Some(source) = customization.script(rule) else {
                     continue;
@@ -919,23 +952,6 @@ spec:
           return obj.spec.replicas
         end
 ---
-# Loses to b-kruise-rollout for the hook (name order), adds nothing else.
-apiVersion: config.karmada.io/v1alpha1
-kind: ResourceInterpreterCustomization
-metadata:
-  name: c-kruise-rollout
-spec:
-  target:
-    apiVersion: rollouts.kruise.io/v1alpha1
-    kind: Rollout
-  customizations:
-    replicaResource:
-      luaScript: |
-        function GetReplicas(obj) return 99 end
-    garrisonReviseObject:
-      luaScript: |
-        function ReviseObject(desiredObj) error("never runs") end
----
 apiVersion: rollouts.kruise.io/v1alpha1
 kind: Rollout
 metadata:
@@ -952,6 +968,25 @@ spec:
         type: Fort
       - properties: {delay: "-1", replicas: 50%}
         type: Batch
+"#;
+
+    /// A second customization of the kind writing its rules again.
+    const CONFLICTING: &str = r#"
+apiVersion: config.karmada.io/v1alpha1
+kind: ResourceInterpreterCustomization
+metadata:
+  name: c-kruise-rollout
+spec:
+  target:
+    apiVersion: rollouts.kruise.io/v1alpha1
+    kind: Rollout
+  customizations:
+    replicaResource:
+      luaScript: |
+        function GetReplicas(obj) return 99 end
+    garrisonReviseObject:
+      luaScript: |
+        function ReviseObject(desiredObj) error("never runs") end
 "#;
 
     fn revise_seed(cluster: &str, fort: Option<&str>, replicas: u64) -> Value {
@@ -979,9 +1014,26 @@ spec:
         value
     }
 
+    /// Karmada's webhook refuses a second customization of a kind that
+    /// writes a rule again (`validateCustomizationRule`); garrison refuses
+    /// the later one by name, at each rule, and runs the first one only.
     #[test]
-    fn seed_rollout_first_customization_by_name_wins() {
-        let (interpreter, inputs) = interpreter(SEED);
+    fn a_second_customization_writing_a_rule_again_is_refused() {
+        let text = format!("{SEED}---{CONFLICTING}");
+        let (inputs, mut diagnostics) = inputs(&text);
+        let interpreter = Interpreter::new(&inputs.customizations, &mut diagnostics);
+        let found: Vec<(Code, String)> = diagnostics
+            .0
+            .iter()
+            .map(|d| (d.code, d.message.clone()))
+            .collect();
+        assert_eq!(
+            found,
+            vec![
+                (Code::CustomizationConflict, "ResourceInterpreterCustomization/c-kruise-rollout writes `replicaResource` for `Rollout` (rollouts.kruise.io/v1alpha1), which ResourceInterpreterCustomization/b-kruise-rollout writes already: Karmada refuses the second customization".to_string()),
+                (Code::CustomizationConflict, "ResourceInterpreterCustomization/c-kruise-rollout writes `garrisonReviseObject` for `Rollout` (rollouts.kruise.io/v1alpha1), which ResourceInterpreterCustomization/b-kruise-rollout writes already: Karmada refuses the second customization".to_string()),
+            ]
+        );
         let replicas = interpreter
             .replicas(template(&inputs, "Rollout"))
             .ok()

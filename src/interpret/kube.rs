@@ -13,7 +13,7 @@
 //! - `getResourceQuantity(q)`: a quantity as a (float) number.
 
 use super::convert::{from_lua, to_json, to_lua, Empties};
-use crate::model::quantity::parse_quantity;
+use crate::model::quantity::{approximate_float64, parse_quantity};
 use crate::schedule::estimate::requirements_from_pod_spec;
 use mlua::{Lua, Table, Value as LuaValue};
 use serde_json::{json, Map, Value};
@@ -56,28 +56,36 @@ fn resource_add(_: &Lua, args: mlua::MultiValue) -> mlua::Result<String> {
     Ok(format_quantity(total, binary.unwrap_or(false)))
 }
 
-/// `kube.getResourceQuantity`: one quantity (nil is 0) as a number; a
-/// negative one is an error.
+/// `kube.getResourceQuantity`: one quantity (nil is 0) as Go's approximate
+/// float; a negative or infinite one is an error, as in Karmada.
 fn get_resource_quantity(_: &Lua, args: mlua::MultiValue) -> mlua::Result<f64> {
     if args.len() != 1 {
         return Err(mlua::Error::runtime(
             "getResourceQuantity only accepts one argument",
         ));
     }
-    let nanos = match args
+    let number = match args
         .front()
         .map(|a| quantity_arg(a, 1, "getResourceQuantity"))
     {
-        Some(Ok(Some(text))) => parse_quantity(&text).map_err(mlua::Error::runtime)?.nanos(),
+        Some(Ok(Some(text))) => {
+            parse_quantity(&text).map_err(mlua::Error::runtime)?;
+            approximate_float64(&text).unwrap_or_default()
+        }
         Some(Err(e)) => return Err(e),
-        _ => 0,
+        _ => 0.0,
     };
-    if nanos < 0 {
+    if number < 0.0 {
         return Err(mlua::Error::runtime(
             "getResourceQuantity: the quantity is negative",
         ));
     }
-    Ok(nanos as f64 / 1e9)
+    if number.is_infinite() {
+        return Err(mlua::Error::runtime(
+            "getResourceQuantity: the quantity is too large for a number",
+        ));
+    }
+    Ok(number)
 }
 
 /// `kube.accuratePodRequirements`: [`pod_requirements`] of one pod template
@@ -281,6 +289,26 @@ function F(o) return {cpu = kube.resourceAdd("100m", nil, "0.2"), mem = kube.res
         assert_eq!(
             run(script, &json!({})),
             json!({"cpu": "300m", "mem": "1536Mi", "n": 1.5})
+        );
+    }
+
+    /// Karmada's `getResourceQuantity` raises on a quantity whose float is
+    /// negative or infinite (`1e400` is an exact Go quantity, 1 × 10^400).
+    #[test]
+    fn resource_quantity_refuses_negative_and_infinite() {
+        for (text, reason) in [("-1", "negative"), ("1e400", "too large")] {
+            let script = format!(
+                r#"local kube = require("kube") function F() return kube.getResourceQuantity("{text}") end"#
+            );
+            match call("t", &script, "F", &[], 1, &Limits::default()) {
+                Err(fault) => assert!(format!("{fault:?}").contains(reason), "{text}: {fault:?}"),
+                Ok(values) => panic!("{text}: returned {values:?}"),
+            }
+        }
+        let script = r#"local kube = require("kube") function F() return kube.getResourceQuantity("100E") end"#;
+        assert_eq!(
+            call("t", script, "F", &[], 1, &Limits::default()),
+            Ok(vec![Returned::Number(1e20)])
         );
     }
 

@@ -72,6 +72,29 @@ pub struct Customizations {
     pub garrison_revise_object: Option<LuaScript>,
 }
 
+impl Customizations {
+    /// The Karmada rules written here that one kind may take from one
+    /// customization only, by field name: every rule but
+    /// `dependencyInterpretation`, whose scripts Karmada runs together. Karmada's webhook refuses a second
+    /// customization of a kind that writes one of them again
+    /// (`pkg/webhook/resourceinterpretercustomization`, `validateCustomizationRule`).
+    pub fn exclusive_rules(&self) -> Vec<&'static str> {
+        [
+            ("replicaResource", &self.replica_resource),
+            ("replicaRevision", &self.replica_revision),
+            ("retention", &self.retention),
+            ("statusReflection", &self.status_reflection),
+            ("statusAggregation", &self.status_aggregation),
+            ("healthInterpretation", &self.health_interpretation),
+            ("componentResource", &self.component_resource),
+        ]
+        .into_iter()
+        .filter(|(_, script)| script.is_some())
+        .map(|(field, _)| field)
+        .collect()
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct LuaScript {
@@ -127,6 +150,23 @@ impl Rule {
 }
 
 impl CustomizationDoc {
+    /// The rules one kind may take from one customization only, by field
+    /// name, with where each is written: Karmada's
+    /// ([`Customizations::exclusive_rules`]) and the revise-object hook, in
+    /// either of its forms.
+    pub fn exclusive_rules(&self) -> Vec<(&'static str, Origin)> {
+        let mut rules: Vec<(&'static str, Origin)> = self
+            .customizations
+            .exclusive_rules()
+            .into_iter()
+            .map(|field| (field, self.doc.at(&["spec", "customizations", field])))
+            .collect();
+        if let Some(hook) = self.script(Rule::ReviseObject) {
+            rules.push((Rule::ReviseObject.field(), hook.origin));
+        }
+        rules
+    }
+
     /// `ResourceInterpreterCustomization/<name>`.
     pub fn display(&self) -> String {
         format!("ResourceInterpreterCustomization/{}", self.name)

@@ -214,6 +214,51 @@ pub fn go_quantity(text: &str) -> Option<GoQuantity> {
     })
 }
 
+/// `Quantity.AsApproximateFloat64()` of a text `parse_quantity` accepts:
+/// the Go form's value times `math.Pow10` of its scale, so a quantity whose
+/// exponent runs past float64's range is infinite as in Go (`1e400`), and
+/// the rounding is Go's. A quantity Go holds as a big decimal is its value
+/// in nanos (capped as Go caps it) over 10⁹.
+pub fn approximate_float64(text: &str) -> Option<f64> {
+    match go_quantity(text)? {
+        GoQuantity::Scaled { value, scale, .. } => Some(if scale == 0 {
+            value as f64
+        } else {
+            value as f64 * go_pow10(scale)
+        }),
+        GoQuantity::Big => Some(parse_quantity(text).ok()?.nanos() as f64 / 1e9),
+    }
+}
+
+/// Go's `math.Pow10`: a product (or quotient) of two table entries, which
+/// is not always the correctly rounded power, so it is rebuilt as Go
+/// builds it.
+fn go_pow10(n: i32) -> f64 {
+    const SMALL: [f64; 32] = [
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+        1e17, 1e18, 1e19, 1e20, 1e21, 1e22, 1e23, 1e24, 1e25, 1e26, 1e27, 1e28, 1e29, 1e30, 1e31,
+    ];
+    const POSITIVE: [f64; 10] = [
+        1e0, 1e32, 1e64, 1e96, 1e128, 1e160, 1e192, 1e224, 1e256, 1e288,
+    ];
+    const NEGATIVE: [f64; 11] = [
+        1e-0, 1e-32, 1e-64, 1e-96, 1e-128, 1e-160, 1e-192, 1e-224, 1e-256, 1e-288, 1e-320,
+    ];
+    if (0..=308).contains(&n) {
+        let n = n as usize;
+        return POSITIVE[n / 32] * SMALL[n % 32];
+    }
+    if (-323..=0).contains(&n) {
+        let n = n.unsigned_abs() as usize;
+        return NEGATIVE[n / 32] / SMALL[n % 32];
+    }
+    if n > 0 {
+        f64::INFINITY
+    } else {
+        0.0
+    }
+}
+
 /// A quantity's text cut where `resource.ParseQuantity` cuts it: sign,
 /// integer digits, fraction digits, and whatever follows (the suffix).
 struct Parts<'t> {
@@ -486,6 +531,20 @@ impl ResourceSummary {
 
 #[cfg(test)]
 mod tests {
+    /// `AsApproximateFloat64` as Go computes it: the Go form's value times
+    /// `math.Pow10(scale)`; past float64's range it is infinite.
+    #[test]
+    fn approximate_float_follows_go() {
+        assert_eq!(approximate_float64("1500m"), Some(1500.0 * 0.001));
+        assert_eq!(approximate_float64("2Ki"), Some(2048.0));
+        assert_eq!(approximate_float64("100E"), Some(1e20));
+        assert_eq!(approximate_float64("1e400"), Some(f64::INFINITY));
+        assert_eq!(approximate_float64("-3"), Some(-3.0));
+        assert_eq!(go_pow10(-324), 0.0);
+        assert_eq!(go_pow10(23), 1e23);
+        assert_eq!(approximate_float64("x"), None);
+    }
+
     use super::*;
     use serde_json::json;
 

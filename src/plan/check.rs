@@ -36,6 +36,7 @@ pub(super) fn references(inputs: &Inputs, diagnostics: &mut Diagnostics) {
         }
         failover(policy, diagnostics);
         preemption(policy, diagnostics);
+        workload_affinity(policy, diagnostics);
         suspension(&fleet, policy, diagnostics);
         dependent_overrides(inputs, policy, diagnostics);
         priority_class(inputs, policy, diagnostics);
@@ -514,6 +515,59 @@ fn preemption(policy: &PropagationPolicy, diagnostics: &mut Diagnostics) {
             .at(policy.doc.at(&["spec", "resourceSelectors", &index]))
             .help("add the `name` of the resource to take over, or remove `preemption: Always`".to_string()),
         );
+    }
+}
+
+/// A workload affinity groups by label keys: Karmada's webhook checks them
+/// whether or not its WorkloadAffinity gate is on (`ValidateWorkloadAffinity`),
+/// so a key that is no label key, or one key for both the affinity and the
+/// anti-affinity, is refused even though the render ignores the field.
+fn workload_affinity(policy: &PropagationPolicy, diagnostics: &mut Diagnostics) {
+    let Some(affinity) = policy.spec.placement.workload_affinity.as_ref() else {
+        return;
+    };
+    let refuse = |field: &str, message: String, help: &str, diagnostics: &mut Diagnostics| {
+        let mut path = vec!["spec", "placement", "workloadAffinity"];
+        if !field.is_empty() {
+            path.extend([field, "groupByLabelKey"]);
+        }
+        diagnostics.push(
+            Diagnostic::error(Code::InvalidPlacement, message)
+                .at(policy.doc.at(&path))
+                .help(help.to_string()),
+        );
+    };
+    for (field, term) in [
+        ("affinity", &affinity.affinity),
+        ("antiAffinity", &affinity.anti_affinity),
+    ] {
+        let Some(term) = term else { continue };
+        if let Some(fault) = crate::model::meta::label_key_fault(&term.group_by_label_key) {
+            refuse(
+                field,
+                format!(
+                    "{}: the workload {field} groups by `{}`, which is no label key: it {fault}; Karmada's webhook refuses the policy",
+                    policy.display(),
+                    term.group_by_label_key
+                ),
+                "write a label key, such as `app`",
+                diagnostics,
+            );
+        }
+    }
+    if let (Some(affinity), Some(anti)) = (&affinity.affinity, &affinity.anti_affinity) {
+        if affinity.group_by_label_key == anti.group_by_label_key {
+            refuse(
+                "",
+                format!(
+                    "{}: the workload affinity and anti-affinity both group by `{}`; Karmada's webhook refuses the policy",
+                    policy.display(),
+                    affinity.group_by_label_key
+                ),
+                "group the two by different label keys, or drop one",
+                diagnostics,
+            );
+        }
     }
 }
 

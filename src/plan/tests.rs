@@ -836,6 +836,46 @@ mod clusternet;
 /// refuses an application failover without `propagateDeps` and a grace
 /// period on a purge that is not graceful; garrison refuses both, each at
 /// its field.
+/// The messages of the errors planning the web Deployment under `policy`
+/// gives.
+fn plan_errors(policy: &str) -> Vec<String> {
+    let inputs = inputs(&[CLUSTERS, WEB, policy]);
+    match plan_with(&inputs, &PreviousRender::default(), &Options::default()) {
+        Ok(_) => Vec::new(),
+        Err(d) => {
+            d.0.iter()
+                .filter(|d| d.is_error())
+                .map(|d| d.message.clone())
+                .collect()
+        }
+    }
+}
+
+/// Karmada's webhook checks a workload affinity's label keys with its gate
+/// off (`ValidateWorkloadAffinity`); the render ignores the field.
+#[test]
+fn a_workload_affinity_karmada_refuses_is_refused() {
+    let errors = |affinity: &str| {
+        plan_errors(&divided(
+            "web",
+            "",
+            &format!("    workloadAffinity: {affinity}\n"),
+        ))
+    };
+    assert!(
+        errors("{affinity: {groupByLabelKey: app}, antiAffinity: {groupByLabelKey: team}}")
+            .is_empty()
+    );
+    assert_eq!(
+        errors("{antiAffinity: {groupByLabelKey: '-bad'}}"),
+        ["PropagationPolicy/shop/web: the workload antiAffinity groups by `-bad`, which is no label key: it must start and end with a letter or digit; Karmada's webhook refuses the policy"]
+    );
+    assert_eq!(
+        errors("{affinity: {groupByLabelKey: app}, antiAffinity: {groupByLabelKey: app}}"),
+        ["PropagationPolicy/shop/web: the workload affinity and anti-affinity both group by `app`; Karmada's webhook refuses the policy"]
+    );
+}
+
 #[test]
 fn an_application_failover_karmada_refuses_is_refused() {
     let failover = |extra: &str| {
@@ -845,18 +885,7 @@ fn an_application_failover_karmada_refuses_is_refused() {
             &format!("  failover:\n    application:\n      decisionConditions: {{tolerationSeconds: 60}}\n{extra}"),
         )
     };
-    let errors = |policy: String| -> Vec<String> {
-        let inputs = inputs(&[CLUSTERS, WEB, &policy]);
-        match plan_with(&inputs, &PreviousRender::default(), &Options::default()) {
-            Ok(_) => Vec::new(),
-            Err(d) => {
-                d.0.iter()
-                    .filter(|d| d.is_error())
-                    .map(|d| d.message.clone())
-                    .collect()
-            }
-        }
-    };
+    let errors = |policy: String| plan_errors(&policy);
     assert_eq!(
         errors(failover("")),
         ["PropagationPolicy/shop/web: an application failover needs `propagateDeps: true`; Karmada's webhook refuses the policy without it"]

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"os"
+	"regexp"
 	"strings"
 )
 
@@ -46,11 +47,18 @@ type classes struct {
 	// packages are the deciding packages, relative to the module.
 	packages []string
 	rules    []*rule
+	// failing are the calls whose error branches only a live API server
+	// takes; offGates the feature gates off by default (read from
+	// Karmada's source by measure).
+	failing   []*failing
+	unentered []*unentered
+	offGates  map[string]bool
 }
 
 // readClasses reads classes.txt: `package <dir>` lines name the deciding
-// packages, `<class> <pattern> <reason>` lines classify; `#` starts a
-// comment. The first rule that matches a function wins; a function no rule
+// packages, `<class> <pattern> <reason>` lines classify functions,
+// `failing <regexp> <reason>` lines name the calls whose `if err != nil`
+// branches only a live API server enters; `#` starts a comment. The first rule that matches a function wins; a function no rule
 // matches is reachable.
 func readClasses(path string) (*classes, error) {
 	f, err := os.Open(path)
@@ -75,6 +83,25 @@ func readClasses(path string) (*classes, error) {
 		}
 		if len(fields) < 3 {
 			return nil, fmt.Errorf("%s:%d: write `<class> <pattern> <reason>`", path, n)
+		}
+		if fields[0] == "failing" {
+			re, err := regexp.Compile("^(" + fields[1] + ")$")
+			if err != nil {
+				return nil, fmt.Errorf("%s:%d: %v", path, n, err)
+			}
+			c.failing = append(c.failing, &failing{line: n, callee: re, why: strings.Join(fields[2:], " ")})
+			continue
+		}
+		if fields[0] == "unentered" {
+			if len(fields) < 5 || !known[class(fields[1])] || class(fields[1]) == reachable {
+				return nil, fmt.Errorf("%s:%d: write `unentered <class> <function pattern> <clause regexp> <reason>`", path, n)
+			}
+			re, err := regexp.Compile("^(" + fields[3] + ")$")
+			if err != nil {
+				return nil, fmt.Errorf("%s:%d: %v", path, n, err)
+			}
+			c.unentered = append(c.unentered, &unentered{line: n, class: class(fields[1]), function: fields[2], clause: re, why: strings.Join(fields[4:], " ")})
+			continue
 		}
 		cl := class(fields[0])
 		if !known[cl] || cl == reachable {
@@ -103,6 +130,16 @@ func (c *classes) unused() error {
 	for _, r := range c.rules {
 		if r.matched == 0 {
 			stale = append(stale, fmt.Sprintf("%s:%d: %s matches no function of the deciding packages", c.file, r.line, r.pattern))
+		}
+	}
+	for _, u := range c.unentered {
+		if u.matched == 0 {
+			stale = append(stale, fmt.Sprintf("%s:%d: %s matches no case clause of %s", c.file, u.line, u.clause, u.function))
+		}
+	}
+	for _, f := range c.failing {
+		if f.matched == 0 {
+			stale = append(stale, fmt.Sprintf("%s:%d: %s matches no call whose error a reachable function checks", c.file, f.line, f.callee))
 		}
 	}
 	if len(stale) > 0 {

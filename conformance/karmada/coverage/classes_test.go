@@ -1,8 +1,14 @@
 package main
 
 import (
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
 )
 
@@ -68,5 +74,65 @@ func TestOnErrorFindsTheBodiesOfErrorChecks(t *testing.T) {
 	}
 	if onError(lines, block{startLine: 2, startCol: 7}) {
 		t.Error("the body of `if ok {` is not")
+	}
+}
+
+// The branches no offline input enters: an API call's error (unless the
+// branch answers NotFound), a conflict, a gate off by default, and the
+// case clauses an unentered rule names; nothing else.
+func TestBranchesShutOnlyWhatNoRenderEnters(t *testing.T) {
+	src := `package p
+
+func f() error {
+	obj, err := d.Client.Get(ctx, key)
+	if err != nil {
+		return err
+	}
+	if err := d.Client.Update(ctx, obj); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		return err
+	}
+	if err := parse(obj); err != nil {
+		return err
+	}
+	if apierrors.IsConflict(err) {
+		retry()
+	}
+	if features.FeatureGate.Enabled(features.Off) && obj != nil {
+		gated()
+	}
+	if features.FeatureGate.Enabled(features.On) {
+		kept()
+	}
+	switch op {
+	case configv1alpha1.InterpreterOperationRetain:
+		return nil
+	case configv1alpha1.InterpreterOperationInterpretReplica:
+		return nil
+	}
+	return nil
+}
+`
+	fset := token.NewFileSet()
+	file, err := parser.ParseFile(fset, "p.go", src, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &classes{
+		failing:   []*failing{{callee: regexp.MustCompile(`^(d\.Client\.(Get|Update))$`), why: "api"}},
+		unentered: []*unentered{{class: live, function: "p/p.go:f", clause: regexp.MustCompile(`^(configv1alpha1\.InterpreterOperationRetain)$`), why: "retain"}},
+		offGates:  map[string]bool{"Off": true},
+	}
+	var shut []string
+	for _, b := range branches(fset, file, c, func(*ast.FuncDecl) string { return "p/p.go:f" }) {
+		if !b.open {
+			shut = append(shut, fmt.Sprintf("%d %s", b.start.Line, b.class))
+		}
+	}
+	want := []string{"27 live", "5 live", "17 live", "20 gate"}
+	if strings.Join(shut, ",") != strings.Join(want, ",") {
+		t.Errorf("shut %v, want %v", shut, want)
 	}
 }

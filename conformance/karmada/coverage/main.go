@@ -7,7 +7,7 @@
 // are covered below -min percent.
 //
 //	karmada-coverage -profile cover.txt [-classes coverage/classes.txt]
-//	                 [-table out.md] [-functions out.tsv] [-gaps out.txt] [-min 90]
+//	                 [-table out.md] [-functions out.tsv] [-gaps out.txt] [-callees out.txt] [-min 90]
 //
 // The profile names files by import path; their source is found with
 // `go list` in the current module, so run it from conformance/karmada.
@@ -25,6 +25,7 @@ func main() {
 	table := flag.String("table", "", "write the Markdown table here (default: print a summary)")
 	functions := flag.String("functions", "", "write every function's class and coverage here, tab-separated")
 	gaps := flag.String("gaps", "", "write the uncovered blocks of the reachable functions here, the largest gaps first")
+	callees := flag.String("callees", "", "write the calls whose errors uncovered `if err != nil` branches of reachable functions check, with their statements, most first: where `failing` rules may apply")
 	min := flag.Float64("min", 0, "fail when the reachable functions' statements are covered below this percentage")
 	flag.Parse()
 	if *profile == "" {
@@ -58,6 +59,11 @@ func main() {
 	}
 	if *gaps != "" {
 		if err := os.WriteFile(*gaps, []byte(gapList(funcs)), 0o644); err != nil {
+			fail(err)
+		}
+	}
+	if *callees != "" {
+		if err := os.WriteFile(*callees, []byte(calleeList(funcs)), 0o644); err != nil {
 			fail(err)
 		}
 	}

@@ -105,6 +105,20 @@ type function struct {
 	onError, onErrorCovered int
 	// gaps are the blocks no run covered: where to widen the cases.
 	gaps []gap
+	// unenterable counts the uncovered statements of branches no input
+	// enters offline (see branches.go), by class; they count in neither
+	// stmts nor covered. enteredAnyway counts covered statements of such
+	// branches of the live class, which stay counted: a run took them.
+	unenterable   map[class]int
+	enteredAnyway int
+	// openChecks are the uncovered blocks of `if err != nil` branches no
+	// failing rule shuts, with the call they check.
+	openChecks []openCheck
+}
+
+type openCheck struct {
+	callee string
+	stmts  int
 }
 
 // A gap is one uncovered block of a function: its first line and source.
@@ -135,8 +149,11 @@ func measure(c *classes, blocks map[string][]block) ([]*function, error) {
 	if err != nil {
 		return nil, fmt.Errorf("go list the deciding packages: %v", err)
 	}
-	var funcs []*function
 	fset := token.NewFileSet()
+	if err := readGates(c, fset); err != nil {
+		return nil, err
+	}
+	var funcs []*function
 	for _, line := range strings.Split(strings.TrimSpace(string(listed)), "\n") {
 		parts := strings.SplitN(line, "\t", 3)
 		if len(parts) != 3 {
@@ -157,15 +174,30 @@ func measure(c *classes, blocks map[string][]block) ([]*function, error) {
 			if err != nil {
 				return nil, err
 			}
+			shut := branches(fset, file, c, func(fn *ast.FuncDecl) string { return pkg + "/" + name + ":" + funcName(fn) })
 			for _, decl := range file.Decls {
 				fn, ok := decl.(*ast.FuncDecl)
 				if !ok || fn.Body == nil {
 					continue
 				}
-				f := &function{pkg: pkg, key: pkg + "/" + name + ":" + funcName(fn)}
+				f := &function{pkg: pkg, key: pkg + "/" + name + ":" + funcName(fn), unenterable: map[class]int{}}
 				start, end := fset.Position(fn.Pos()), fset.Position(fn.End())
 				for _, b := range fileBlocks {
 					if after(b.startLine, b.startCol, start) && !after(b.startLine, b.startCol, end) {
+						if br := enclosing(shut, b); br != nil && br.open {
+							if !b.covered {
+								f.openChecks = append(f.openChecks, openCheck{br.callee, b.stmts})
+							}
+						} else if br != nil {
+							if !b.covered {
+								f.unenterable[br.class] += b.stmts
+								continue
+							}
+							if br.strict {
+								return nil, fmt.Errorf("%s:%d: a run entered a branch classes.txt says no render enters (%s): correct the rule", f.key, b.startLine, br.why)
+							}
+							f.enteredAnyway += b.stmts
+						}
 						f.stmts += b.stmts
 						if b.covered {
 							f.covered += b.stmts
@@ -193,6 +225,35 @@ func measure(c *classes, blocks map[string][]block) ([]*function, error) {
 		}
 	}
 	return funcs, nil
+}
+
+// enclosing returns the innermost branch holding block b, or nil.
+func enclosing(shut []branch, b block) *branch {
+	var in *branch
+	for i := range shut {
+		if shut[i].holds(b.startLine, b.startCol) && (in == nil || after(shut[i].start.Line, shut[i].start.Column, in.start)) {
+			in = &shut[i]
+		}
+	}
+	return in
+}
+
+// readGates reads which feature gates are off by default from the source
+// of Karmada's features package, as this module pins it.
+func readGates(c *classes, fset *token.FileSet) error {
+	cmd := exec.Command("go", "list", "-f", "{{.Dir}}", module+"/pkg/features")
+	cmd.Stderr = os.Stderr
+	dir, err := cmd.Output()
+	if err != nil {
+		return fmt.Errorf("go list Karmada's features package: %v", err)
+	}
+	path := filepath.Join(strings.TrimSpace(string(dir)), "features.go")
+	file, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+	if err != nil {
+		return err
+	}
+	c.offGates, err = featureDefaults(file)
+	return err
 }
 
 func after(line, col int, p token.Position) bool {

@@ -24,11 +24,22 @@ const MANAGED_LISTS: &[&str] = &[
     "resourcetemplate.karmada.io/managed-labels",
 ];
 
+/// What the oracle says of a template Karmada's detector fails to bind
+/// (an interpreter script that fails on it): it never reaches a cluster.
+const NOT_BOUND: &str = "the resource detector does not bind it: ";
+
+/// garrison's refusals of an object Karmada stores and then fails on when
+/// it binds the templates it applies to: a script that does not load, a
+/// policy waiting for an override policy that does not exist.
+const BIND_TIME: &[&str] = &["error[G0701]", "error[G0206]"];
+
 /// garrison refused a case (`why`, its diagnostics) where Karmada cannot
 /// deliver one of the templates it names either: a sync error (an override
-/// or interpreter that fails on it) or a policy Karmada's webhook rejects.
-/// garrison refuses the whole render where Karmada fails one Work (bad
-/// input never leaves a half-written output), so this is agreement.
+/// or interpreter that fails on it), a template its detector fails to bind
+/// (a script that fails on it; or one of [`BIND_TIME`]), or a policy
+/// Karmada's webhook rejects. garrison refuses the whole
+/// render where Karmada fails one Work (bad input never leaves a
+/// half-written output), so this is agreement.
 pub fn karmada_fails_too(why: &str, karmada: &Value) -> bool {
     let rejected = karmada["rejected"]
         .as_array()
@@ -47,7 +58,22 @@ pub fn karmada_fails_too(why: &str, karmada: &Value) -> bool {
             r["syncError"].is_string()
                 && why.contains(&format!("`{}`", template_name(&r["template"])))
         });
-    rejected || failed
+    let unbound: Vec<String> = karmada["results"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|r| {
+            r["skipped"]
+                .as_str()
+                .is_some_and(|s| s.starts_with(NOT_BOUND))
+        })
+        .map(|r| template_name(&r["template"]))
+        .collect();
+    let not_bound = unbound
+        .iter()
+        .any(|name| why.contains(&format!("`{name}`")))
+        || (!unbound.is_empty() && BIND_TIME.iter().any(|code| why.contains(code)));
+    rejected || failed || not_bound
 }
 
 /// Every difference between the two answers to one case, one line each.

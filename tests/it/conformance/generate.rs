@@ -112,7 +112,7 @@ pub fn case(seed: u64) -> Case {
         .map(|i| override_policy(&mut rng, i, &names, &templates))
         .collect();
     let customizations = if rng.chance(25) {
-        vec![customization(&mut rng)]
+        customizations(&mut rng)
     } else {
         Vec::new()
     };
@@ -341,10 +341,18 @@ fn deployment(rng: &mut Rng, namespace: &str, app: &str) -> Value {
 
 fn job(rng: &mut Rng, namespace: &str, app: &str) -> Value {
     let parallelism = 1 + rng.below(6);
+    // A Job written without labels (every even parallelism) is stored with
+    // its pod template's, which a member copies only onto a Job that has
+    // none, and every delivered Job gets Karmada's own.
+    let metadata = if parallelism % 2 == 0 {
+        json!({"name": format!("{app}-job"), "namespace": namespace})
+    } else {
+        json!({"name": format!("{app}-job"), "namespace": namespace, "labels": {"app": app}})
+    };
     json!({
         "apiVersion": "batch/v1",
         "kind": "Job",
-        "metadata": {"name": format!("{app}-job"), "namespace": namespace, "labels": {"app": app}},
+        "metadata": metadata,
         "spec": {
             "parallelism": parallelism,
             // Now and then fewer completions than parallelism, which the
@@ -651,26 +659,40 @@ fn override_policy(rng: &mut Rng, index: u64, clusters: &[String], templates: &[
     })
 }
 
-/// A Lua customization of Deployments: replicas read and revised by
+/// Lua customizations of Deployments: replicas read and revised by
 /// script (Karmada runs it instead of its built-in interpreter), and now
 /// and then a script-declared dependency.
-fn customization(rng: &mut Rng) -> Value {
+fn customizations(rng: &mut Rng) -> Vec<Value> {
     let mut customizations = json!({
         "replicaResource": {"luaScript": "function GetReplicas(obj)\n  local replicas = obj.spec.replicas\n  if replicas == nil then replicas = 1 end\n  return replicas, nil\nend\n"},
         "replicaRevision": {"luaScript": "function ReviseReplica(obj, desiredReplica)\n  obj.spec.replicas = desiredReplica\n  if obj.metadata.annotations == nil then obj.metadata.annotations = {} end\n  obj.metadata.annotations[\"revised-by\"] = \"lua\"\n  return obj\nend\n"},
     });
+    let mut split = None;
     if rng.chance(50) {
-        customizations["dependencyInterpretation"] = json!({"luaScript": "function GetDependencies(desiredObj)\n  local refs = {}\n  refs[1] = {apiVersion = \"v1\", kind = \"ConfigMap\", namespace = desiredObj.metadata.namespace, name = desiredObj.metadata.name .. \"-config\"}\n  return refs\nend\n"});
+        let dependencies = json!({"luaScript": "function GetDependencies(desiredObj)\n  local refs = {}\n  refs[1] = {apiVersion = \"v1\", kind = \"ConfigMap\", namespace = desiredObj.metadata.namespace, name = desiredObj.metadata.name .. \"-config\"}\n  return refs\nend\n"});
+        // Now and then in a customization of its own: a kind takes its
+        // dependencies from every customization of it, and each other rule
+        // from one.
+        if rng.chance(50) {
+            split = Some(json!({"dependencyInterpretation": dependencies}));
+        } else {
+            customizations["dependencyInterpretation"] = dependencies;
+        }
     }
-    json!({
-        "apiVersion": "config.karmada.io/v1alpha1",
-        "kind": "ResourceInterpreterCustomization",
-        "metadata": {"name": "deployments"},
-        "spec": {
-            "target": {"apiVersion": "apps/v1", "kind": "Deployment"},
-            "customizations": customizations,
-        },
-    })
+    let customization = |name: &str, customizations: Value| {
+        json!({
+            "apiVersion": "config.karmada.io/v1alpha1",
+            "kind": "ResourceInterpreterCustomization",
+            "metadata": {"name": name},
+            "spec": {
+                "target": {"apiVersion": "apps/v1", "kind": "Deployment"},
+                "customizations": customizations,
+            },
+        })
+    };
+    let mut all = vec![customization("deployments", customizations)];
+    all.extend(split.map(|rules| customization("deployments-dependencies", rules)));
+    all
 }
 
 /// The second phase of the two-phase case of `seed`: `first` (the case of
