@@ -35,7 +35,9 @@ const BIND_TIME: &[&str] = &["error[G0701]", "error[G0206]"];
 
 /// garrison refused a case (`why`, its diagnostics) where Karmada cannot
 /// deliver one of the templates it names either: a sync error (an override
-/// or interpreter that fails on it), a template its detector fails to bind
+/// or interpreter that fails on it), dependencies it fails to distribute (a
+/// dependencies script that fails on it: the workload runs without them),
+/// a template its detector fails to bind
 /// (a script that fails on it; or one of [`BIND_TIME`]), or a policy
 /// Karmada's webhook rejects. garrison refuses the whole
 /// render where Karmada fails one Work (bad input never leaves a
@@ -55,7 +57,7 @@ pub fn karmada_fails_too(why: &str, karmada: &Value) -> bool {
         .into_iter()
         .flatten()
         .any(|r| {
-            r["syncError"].is_string()
+            (r["syncError"].is_string() || r["dependenciesError"].is_string())
                 && why.contains(&format!("`{}`", template_name(&r["template"])))
         });
     let unbound: Vec<String> = karmada["results"]
