@@ -54,6 +54,9 @@ type caseState struct {
 	distributor *dependenciesdistributor.DependenciesDistributor
 	rbc         *binding.ResourceBindingController
 	crbc        *binding.ClusterResourceBindingController
+	// removed are the templates a continuing case deleted, until the
+	// controllers let their bindings go (removeTemplates).
+	removed []*unstructured.Unstructured
 }
 
 func (o *oracle) answer(ctx context.Context, raw []byte) (*answer, error) {

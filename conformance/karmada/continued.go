@@ -12,11 +12,14 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	controllerruntime "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	clusterv1alpha1 "github.com/karmada-io/karmada/pkg/apis/cluster/v1alpha1"
 	workv1alpha1 "github.com/karmada-io/karmada/pkg/apis/work/v1alpha1"
 	workv1alpha2 "github.com/karmada-io/karmada/pkg/apis/work/v1alpha2"
+	"github.com/karmada-io/karmada/pkg/detector"
 	"github.com/karmada-io/karmada/pkg/util"
 	"github.com/karmada-io/karmada/pkg/util/fedinformer/keys"
 	"github.com/karmada-io/karmada/pkg/util/names"
@@ -46,12 +49,14 @@ import (
 //     reconcile (ReconcilePropagationPolicy, ReconcileClusterPropagationPolicy),
 //     as its informer event would queue it;
 //   - a template is stored again (the API server stage) and updated, its
-//     generation raised when anything but its metadata changed.
+//     generation raised when anything but its metadata changed; one that
+//     left the repository is deleted, and its binding with it
+//     (removeTemplates).
 //
 // The detector's queue is not emulated: every template is reconciled
 // afterwards anyway (propagate), which is what the queued keys would cause.
-// Deleting a template, and a template kind the first case did not have,
-// are not emulated and fail the case.
+// A template kind the first case did not have is not emulated and fails the
+// case.
 
 // advance applies a continuing case to the control plane prev left.
 func (o *oracle) advance(ctx context.Context, prev *caseState, in *caseInput, ans *answer) (*caseState, error) {
@@ -97,6 +102,9 @@ func (o *oracle) advance(ctx context.Context, prev *caseState, in *caseInput, an
 		if err := reconcilePolicy(&st, p); err != nil {
 			return nil, err
 		}
+	}
+	if err := o.removeTemplates(ctx, &st); err != nil {
+		return nil, err
 	}
 	return &st, nil
 }
@@ -462,12 +470,93 @@ func (o *oracle) advanceTemplates(ctx context.Context, st, prev *caseState, in *
 		// that continues this one tells Karmada's metadata from it.
 		t.SetUID(current.GetUID())
 	}
+	var gone []objectKey
 	for k := range written {
 		if !kept[k] {
-			return fmt.Errorf("template %s %s/%s left the repository: deleting a template is not emulated", k.kind, k.namespace, k.name)
+			gone = append(gone, k)
 		}
 	}
+	sort.Slice(gone, func(i, j int) bool { return fmt.Sprint(gone[i]) < fmt.Sprint(gone[j]) })
+	for _, k := range gone {
+		current, err := st.template(ctx, written[k])
+		if apierrors.IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if err := c.Delete(ctx, current); err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("template %s %s/%s: %w", k.kind, k.namespace, k.name, err)
+		}
+		st.removed = append(st.removed, current)
+	}
 	return nil
+}
+
+// removeTemplates is what a control plane does with the templates the user
+// deleted: the detector's worker finds each gone; the garbage collector
+// deletes the binding a template owns (the detector made it the binding's
+// controller), which the dependencies distributor (detaching what it
+// attached) and the binding controller (deleting its Works) hold by their
+// finalizers and let go once done.
+func (o *oracle) removeTemplates(ctx context.Context, st *caseState) error {
+	c := st.srv.client
+	for _, t := range st.removed {
+		key, err := detector.ResourceItemKeyFunc(detector.ResourceItem{Obj: t})
+		if err != nil {
+			return err
+		}
+		if err := st.detector.Reconcile(key); err != nil {
+			return fmt.Errorf("template %s %s/%s, resource detector: %w", t.GetKind(), t.GetNamespace(), t.GetName(), err)
+		}
+		r := &templateRun{t: t, binding: types.NamespacedName{Namespace: t.GetNamespace(), Name: names.GenerateBindingName(t.GetKind(), t.GetName())}}
+		obj, _, err := r.getBinding(ctx, c)
+		if err != nil {
+			return err
+		}
+		if obj == nil || !ownedBy(obj, t.GetUID()) {
+			continue
+		}
+		if err := c.Delete(ctx, obj); err != nil && !apierrors.IsNotFound(err) {
+			return err
+		}
+		req := controllerruntime.Request{NamespacedName: r.binding}
+		if r.namespaced() && controllerutil.ContainsFinalizer(obj, util.BindingDependenciesDistributorFinalizer) {
+			if err := reconcile(func() (controllerruntime.Result, error) {
+				return st.distributor.Reconcile(ctx, req)
+			}); err != nil {
+				return fmt.Errorf("binding %s, dependencies distributor: %w", r.binding, err)
+			}
+		}
+		if err := reconcile(func() (controllerruntime.Result, error) {
+			if r.namespaced() {
+				return st.rbc.Reconcile(ctx, req)
+			}
+			return st.crbc.Reconcile(ctx, req)
+		}); err != nil {
+			return fmt.Errorf("binding %s, binding controller: %w", r.binding, err)
+		}
+		if obj, _, err = r.getBinding(ctx, c); err != nil {
+			return err
+		}
+		if obj != nil {
+			if err := finishDeletion(ctx, c, obj); err != nil {
+				return err
+			}
+		}
+	}
+	st.removed = nil
+	return nil
+}
+
+// ownedBy tells whether uid is among obj's owners.
+func ownedBy(obj client.Object, uid types.UID) bool {
+	for _, ref := range obj.GetOwnerReferences() {
+		if ref.UID == uid {
+			return true
+		}
+	}
+	return false
 }
 
 // refuse records a template the API server does not store.

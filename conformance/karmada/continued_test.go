@@ -7,6 +7,11 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	workv1alpha1 "github.com/karmada-io/karmada/pkg/apis/work/v1alpha1"
+	workv1alpha2 "github.com/karmada-io/karmada/pkg/apis/work/v1alpha2"
 )
 
 // continuing is raw, edited, as a case that continues the one before it.
@@ -86,6 +91,31 @@ func TestContinuedCases(t *testing.T) {
 			}
 		})
 	}
+	t.Run("the template leaves: its binding and Works go", func(t *testing.T) {
+		if a := o.run(context.Background(), first); a.Error != "" {
+			t.Fatalf("first case: %s", a.Error)
+		}
+		a := o.run(context.Background(), continuing(t, first, func(c map[string]any) { c["templates"] = []any{} }))
+		if a.Error != "" || len(a.Results) != 0 {
+			t.Fatalf("answer %+v", a)
+		}
+		var bindings workv1alpha2.ResourceBindingList
+		var works workv1alpha1.WorkList
+		for _, list := range []client.ObjectList{&bindings, &works} {
+			if err := o.last.srv.client.List(context.Background(), list); err != nil {
+				t.Fatal(err)
+			}
+		}
+		live := 0
+		for _, w := range works.Items {
+			if w.DeletionTimestamp.IsZero() {
+				live++
+			}
+		}
+		if len(bindings.Items) != 0 || live != 0 {
+			t.Errorf("%d bindings and %d Works stay", len(bindings.Items), live)
+		}
+	})
 	t.Run("a continuing case needs the one before it", func(t *testing.T) {
 		o.last = nil
 		a := o.run(context.Background(), continuing(t, first, func(map[string]any) {}))

@@ -323,8 +323,16 @@ pub fn without_bindings_karmada_keeps(
         return (karmada, 0);
     };
     let unclaimed = |r: &Value| r["policy"].is_null() && r["skipped"].is_null();
+    // By template: a template deleted since `first` shifts the others.
+    let claimed_before: std::collections::BTreeSet<String> = before
+        .iter()
+        .filter(|b| !b["policy"].is_null())
+        .map(|b| template_name(&b["template"]))
+        .collect();
     let kept: Vec<usize> = (0..now.len())
-        .filter(|&i| before.get(i).is_some_and(|b| !b["policy"].is_null()) && unclaimed(&now[i]))
+        .filter(|&i| {
+            claimed_before.contains(&template_name(&now[i]["template"])) && unclaimed(&now[i])
+        })
         .filter(|&i| now[i]["clusters"].as_array().is_some_and(|c| !c.is_empty()))
         .collect();
     let stale: std::collections::BTreeSet<String> = kept

@@ -153,6 +153,23 @@ pub fn change_more(seed: u64, case: &mut Case, changes: &mut Vec<String>) {
         }
     }
     policy_lifecycle(seed, case, changes);
+    template_lifecycle(seed, case, changes);
+}
+
+/// A template leaves the repository: Karmada deletes its binding and
+/// Works (and detaches the dependencies it took along); garrison stops
+/// rendering it.
+fn template_lifecycle(seed: u64, case: &mut Case, changes: &mut Vec<String>) {
+    let mut rng = Rng::new(seed ^ 0x0074_656d_706c_6174);
+    if rng.chance(20) && case.templates.len() > 1 {
+        let index = rng.below(case.templates.len() as u64) as usize;
+        let gone = case.templates.remove(index);
+        changes.push(format!(
+            "template {} {} deleted",
+            gone["kind"].as_str().unwrap_or_default(),
+            gone["metadata"]["name"].as_str().unwrap_or_default()
+        ));
+    }
 }
 
 /// A policy goes from one render to the next, or stops selecting one of
