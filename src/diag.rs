@@ -182,6 +182,9 @@ codes! {
     /// An application the previous render delivered, its template and
     /// policy still in the repository, would reach no cluster.
     ApplicationVanishes = ("G0604", "application-vanishes"),
+    /// `--format` changes while a hold keeps an application's files on a
+    /// cluster whose directory is rendered again.
+    HeldFormatChange = ("G0605", "held-format-change"),
     /// A ResourceInterpreterCustomization script does not compile, fails at
     /// its top level, or does not define its function.
     LuaLoadFailed = ("G0701", "lua-load-failed"),

@@ -4,6 +4,7 @@
 //! all of them need.
 
 use super::{App, ClusterPlan, Delivery, Options, RESERVED_NAMESPACES};
+use crate::diag::{Code, Diagnostic};
 use crate::model::inputs::Inputs;
 use crate::model::layout::Layout;
 use crate::model::meta::ObjectKey;
@@ -60,6 +61,58 @@ impl Delivering<'_> {
                 cluster.namespaces = namespaces(apps, &cluster.objects, &frozen);
                 cluster.shadow_namespaces = namespaces(apps, &cluster.shadow, &BTreeSet::new());
                 cluster
+            })
+            .collect()
+    }
+
+    /// A hold keeps an application's files as they are; on a cluster whose
+    /// directory is written again, a render in another format than the
+    /// previous one's would find them under other paths and drop them, and
+    /// the GitOps agent would delete what the hold keeps running. Such a
+    /// render is refused. A paused cluster's directory is kept whole, in
+    /// the format it was written in, and is no reason to refuse.
+    pub(super) fn format_change_holds(&self, clusters: &[ClusterPlan]) -> Vec<Diagnostic> {
+        let Some(before) = self.previous.format else {
+            return Vec::new();
+        };
+        let now = self.options.format;
+        if before == now {
+            return Vec::new();
+        }
+        let layout = Layout::new(before);
+        clusters
+            .iter()
+            .filter(|c| {
+                let kept_whole = self.previous.has_cluster(&c.name)
+                    || self.previous.unread_in(&c.name).next().is_some();
+                !(c.paused && kept_whole)
+            })
+            .filter_map(|cluster| {
+                let held: Vec<String> = cluster
+                    .frozen
+                    .iter()
+                    .filter(|key| {
+                        let path = layout.cluster_object(key, &cluster.name);
+                        self.previous.files.contains_key(&path) || self.previous.unread.contains(&path)
+                    })
+                    .map(|key| format!("`{key}`"))
+                    .collect();
+                (!held.is_empty()).then(|| {
+                    Diagnostic::error(
+                        Code::HeldFormatChange,
+                        format!(
+                            "this render writes `{}` files, the previous one `{}`, but a hold keeps the files of {} on cluster `{}` as they are: written again in the new format they would be dropped, and the GitOps agent would delete what the hold keeps running",
+                            now.name(),
+                            before.name(),
+                            held.join(", "),
+                            cluster.name
+                        ),
+                    )
+                    .help(format!(
+                        "render with `--format {}` until the hold is lifted (the cluster unpaused, or the policy's `suspension` ended), then change the format",
+                        before.name()
+                    ))
+                })
             })
             .collect()
     }

@@ -220,8 +220,10 @@ pub fn plan(inputs: &Inputs, previous: &PreviousRender) -> Result<Plan, Diagnost
     plan_with(inputs, previous, &Options::default())
 }
 
-/// Which clusters a plan delivers to, and the format of the previous
-/// render's files (which frozen objects it has).
+/// Which clusters a plan delivers to, and the format it writes: a held
+/// object's file is found where the previous render wrote it, which takes
+/// the same format (a change of format while something is held is
+/// refused, G0605).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Options {
     pub scope: Scope,
@@ -313,6 +315,12 @@ pub fn plan_with(
         paused: &paused,
     };
     let clusters = delivery.clusters(&apps);
+    for refusal in delivery.format_change_holds(&clusters) {
+        diagnostics.push(refusal);
+    }
+    if diagnostics.has_errors() {
+        return Err(diagnostics);
+    }
     let relaxable = crate::model::config::WARNING_CHECKS;
     inputs.config.relax(&mut diagnostics, relaxable, |file| {
         inputs.sources.path(file)

@@ -578,3 +578,43 @@ fn diff_shows_apart_what_a_pause_and_a_suspension_hold_back() {
         insta::assert_snapshot!(format!("diff_held_back_{format}"), stdout(&diff));
     }
 }
+
+/// A hold keeps an application's files as they are: a render in another
+/// format would drop them from a cluster whose directory it writes again
+/// (and the GitOps agent would delete the application there), so it is
+/// refused and nothing is written. A paused cluster, kept whole in the old
+/// format, is no reason to refuse.
+#[test]
+fn a_format_change_is_refused_while_a_hold_keeps_an_applications_files() {
+    let fleet = Fleet::new();
+    fleet.write("clusters.yaml", &three(None));
+    fleet.write("app.yaml", &deployment("web", 3, "v1"));
+    fleet.write("policy.yaml", &policy("web", DUPLICATED, &[], ""));
+    fleet.render();
+    fleet.write("policy.yaml", &policy("web", DUPLICATED, &[], SUSPEND_C));
+    let before = read_tree(fleet.out());
+    let refused = fleet.try_render(&["--format", "work", "--allow-mass-prune"]);
+    assert_eq!(refused.status.code(), Some(2), "{}", stdout(&refused));
+    assert_eq!(read_tree(fleet.out()), before, "nothing written");
+    insta::assert_snapshot!(crate::support::stderr(&refused).lines().next().unwrap_or_default(), @"error[G0605]: this render writes `work` files, the previous one `manifests`, but a hold keeps the files of `Deployment/apps/web` on cluster `c` as they are: written again in the new format they would be dropped, and the GitOps agent would delete what the hold keeps running (help: render with `--format manifests` until the hold is lifted (the cluster unpaused, or the policy's `suspension` ended), then change the format)");
+
+    fleet.write("policy.yaml", &policy("web", DUPLICATED, &[], ""));
+    fleet.write("clusters.yaml", &three(Some("c")));
+    let render = fleet.render_with(&["--format", "work", "--allow-mass-prune"]);
+    let c: std::collections::BTreeMap<String, Vec<u8>> = before
+        .into_iter()
+        .filter(|(p, _)| p.starts_with("clusters/c/"))
+        .collect();
+    assert_eq!(
+        render.cluster("c"),
+        c,
+        "the paused cluster keeps its manifests"
+    );
+    assert!(
+        render
+            .cluster("a")
+            .keys()
+            .any(|p| p.contains("work.work.karmada.io")),
+        "the others are written as Works"
+    );
+}
