@@ -663,8 +663,15 @@ fn override_policy(rng: &mut Rng, index: u64, clusters: &[String], templates: &[
 /// script (Karmada runs it instead of its built-in interpreter), and now
 /// and then a script-declared dependency.
 fn customizations(rng: &mut Rng) -> Vec<Value> {
+    // Now and then the requirements come from Karmada's `kube` library,
+    // which dynamic weights then divide by.
+    let replicas = if rng.chance(50) {
+        "local kube = require(\"kube\")\nfunction GetReplicas(obj)\n  local replicas = obj.spec.replicas\n  if replicas == nil then replicas = 1 end\n  return replicas, kube.accuratePodRequirements(obj.spec.template)\nend\n"
+    } else {
+        "function GetReplicas(obj)\n  local replicas = obj.spec.replicas\n  if replicas == nil then replicas = 1 end\n  return replicas, nil\nend\n"
+    };
     let mut customizations = json!({
-        "replicaResource": {"luaScript": "function GetReplicas(obj)\n  local replicas = obj.spec.replicas\n  if replicas == nil then replicas = 1 end\n  return replicas, nil\nend\n"},
+        "replicaResource": {"luaScript": replicas},
         "replicaRevision": {"luaScript": "function ReviseReplica(obj, desiredReplica)\n  obj.spec.replicas = desiredReplica\n  if obj.metadata.annotations == nil then obj.metadata.annotations = {} end\n  obj.metadata.annotations[\"revised-by\"] = \"lua\"\n  return obj\nend\n"},
     });
     let mut split = None;
