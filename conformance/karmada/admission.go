@@ -190,16 +190,20 @@ func responseReason(resp admission.Response) string {
 // mutateOnWrite runs, inside the case's fake client, the webhooks that
 // karmada-webhook registers for objects Karmada's controllers write:
 // ResourceBinding and ClusterResourceBinding on create (a permanent-id
-// label; a ResourceBinding's create is then validated too), Work on create and update (a permanent-id label, pruning, and the
+// label; a ResourceBinding's create and update, old being the stored one,
+// are validated too), Work on create and update (a permanent-id label, pruning, and the
 // managed-labels/annotations bookkeeping of the manifest). CRD defaults are
 // applied around them as the API server would. The permanent id is set
 // beforehand so that the webhook keeps it instead of minting a random one.
-func (w *webhooks) mutateOnWrite(ctx context.Context, obj client.Object, gvk schema.GroupVersionKind, create bool) error {
+func (w *webhooks) mutateOnWrite(ctx context.Context, obj, old client.Object, gvk schema.GroupVersionKind, create bool) error {
 	kind := gvk.Kind
 	switch kind {
 	case "ResourceBinding", "ClusterResourceBinding":
 		if !create {
-			return nil
+			if old == nil {
+				return nil
+			}
+			return w.validateBindingUpdate(ctx, obj, old, gvk)
 		}
 	case "Work":
 	default:
@@ -248,10 +252,9 @@ func (w *webhooks) mutateOnWrite(ctx context.Context, obj client.Object, gvk sch
 		return err
 	}
 	// A ResourceBinding's create goes on to karmada-webhook's validator
-	// (validate-resourcebinding): the dependencies annotation must be what
-	// the distributor writes; its quota and components checks are behind
-	// gates that are off by default. Its update checks concern only those
-	// gated checks, so updates are not sent to it.
+	// (validate-resourcebinding): the dependencies annotation must be
+	// JSON; its quota and components checks are behind gates that are off
+	// by default.
 	if kind == "ResourceBinding" && create {
 		req.Object = runtime.RawExtension{Raw: raw}
 		validator := &resourcebinding.ValidatingAdmission{Decoder: w.decoder}
@@ -269,4 +272,43 @@ func (w *webhooks) mutateOnWrite(ctx context.Context, obj client.Object, gvk sch
 		*o = workv1alpha1.Work{}
 	}
 	return json.Unmarshal(raw, obj)
+}
+
+// validateBindingUpdate is karmada-webhook's ResourceBinding validator on a
+// controller's update (the distributor recording a binding's dependencies
+// in its annotation, the scheduler writing its result): the request holds
+// the object as written and the one stored.
+func (w *webhooks) validateBindingUpdate(ctx context.Context, obj, old client.Object, gvk schema.GroupVersionKind) error {
+	raw := func(o client.Object) ([]byte, error) {
+		content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(o)
+		if err != nil {
+			return nil, err
+		}
+		content["apiVersion"] = gvk.GroupVersion().String()
+		content["kind"] = gvk.Kind
+		applyCRDDefaults(gvk.Kind, content)
+		return json.Marshal(content)
+	}
+	object, err := raw(obj)
+	if err != nil {
+		return err
+	}
+	stored, err := raw(old)
+	if err != nil {
+		return err
+	}
+	req := admission.Request{AdmissionRequest: admissionv1.AdmissionRequest{
+		UID:       types.UID(stableID("admission", gvk.Kind, obj.GetNamespace(), obj.GetName())),
+		Kind:      metav1.GroupVersionKind{Group: gvk.Group, Version: gvk.Version, Kind: gvk.Kind},
+		Name:      obj.GetName(),
+		Namespace: obj.GetNamespace(),
+		Operation: admissionv1.Update,
+		Object:    runtime.RawExtension{Raw: object},
+		OldObject: runtime.RawExtension{Raw: stored},
+	}}
+	validator := &resourcebinding.ValidatingAdmission{Decoder: w.decoder}
+	if resp := validator.Handle(ctx, req); !resp.Allowed {
+		return fmt.Errorf("%s webhook denied %s/%s: %s", gvk.Kind, obj.GetNamespace(), obj.GetName(), responseReason(resp))
+	}
+	return nil
 }

@@ -85,14 +85,24 @@ func scopeOf(namespaced bool) meta.RESTScope {
 //     without which helper.FindOrphanWorks cannot list,
 //   - the mutating webhooks karmada-webhook runs when a controller writes a
 //     ResourceBinding, ClusterResourceBinding (CREATE) or Work (CREATE,
-//     UPDATE), as artifacts/deploy/webhook-configuration.yaml registers them.
+//     UPDATE), and its ResourceBinding validator (CREATE, UPDATE), as
+//     artifacts/deploy/webhook-configuration.yaml registers them.
 func newAPIServer(scheme *runtime.Scheme, mapper meta.RESTMapper, hooks *webhooks) *apiServer {
-	onWrite := func(ctx context.Context, obj client.Object, create bool) error {
+	onWrite := func(ctx context.Context, c client.Reader, obj client.Object, create bool) error {
 		gvk, err := gvkOf(scheme, obj)
 		if err != nil {
 			return err
 		}
-		return hooks.mutateOnWrite(ctx, obj, gvk, create)
+		// The stored object, for an update's admission request.
+		var old client.Object
+		if _, isBinding := obj.(*workv1alpha2.ResourceBinding); isBinding && !create {
+			stored := &workv1alpha2.ResourceBinding{}
+			if err := c.Get(ctx, client.ObjectKeyFromObject(obj), stored); err != nil {
+				return err
+			}
+			old = stored
+		}
+		return hooks.mutateOnWrite(ctx, obj, old, gvk, create)
 	}
 	c := fake.NewClientBuilder().
 		WithScheme(scheme).
@@ -109,13 +119,13 @@ func newAPIServer(scheme *runtime.Scheme, mapper meta.RESTMapper, hooks *webhook
 			indexregistry.GenLabelIndexerFunc(workv1alpha2.ClusterResourceBindingPermanentIDLabel)).
 		WithInterceptorFuncs(interceptor.Funcs{
 			Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
-				if err := onWrite(ctx, obj, true); err != nil {
+				if err := onWrite(ctx, c, obj, true); err != nil {
 					return err
 				}
 				return c.Create(ctx, obj, opts...)
 			},
 			Update: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.UpdateOption) error {
-				if err := onWrite(ctx, obj, false); err != nil {
+				if err := onWrite(ctx, c, obj, false); err != nil {
 					return err
 				}
 				return c.Update(ctx, obj, opts...)
