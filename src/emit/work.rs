@@ -50,7 +50,15 @@ pub fn wrap(
         .and_then(Value::as_object)
         .cloned()
         .unwrap_or_default();
+    let copied = labels_from_pod_template(&manifest, &stored);
     if let Some(meta) = manifest.get_mut("metadata").and_then(Value::as_object_mut) {
+        // A Job (or ReplicationController) without labels is stored with
+        // its pod template's; a member copies them only onto one that has
+        // none, and the Work's manifest gets Karmada's label below, so
+        // they are written.
+        if let Some(labels) = copied {
+            meta.insert("labels".into(), labels);
+        }
         mark_managed(meta, &stored_meta);
     }
     work_annotations.push(("work.karmada.io/conflict-resolution", conflict.to_string()));
@@ -110,6 +118,23 @@ fn annotate_manifest(
         Value::String(conflict.to_string()),
     );
     moved
+}
+
+/// The labels the API server gives `manifest` from its pod template
+/// (`SetDefaults_Job`, `SetDefaults_ReplicationController`: an object
+/// without labels takes its template's), when it has none; `stored` is
+/// the manifest as stored. Labels a member sets on any object whatever it
+/// is given (a Namespace's `kubernetes.io/metadata.name`) are no such copy.
+fn labels_from_pod_template(manifest: &Value, stored: &Value) -> Option<Value> {
+    let unlabelled = manifest
+        .pointer("/metadata/labels")
+        .and_then(Value::as_object)
+        .is_none_or(Map::is_empty);
+    let copied = stored.pointer("/spec/template/metadata/labels")?;
+    let copy = unlabelled
+        && copied.as_object().is_some_and(|l| !l.is_empty())
+        && stored.pointer("/metadata/labels") == Some(copied);
+    copy.then(|| copied.clone())
 }
 
 /// Label the manifest as managed by Karmada and record which labels and
@@ -177,4 +202,48 @@ fn work_object(
             "preserveResourcesOnDeletion": false,
         },
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn key(kind: &str, api_version: &str) -> ObjectKey {
+        ObjectKey {
+            api_version: api_version.into(),
+            kind: kind.into(),
+            namespace: Some("batch".into()),
+            name: "etl".into(),
+        }
+    }
+
+    /// The Work's manifest of a Job written without labels carries its pod
+    /// template's (as Karmada's stored template does) beside Karmada's own;
+    /// a Job with labels, and a Namespace, keep only what they had.
+    #[test]
+    fn a_job_without_labels_takes_its_pod_templates_in_the_work() {
+        let job = json!({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "etl", "namespace": "batch"},
+            "spec": {"template": {"metadata": {"labels": {"app": "etl"}}, "spec": {"restartPolicy": "Never", "containers": [{"name": "etl", "image": "etl:1"}]}}}});
+        let labels = |manifest: Value, kind: &str, api_version: &str| {
+            let work = wrap(&key(kind, api_version), manifest, "m1", "etl-job", "abort");
+            work["spec"]["workload"]["manifests"][0]["metadata"]["labels"].clone()
+        };
+        assert_eq!(
+            labels(job.clone(), "Job", "batch/v1"),
+            json!({"app": "etl", "karmada.io/managed": "true"})
+        );
+        let mut labelled = job;
+        labelled["metadata"]["labels"] = json!({"team": "a"});
+        assert_eq!(
+            labels(labelled, "Job", "batch/v1"),
+            json!({"team": "a", "karmada.io/managed": "true"})
+        );
+        let namespace =
+            json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "batch"}});
+        assert_eq!(
+            labels(namespace, "Namespace", "v1"),
+            json!({"karmada.io/managed": "true"})
+        );
+    }
 }

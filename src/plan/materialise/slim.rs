@@ -20,25 +20,12 @@ pub(super) fn step(
     let key = &target.template.key;
     let divisible = target.app.clusternet()
         && crate::schedule::clusternet::divisible(&key.api_version, &key.kind);
-    let mut keep: Vec<&str> = if target.app.binding.revise || divisible {
-        REVISED.to_vec()
+    let keep = if target.app.binding.revise || divisible {
+        REVISED
     } else {
-        Vec::new()
+        &[]
     };
-    // A Job (or ReplicationController) written without labels is stored
-    // with its pod template's; a member copies them only onto an object
-    // that has none, and every delivered object gets Karmada's (or
-    // Clusternet's) own labels after this step, so the copied labels are
-    // written.
-    let labels = |value: &serde_json::Value| value.pointer("/metadata/labels").cloned();
-    if labels(target.stored()) != labels(&target.template.written) {
-        keep.push("/metadata/labels");
-    }
-    made.value = crate::apiserver::slim(
-        &made.value,
-        target.stored(),
-        &target.template.written,
-        &keep,
-    );
+    made.value =
+        crate::apiserver::slim(&made.value, target.stored(), &target.template.written, keep);
     Ok(())
 }
