@@ -195,6 +195,12 @@ codes! {
     /// A policy divides a template's `spec.replicas` that no interpreter
     /// reads: every cluster gets all of them, in Karmada too.
     ReplicasNotDivided = ("G0705", "replicas-not-divided"),
+    /// An object of a control plane export that `garrison import` cannot
+    /// turn into input that renders what Karmada delivers.
+    CannotImport = ("G0801", "cannot-import"),
+    /// A document of `garrison verify --works` that is not a Work of a
+    /// member cluster's execution namespace.
+    NotAWork = ("G0802", "not-a-work"),
 }
 
 /// One finding about the user's input.

@@ -1,0 +1,467 @@
+//! `garrison import`'s conversion: the objects of a control plane export
+//! into the files of a garrison repository, one file per object, as the
+//! API server's copies become input a person would have written. A pure
+//! function of the parsed documents; the command writes the tree.
+//!
+//! Taken out: what the API server and Karmada's controllers set (identity,
+//! bookkeeping, the claim marks the detector writes on templates and
+//! policies, every status but a Cluster's, which garrison reads), the
+//! objects Karmada never propagates from its own and Kubernetes'
+//! namespaces, the Works (what `verify` compares with), and the bindings
+//! whose schedule follows from their policy. Kept, as pins: the bindings
+//! that divide replicas, because Karmada divides anew from the division it
+//! remembers, which a first render without that memory cannot know.
+
+use super::export::{identify, Identity};
+use crate::diag::{Code, Diagnostic, Diagnostics, Origin};
+use crate::model::document::Document;
+use crate::model::layout::Tree;
+use crate::schedule::policy_match::{namespace_is_reserved, CLAIMED_BY_LABEL};
+use serde_json::{Map, Value};
+use std::collections::BTreeMap;
+
+/// The file `garrison import` writes what it learnt into.
+pub const CONFIG_FILE: &str = "garrison.yaml";
+
+/// The Karmada kinds garrison reads, by group: each is imported under
+/// `karmada/<kind>/`.
+const KARMADA_KINDS: &[(&str, &str)] = &[
+    ("cluster.karmada.io", "Cluster"),
+    ("policy.karmada.io", "PropagationPolicy"),
+    ("policy.karmada.io", "ClusterPropagationPolicy"),
+    ("policy.karmada.io", "OverridePolicy"),
+    ("policy.karmada.io", "ClusterOverridePolicy"),
+    ("policy.karmada.io", "ClusterTaintPolicy"),
+    ("config.karmada.io", "ResourceInterpreterCustomization"),
+    ("work.karmada.io", "ResourceBinding"),
+    ("work.karmada.io", "ClusterResourceBinding"),
+    ("autoscaling.karmada.io", "FederatedHPA"),
+];
+
+/// Metadata the API server sets on every object it stores.
+const SERVER_FIELDS: &[&str] = &[
+    "uid",
+    "resourceVersion",
+    "generation",
+    "creationTimestamp",
+    "deletionTimestamp",
+    "deletionGracePeriodSeconds",
+    "managedFields",
+    "selfLink",
+];
+
+/// The prefixes of the labels and annotations Karmada's detector and
+/// controllers write on the objects they claim (`propagationpolicy.karmada.io/name`,
+/// `resourcebinding.karmada.io/permanent-id`, …): marks of the live
+/// control plane, which a render writes afresh where Karmada would.
+const CLAIM_PREFIXES: &[&str] = &[
+    "propagationpolicy.karmada.io/",
+    "clusterpropagationpolicy.karmada.io/",
+    "resourcebinding.karmada.io/",
+    "clusterresourcebinding.karmada.io/",
+    "work.karmada.io/",
+    "resourcetemplate.karmada.io/",
+];
+
+/// The finalizers Karmada's controllers add to the objects they manage.
+const KARMADA_FINALIZER_PREFIX: &str = "karmada.io/";
+
+/// What an import makes of an export.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Imported {
+    /// The repository's files, by path from its root.
+    pub tree: Tree,
+    /// How many objects of each kind were written.
+    pub written: BTreeMap<String, usize>,
+    /// Objects of the export that are not in the repository, and why.
+    pub left_out: Vec<LeftOut>,
+    /// The `kubernetesVersion` written into garrison.yaml, if any.
+    pub kubernetes_version: Option<String>,
+}
+
+/// An object of the export that the repository does not hold.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct LeftOut {
+    /// `Kind/namespace/name`.
+    pub object: String,
+    pub origin: Origin,
+    pub why: String,
+}
+
+/// One object on its way into the repository.
+struct Object<'a> {
+    doc: &'a Document,
+    identity: Identity,
+    value: Value,
+}
+
+/// The repository for the objects of an export, or every reason it
+/// cannot be made faithfully. Warnings are returned with the result.
+pub fn import(documents: &[Document]) -> Result<(Imported, Diagnostics), Diagnostics> {
+    let mut diagnostics = Diagnostics::default();
+    let mut objects = Vec::new();
+    for doc in documents {
+        let value = doc.node.to_value();
+        match identify(doc, &value) {
+            Ok(identity) => objects.push(Object {
+                doc,
+                identity,
+                value,
+            }),
+            Err(fault) => diagnostics.push(fault),
+        }
+    }
+    let mut imported = Imported::default();
+    let mut placed: BTreeMap<String, (Origin, Vec<u8>)> = BTreeMap::new();
+    for object in &objects {
+        let Some(path) = place(object, &objects, &mut imported, &mut diagnostics) else {
+            continue;
+        };
+        let value = cleaned(&object.identity, object.value.clone());
+        let text = match crate::emit::yaml::to_yaml(&value) {
+            Ok(text) => text.into_bytes(),
+            Err(error) => {
+                diagnostics.push(
+                    Diagnostic::error(Code::Emit, format!("cannot write it as YAML: {error}"))
+                        .at(object.doc.origin()),
+                );
+                continue;
+            }
+        };
+        match placed.get(&path) {
+            // The same object exported twice, by two overlapping `kubectl get`s.
+            Some((_, bytes)) if *bytes == text => {}
+            Some((first, _)) => diagnostics.push(duplicate(object, *first)),
+            None => {
+                *imported
+                    .written
+                    .entry(object.identity.kind.clone())
+                    .or_default() += 1;
+                placed.insert(path, (object.doc.origin(), text));
+            }
+        }
+    }
+    if !objects.iter().any(|o| is_cluster(&o.identity)) && !diagnostics.has_errors() {
+        diagnostics.push(
+            Diagnostic::error(Code::NoClusters, "the export holds no Cluster")
+                .help("add what `kubectl get clusters.cluster.karmada.io -o yaml` prints: garrison renders for the clusters of the repository"),
+        );
+    }
+    if diagnostics.has_errors() {
+        return Err(diagnostics);
+    }
+    imported.tree = placed.into_iter().map(|(p, (_, b))| (p, b)).collect();
+    let clusters: Vec<&Object> = objects.iter().filter(|o| is_cluster(&o.identity)).collect();
+    let (version, config) = garrison_yaml(&clusters);
+    imported.kubernetes_version = version;
+    imported
+        .tree
+        .insert(CONFIG_FILE.to_string(), config.into_bytes());
+    imported.left_out.sort();
+    imported.left_out.dedup();
+    Ok((imported, diagnostics))
+}
+
+fn is_cluster(identity: &Identity) -> bool {
+    identity.group() == "cluster.karmada.io" && identity.kind == "Cluster"
+}
+
+/// Where `object` goes in the repository, or `None` when it stays out
+/// (noted in `imported.left_out`) or cannot be imported (a fault in
+/// `diagnostics`).
+fn place(
+    object: &Object<'_>,
+    objects: &[Object<'_>],
+    imported: &mut Imported,
+    diagnostics: &mut Diagnostics,
+) -> Option<String> {
+    let identity = &object.identity;
+    let mut leave = |why: String| {
+        imported.left_out.push(LeftOut {
+            object: identity.display(),
+            origin: object.doc.origin(),
+            why,
+        });
+        None
+    };
+    let reserved = match (&identity.namespace, identity.kind.as_str()) {
+        (Some(namespace), _) => Some(namespace),
+        (None, "Namespace") if identity.group().is_empty() => Some(&identity.name),
+        _ => None,
+    };
+    if let Some(namespace) = reserved.filter(|n| namespace_is_reserved(n)) {
+        return leave(format!(
+            "Karmada never propagates from the namespace `{namespace}`"
+        ));
+    }
+    let group = identity.group();
+    if group == "work.karmada.io" && identity.kind == "Work" {
+        return leave("a Work: what `garrison verify --works` compares the render with".into());
+    }
+    let karmada = KARMADA_KINDS
+        .iter()
+        .any(|(g, k)| *g == group && *k == identity.kind);
+    if !karmada && (group == "karmada.io" || group.ends_with(".karmada.io")) {
+        diagnostics.push(
+            Diagnostic::error(
+                Code::CannotImport,
+                format!(
+                    "`{}` ({}) cannot be imported: garrison does not do what Karmada does with a {}, so a render would not deliver what Karmada delivers",
+                    identity.display(),
+                    identity.api_version,
+                    identity.kind
+                ),
+            )
+            .at(object.doc.at(&["kind"]))
+            .help("leave the kind out of the export, and know that what it changes on the members will not be verified; garrison imports Clusters, policies, ResourceInterpreterCustomizations, ClusterTaintPolicies, FederatedHPAs, bindings and resource templates"),
+        );
+        return None;
+    }
+    if let Err(fault) = safe_names(object) {
+        diagnostics.push(fault);
+        return None;
+    }
+    let binding = group == "work.karmada.io";
+    if binding {
+        if !divides(&object.value) {
+            return leave(
+                "its schedule follows from its policy, which garrison schedules again".into(),
+            );
+        }
+        if let Err(fault) = template_exported(object, objects) {
+            diagnostics.push(fault);
+            return None;
+        }
+    }
+    let kind = identity.kind.to_lowercase();
+    let name = format!("{}.yaml", identity.name);
+    Some(match (karmada, &identity.namespace) {
+        (true, Some(namespace)) => format!("karmada/{kind}/{namespace}/{name}"),
+        (true, None) => format!("karmada/{kind}/{name}"),
+        (false, namespace) => {
+            let kind = match group {
+                "" => kind,
+                group => format!("{kind}.{group}"),
+            };
+            let namespace = namespace
+                .as_deref()
+                .unwrap_or(crate::model::layout::path::CLUSTER_SCOPED_DIR);
+            format!("templates/{namespace}/{kind}/{name}")
+        }
+    })
+}
+
+/// A name or namespace that cannot be a file name in the repository: empty,
+/// hidden (the walk skips hidden files), or a path.
+fn safe_names(object: &Object<'_>) -> Result<(), Diagnostic> {
+    let identity = &object.identity;
+    let fields = [
+        ("name", Some(&identity.name)),
+        ("namespace", identity.namespace.as_ref()),
+    ];
+    for (field, value) in fields {
+        let Some(value) = value else { continue };
+        if value.starts_with('.') || value.contains(['/', '\\', '\0']) {
+            return Err(Diagnostic::error(
+                Code::InvalidName,
+                format!(
+                    "the {field} `{value}` of `{}` cannot name a file",
+                    identity.display()
+                ),
+            )
+            .at(object.doc.at(&["metadata", field]))
+            .help("the API server does not store such a name: export the objects with `kubectl get -o yaml` again"));
+        }
+    }
+    Ok(())
+}
+
+/// Whether a binding divides replicas: its placement says `Divided`, or,
+/// without a placement, its clusters share the replicas out.
+fn divides(binding: &Value) -> bool {
+    let spec = &binding["spec"];
+    if let Some(kind) = spec
+        .pointer("/placement/replicaScheduling/replicaSchedulingType")
+        .and_then(Value::as_str)
+    {
+        return kind == "Divided";
+    }
+    let total = spec["replicas"].as_i64().unwrap_or(0);
+    let clusters = spec["clusters"].as_array().into_iter().flatten();
+    total > 0
+        && clusters
+            .map(|c| c["replicas"].as_i64().unwrap_or(0))
+            .any(|r| r != total)
+}
+
+/// A binding kept as a pin names a template of the export (garrison
+/// refuses a pin without one, G0207).
+fn template_exported(binding: &Object<'_>, objects: &[Object<'_>]) -> Result<(), Diagnostic> {
+    let resource = &binding.value["spec"]["resource"];
+    let text = |key: &str| resource[key].as_str().filter(|s| !s.is_empty());
+    let found = objects.iter().any(|o| {
+        Some(o.identity.api_version.as_str()) == text("apiVersion")
+            && Some(o.identity.kind.as_str()) == text("kind")
+            && o.identity.namespace.as_deref() == text("namespace")
+            && Some(o.identity.name.as_str()) == text("name")
+    });
+    if found {
+        return Ok(());
+    }
+    let named = match text("namespace") {
+        Some(ns) => format!(
+            "{}/{ns}/{}",
+            text("kind").unwrap_or("?"),
+            text("name").unwrap_or("?")
+        ),
+        None => format!(
+            "{}/{}",
+            text("kind").unwrap_or("?"),
+            text("name").unwrap_or("?")
+        ),
+    };
+    Err(Diagnostic::error(
+        Code::CannotImport,
+        format!(
+            "`{}` divides the replicas of `{named}`, which is not in the export",
+            binding.identity.display()
+        ),
+    )
+    .at(binding.doc.at(&["spec", "resource"]))
+    .help("export the template too (`kubectl get` its kind in its namespace): the binding is kept to pin its division, and a pin needs its template"))
+}
+
+fn duplicate(object: &Object<'_>, first: Origin) -> Diagnostic {
+    Diagnostic::error(
+        Code::DuplicateObject,
+        format!(
+            "`{}` ({}) is in the export twice, with different contents",
+            object.identity.display(),
+            object.identity.api_version
+        ),
+    )
+    .at(object.doc.origin())
+    .help(format!(
+        "it is also at line {} of the export; export each object once, from one control plane",
+        first.pos.line
+    ))
+}
+
+/// `value` as a person would have written it: the API server's and
+/// Karmada's bookkeeping taken out.
+fn cleaned(identity: &Identity, mut value: Value) -> Value {
+    let Some(object) = value.as_object_mut() else {
+        return value;
+    };
+    // A Cluster's status is input: its API enablements, resources and
+    // conditions decide where Karmada schedules.
+    if !is_cluster(identity) {
+        object.shift_remove("status");
+    }
+    if let Some(metadata) = object.get_mut("metadata").and_then(Value::as_object_mut) {
+        clean_metadata(metadata, identity.group() == "work.karmada.io");
+    }
+    if identity.group() == "work.karmada.io" {
+        if let Some(resource) = object
+            .get_mut("spec")
+            .and_then(|s| s.get_mut("resource"))
+            .and_then(Value::as_object_mut)
+        {
+            resource.shift_remove("uid");
+            resource.shift_remove("resourceVersion");
+        }
+    }
+    value
+}
+
+fn clean_metadata(metadata: &mut Map<String, Value>, binding: bool) {
+    for field in SERVER_FIELDS {
+        metadata.shift_remove(*field);
+    }
+    // A binding is owned by its template, by the uid the export's API
+    // server gave it.
+    if binding {
+        metadata.shift_remove("ownerReferences");
+    }
+    for field in ["labels", "annotations"] {
+        let emptied = metadata
+            .get_mut(field)
+            .and_then(Value::as_object_mut)
+            .map(|map| {
+                map.retain(|key, _| {
+                    key == CLAIMED_BY_LABEL || !CLAIM_PREFIXES.iter().any(|p| key.starts_with(p))
+                });
+                map.is_empty()
+            });
+        if emptied == Some(true) {
+            metadata.shift_remove(field);
+        }
+    }
+    let emptied = metadata
+        .get_mut("finalizers")
+        .and_then(Value::as_array_mut)
+        .map(|list| {
+            list.retain(|f| {
+                !f.as_str()
+                    .is_some_and(|f| f.starts_with(KARMADA_FINALIZER_PREFIX))
+            });
+            list.is_empty()
+        });
+    if emptied == Some(true) {
+        metadata.shift_remove("finalizers");
+    }
+}
+
+/// The `kubernetesVersion` learnt from the clusters, and garrison.yaml's
+/// text. Templates are checked against the lowest minor version a member
+/// runs (what every member accepts), or the nearest one garrison knows.
+fn garrison_yaml(clusters: &[&Object<'_>]) -> (Option<String>, String) {
+    let mut text = String::from("# What `garrison import` learnt from the control plane export.\n");
+    let lowest = clusters
+        .iter()
+        .filter_map(|c| {
+            let reported = c.value.pointer("/status/kubernetesVersion")?.as_str()?;
+            Some((minor_version(reported)?, reported, &c.identity.name))
+        })
+        .min();
+    let Some(((major, minor), reported, cluster)) = lowest else {
+        text.push_str("# No Cluster reports `status.kubernetesVersion`: templates are checked\n# against the default Kubernetes version.\n");
+        return (None, text);
+    };
+    let known: Vec<(u32, u32)> = crate::schema::builtin::versions()
+        .filter_map(minor_version)
+        .collect();
+    let chosen = if known.contains(&(major, minor)) {
+        text.push_str(&format!(
+            "# The lowest Kubernetes version of the members: {reported} (`{cluster}`).\n"
+        ));
+        (major, minor)
+    } else {
+        let nearest = known
+            .iter()
+            .copied()
+            .min_by_key(|(ma, mi)| (ma.abs_diff(major), mi.abs_diff(minor)))
+            .unwrap_or((major, minor));
+        text.push_str(&format!(
+            "# The lowest Kubernetes version of the members is {reported} (`{cluster}`);\n# garrison checks templates against {}.{} at the nearest.\n",
+            nearest.0, nearest.1
+        ));
+        nearest
+    };
+    let version = format!("{}.{}", chosen.0, chosen.1);
+    text.push_str(&format!("kubernetesVersion: \"{version}\"\n"));
+    (Some(version), text)
+}
+
+/// `v1.31.2`, `1.31`, `v1.31.2-eks-1` as (major, minor).
+fn minor_version(text: &str) -> Option<(u32, u32)> {
+    let text = text.strip_prefix('v').unwrap_or(text);
+    let mut parts = text.split('.');
+    let major = parts.next()?.parse().ok()?;
+    let minor: String = parts
+        .next()?
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    Some((major, minor.parse().ok()?))
+}
