@@ -184,6 +184,10 @@ fn place(
         });
         None
     };
+    let group = identity.group();
+    if group == "work.karmada.io" && identity.kind == "Work" {
+        return leave("a Work: what `garrison verify --works` compares the render with".into());
+    }
     let reserved = match (&identity.namespace, identity.kind.as_str()) {
         (Some(namespace), _) => Some(namespace),
         (None, "Namespace") if identity.group().is_empty() => Some(&identity.name),
@@ -193,10 +197,6 @@ fn place(
         return leave(format!(
             "Karmada never propagates from the namespace `{namespace}`"
         ));
-    }
-    let group = identity.group();
-    if group == "work.karmada.io" && identity.kind == "Work" {
-        return leave("a Work: what `garrison verify --works` compares the render with".into());
     }
     let karmada = KARMADA_KINDS
         .iter()
@@ -464,4 +464,189 @@ fn minor_version(text: &str) -> Option<(u32, u32)> {
         .take_while(char::is_ascii_digit)
         .collect();
     Some((major, minor.parse().ok()?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::migrate::export;
+
+    const CLUSTER: &str = "apiVersion: cluster.karmada.io/v1alpha1\nkind: Cluster\nmetadata:\n  name: member1\n  uid: 0d1c\n  resourceVersion: \"1042\"\n  finalizers: [karmada.io/cluster-controller]\nspec:\n  apiEndpoint: https://member1.example:6443\nstatus:\n  kubernetesVersion: v1.35.1\n  apiEnablements:\n  - groupVersion: apps/v1\n    resources: [{name: deployments, kind: Deployment}]\n";
+
+    /// The import of `text` (one export file, `export.yaml`), or its faults
+    /// as `file:line:column: code message` lines.
+    fn imported(text: &str) -> Result<Imported, Vec<String>> {
+        let export = export::parse(vec![("export.yaml".into(), text.into())]);
+        let faults = |d: &Diagnostics| {
+            d.0.iter()
+                .map(|d| {
+                    let at = d
+                        .origin
+                        .map(|o| export.sources.locate(&o))
+                        .unwrap_or_default();
+                    format!("{at}: {} {}", d.code.code(), d.message)
+                })
+                .collect::<Vec<_>>()
+        };
+        assert!(
+            !export.diagnostics.has_errors(),
+            "{:?}",
+            faults(&export.diagnostics)
+        );
+        import(&export.documents)
+            .map(|(imported, _)| imported)
+            .map_err(|d| faults(&d))
+    }
+
+    fn files(imported: &Imported) -> String {
+        imported
+            .tree
+            .iter()
+            .map(|(path, bytes)| format!("--- {path}\n{}", String::from_utf8_lossy(bytes)))
+            .collect()
+    }
+
+    #[test]
+    fn server_fields_and_karmadas_claim_marks_are_taken_out_and_a_clusters_status_is_kept() {
+        let text = format!(
+            "{CLUSTER}---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  namespace: shop\n  uid: 3b1e\n  generation: 2\n  creationTimestamp: \"2026-11-02T10:00:00Z\"\n  managedFields: [{{manager: kubectl}}]\n  labels:\n    app: web\n    propagationpolicy.karmada.io/permanent-id: 5e0c\n    resourcetemplate.karmada.io/claimed-by: argo\n  annotations:\n    propagationpolicy.karmada.io/name: web\nspec:\n  replicas: 3\nstatus:\n  replicas: 3\n"
+        );
+        let imported = imported(&text).unwrap_or_else(|f| panic!("{f:?}"));
+        insta::assert_snapshot!(files(&imported), @r#"
+            --- garrison.yaml
+            # What `garrison import` learnt from the control plane export.
+            # The lowest Kubernetes version of the members: v1.35.1 (`member1`).
+            kubernetesVersion: "1.35"
+            --- karmada/cluster/member1.yaml
+            apiVersion: cluster.karmada.io/v1alpha1
+            kind: Cluster
+            metadata:
+              name: member1
+            spec:
+              apiEndpoint: https://member1.example:6443
+            status:
+              kubernetesVersion: v1.35.1
+              apiEnablements:
+              - groupVersion: apps/v1
+                resources:
+                - name: deployments
+                  kind: Deployment
+            --- templates/shop/deployment.apps/web.yaml
+            apiVersion: apps/v1
+            kind: Deployment
+            metadata:
+              name: web
+              namespace: shop
+              labels:
+                app: web
+                resourcetemplate.karmada.io/claimed-by: argo
+            spec:
+              replicas: 3
+        "#);
+    }
+
+    #[test]
+    fn what_karmada_never_propagates_and_the_works_are_left_out_with_the_reason() {
+        let text = format!(
+            "{CLUSTER}---\napiVersion: v1\nkind: ConfigMap\nmetadata: {{name: cluster-info, namespace: kube-public}}\n---\napiVersion: v1\nkind: Namespace\nmetadata: {{name: karmada-es-member1}}\n---\napiVersion: work.karmada.io/v1alpha1\nkind: Work\nmetadata: {{name: web-56d6c779bb, namespace: karmada-es-member1}}\n"
+        );
+        let imported = imported(&text).unwrap_or_else(|f| panic!("{f:?}"));
+        let left: Vec<String> = imported
+            .left_out
+            .iter()
+            .map(|l| format!("{} (line {}): {}", l.object, l.origin.pos.line, l.why))
+            .collect();
+        insta::assert_snapshot!(left.join("\n"), @r#"
+            ConfigMap/kube-public/cluster-info (line 16): Karmada never propagates from the namespace `kube-public`
+            Namespace/karmada-es-member1 (line 20): Karmada never propagates from the namespace `karmada-es-member1`
+            Work/karmada-es-member1/web-56d6c779bb (line 24): a Work: what `garrison verify --works` compares the render with
+        "#);
+        assert_eq!(
+            imported.tree.keys().collect::<Vec<_>>(),
+            ["garrison.yaml", "karmada/cluster/member1.yaml"]
+        );
+    }
+
+    #[test]
+    fn a_binding_that_divides_replicas_is_kept_as_a_pin_and_one_that_duplicates_is_not() {
+        let text = format!(
+            "{CLUSTER}---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: web, namespace: shop}}\nspec: {{replicas: 3}}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {{name: conf, namespace: shop}}\n---\napiVersion: work.karmada.io/v1alpha2\nkind: ResourceBinding\nmetadata:\n  name: web-deployment\n  namespace: shop\n  ownerReferences: [{{apiVersion: apps/v1, kind: Deployment, name: web, uid: 3b1e}}]\n  labels: {{resourcebinding.karmada.io/permanent-id: 1d2c}}\nspec:\n  resource: {{apiVersion: apps/v1, kind: Deployment, namespace: shop, name: web, uid: 3b1e, resourceVersion: \"3001\"}}\n  replicas: 3\n  clusters: [{{name: member1, replicas: 2}}, {{name: member2, replicas: 1}}]\nstatus: {{schedulerObservedGeneration: 2}}\n---\napiVersion: work.karmada.io/v1alpha2\nkind: ResourceBinding\nmetadata: {{name: conf-configmap, namespace: shop}}\nspec:\n  resource: {{apiVersion: v1, kind: ConfigMap, namespace: shop, name: conf}}\n  placement: {{replicaScheduling: {{replicaSchedulingType: Duplicated}}}}\n  clusters: [{{name: member1}}]\n"
+        );
+        let imported = imported(&text).unwrap_or_else(|f| panic!("{f:?}"));
+        let binding = imported
+            .tree
+            .get("karmada/resourcebinding/shop/web-deployment.yaml")
+            .map(|b| String::from_utf8_lossy(b).into_owned());
+        insta::assert_snapshot!(binding.unwrap_or_default(), @r#"
+            apiVersion: work.karmada.io/v1alpha2
+            kind: ResourceBinding
+            metadata:
+              name: web-deployment
+              namespace: shop
+            spec:
+              resource:
+                apiVersion: apps/v1
+                kind: Deployment
+                namespace: shop
+                name: web
+              replicas: 3
+              clusters:
+              - name: member1
+                replicas: 2
+              - name: member2
+                replicas: 1
+        "#);
+        assert!(!imported
+            .tree
+            .contains_key("karmada/resourcebinding/shop/conf-configmap.yaml"));
+        assert_eq!(imported.left_out.len(), 1, "{:?}", imported.left_out);
+    }
+
+    #[test]
+    fn what_cannot_be_imported_faithfully_is_refused_at_its_line() {
+        let text = format!(
+            "{CLUSTER}---\napiVersion: config.karmada.io/v1alpha1\nkind: ResourceInterpreterWebhookConfiguration\nmetadata: {{name: hooks}}\n---\napiVersion: work.karmada.io/v1alpha2\nkind: ResourceBinding\nmetadata: {{name: gone-deployment, namespace: shop}}\nspec:\n  resource: {{apiVersion: apps/v1, kind: Deployment, namespace: shop, name: gone}}\n  replicas: 4\n  clusters: [{{name: member1, replicas: 4}}, {{name: member2, replicas: 0}}]\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {{name: web, namespace: shop}}\ndata: {{a: \"1\"}}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {{name: web, namespace: shop}}\ndata: {{a: \"2\"}}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {{name: ..., namespace: shop}}\n"
+        );
+        let faults = imported(&text).err().unwrap_or_default();
+        insta::assert_snapshot!(faults.join("\n"), @r#"
+            export.yaml:17:7: G0801 `ResourceInterpreterWebhookConfiguration/hooks` (config.karmada.io/v1alpha1) cannot be imported: garrison does not do what Karmada does with a ResourceInterpreterWebhookConfiguration, so a render would not deliver what Karmada delivers
+            export.yaml:24:13: G0801 `ResourceBinding/shop/gone-deployment` divides the replicas of `Deployment/shop/gone`, which is not in the export
+            export.yaml:33:1: G0107 `ConfigMap/shop/web` (v1) is in the export twice, with different contents
+            export.yaml:40:18: G0106 the name `...` of `ConfigMap/shop/...` cannot name a file
+        "#);
+    }
+
+    #[test]
+    fn an_export_without_clusters_is_refused() {
+        let faults =
+            imported("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: b}\n")
+                .err()
+                .unwrap_or_default();
+        assert_eq!(faults, [": G0007 the export holds no Cluster"]);
+    }
+
+    #[test]
+    fn the_same_object_exported_twice_alike_is_written_once() {
+        let text = format!("{CLUSTER}---\n{CLUSTER}");
+        let imported = imported(&text).unwrap_or_else(|f| panic!("{f:?}"));
+        assert_eq!(imported.written.get("Cluster"), Some(&1));
+    }
+
+    #[test]
+    fn the_kubernetes_version_is_the_members_lowest_or_the_nearest_garrison_knows() {
+        let with = |versions: &[&str]| {
+            let text: Vec<String> = versions
+                .iter()
+                .enumerate()
+                .map(|(i, v)| format!("apiVersion: cluster.karmada.io/v1alpha1\nkind: Cluster\nmetadata: {{name: m{i}}}\nstatus: {{kubernetesVersion: {v}}}\n"))
+                .collect();
+            imported(&text.join("---\n"))
+                .unwrap_or_else(|f| panic!("{f:?}"))
+                .kubernetes_version
+        };
+        assert_eq!(with(&["v1.36.0", "v1.34.2-eks-1"]), Some("1.34".into()));
+        assert_eq!(with(&["v1.29.4"]), Some("1.33".into()));
+        assert_eq!(with(&["v1.99.0"]), Some("1.37".into()));
+        assert_eq!(with(&["unknown"]), None);
+    }
 }

@@ -477,3 +477,168 @@ fn explain_tie_order(verdict: &mut Verdict, karmada: &Deliveries, garrison: &Del
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::migrate::export;
+
+    /// A Work of `cluster` holding `manifest` (flow YAML), as Karmada stores it.
+    fn work(cluster: &str, name: &str, manifest: &str) -> String {
+        format!("apiVersion: work.karmada.io/v1alpha1\nkind: Work\nmetadata:\n  name: {name}\n  namespace: karmada-es-{cluster}\n  uid: 4c1d\nspec:\n  workload:\n    manifests:\n    - {manifest}\n")
+    }
+
+    fn deployment(replicas: u32, extra_label: &str) -> String {
+        format!("{{apiVersion: apps/v1, kind: Deployment, metadata: {{name: web, namespace: shop, labels: {{app: web{extra_label}}}}}, spec: {{replicas: {replicas}}}}}")
+    }
+
+    fn karmada(works: &[String]) -> Deliveries {
+        let export = export::parse(vec![("works.yaml".into(), works.join("---\n"))]);
+        karmada_deliveries(&export.documents).unwrap_or_else(|d| panic!("{d:?}"))
+    }
+
+    /// A render in the Work format holding `works`, each at its cluster's path.
+    fn garrison(works: &[(&str, String)]) -> Deliveries {
+        let tree: Tree = works
+            .iter()
+            .enumerate()
+            .map(|(i, (cluster, text))| {
+                (
+                    format!("clusters/{cluster}/karmada-es-{cluster}/w{i}.yaml"),
+                    text.clone().into_bytes(),
+                )
+            })
+            .chain([(
+                "clusters/m1/kustomization.yaml".to_string(),
+                b"resources: []\n".to_vec(),
+            )])
+            .collect();
+        garrison_deliveries(&tree)
+    }
+
+    fn fleet(names: &[&str]) -> Context {
+        Context {
+            fleet: names.iter().map(|n| n.to_string()).collect(),
+            ..Context::default()
+        }
+    }
+
+    #[test]
+    fn the_same_manifests_agree_whatever_identities_karmada_adds() {
+        let permanent = ", work.karmada.io/permanent-id: 9f1e";
+        let theirs = karmada(&[work("m1", "web", &deployment(2, permanent))]);
+        let ours = garrison(&[("m1", work("m1", "web", &deployment(2, "")))]);
+        let verdict = verify(&theirs, &ours, &fleet(&["m1"]));
+        assert!(verdict.agrees());
+        assert_eq!(verdict.clusters[0].matching, ["Deployment.apps/shop/web"]);
+        insta::assert_snapshot!(verdict.to_text(false), @r"
+            m1: 1 match
+            every cluster gets what Karmada delivers: 1 object(s) on 1 cluster(s)
+        ");
+    }
+
+    #[test]
+    fn a_manifest_that_differs_is_shown_as_a_diff_from_karmadas_to_garrisons() {
+        let theirs = karmada(&[work("m1", "web", &deployment(2, ", tier: front"))]);
+        let ours = garrison(&[("m1", work("m1", "web", &deployment(2, "")))]);
+        let verdict = verify(&theirs, &ours, &fleet(&["m1"]));
+        assert!(!verdict.agrees());
+        insta::assert_snapshot!(verdict.to_text(false), @r#"
+            m1: 0 match, 1 differ
+              differs (not explained): Deployment.apps/shop/web
+                --- karmada/m1/Deployment.apps/shop/web.yaml
+                +++ garrison/m1/Deployment.apps/shop/web.yaml
+                @@ -5,6 +5,5 @@
+                   namespace: shop
+                   labels:
+                     app: web
+                -    tier: front
+                 spec:
+                   replicas: 2
+            1 of 1 difference(s) not explained: the clusters would not get what Karmada delivers
+        "#);
+    }
+
+    #[test]
+    fn what_one_side_alone_delivers_is_named_with_the_reason_garrison_knows() {
+        let deleting = work(
+            "m1",
+            "old",
+            "{apiVersion: v1, kind: ConfigMap, metadata: {name: old, namespace: shop}}",
+        )
+        .replace(
+            "  uid: 4c1d\n",
+            "  uid: 4c1d\n  deletionTimestamp: \"2026-12-01T00:00:00Z\"\n",
+        );
+        let theirs = karmada(&[deleting, work("gone", "web", &deployment(1, ""))]);
+        let ours = garrison(&[("m1", work("m1", "web", &deployment(1, "")))]);
+        let verdict = verify(&theirs, &ours, &fleet(&["m1"]));
+        assert!(!verdict.agrees());
+        insta::assert_snapshot!(verdict.to_text(false), @r#"
+            gone: 0 match, 1 only in Karmada
+              only in Karmada (not explained): Deployment.apps/shop/web: the cluster is not in the repository: import its Cluster
+            m1: 0 match, 1 only in Karmada, 1 only in garrison
+              only in Karmada (explained): ConfigMap/shop/old: Karmada is deleting its Work
+              only in garrison (not explained): Deployment.apps/shop/web
+            2 of 3 difference(s) not explained: the clusters would not get what Karmada delivers
+        "#);
+    }
+
+    #[test]
+    fn a_division_that_differs_only_where_clusters_tie_is_explained() {
+        let theirs = karmada(&[
+            work("m1", "web", &deployment(2, "")),
+            work("m2", "web", &deployment(1, "")),
+        ]);
+        let ours = garrison(&[
+            ("m1", work("m1", "web", &deployment(1, ""))),
+            ("m2", work("m2", "web", &deployment(2, ""))),
+        ]);
+        let verdict = verify(&theirs, &ours, &fleet(&["m1", "m2"]));
+        assert!(verdict.agrees(), "{}", verdict.to_text(false));
+        let reasons: Vec<_> = verdict.differences().map(|d| d.reason.is_some()).collect();
+        assert_eq!(reasons, [true, true]);
+    }
+
+    #[test]
+    fn another_total_of_replicas_is_not_a_tie() {
+        let theirs = karmada(&[work("m1", "web", &deployment(3, ""))]);
+        let ours = garrison(&[("m1", work("m1", "web", &deployment(2, "")))]);
+        assert!(!verify(&theirs, &ours, &fleet(&["m1"])).agrees());
+    }
+
+    #[test]
+    fn replicas_a_federated_hpa_sets_are_a_live_input() {
+        let theirs = karmada(&[work("m1", "web", &deployment(5, ""))]);
+        let ours = garrison(&[("m1", work("m1", "web", &deployment(2, "")))]);
+        let context = Context {
+            autoscaled: ["Deployment/shop/web".to_string()].into(),
+            ..fleet(&["m1"])
+        };
+        let verdict = verify(&theirs, &ours, &context);
+        assert!(verdict.agrees(), "{}", verdict.to_text(false));
+    }
+
+    #[test]
+    fn a_document_that_is_not_a_work_of_an_execution_namespace_is_refused() {
+        let text = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: shop}\n---\napiVersion: work.karmada.io/v1alpha1\nkind: Work\nmetadata: {name: w, namespace: shop}\n";
+        let export = export::parse(vec![("works.yaml".into(), text.into())]);
+        let faults = karmada_deliveries(&export.documents)
+            .err()
+            .unwrap_or_default();
+        let lines: Vec<String> = faults
+            .0
+            .iter()
+            .map(|d| {
+                format!(
+                    "{} {}",
+                    d.origin
+                        .map(|o| export.sources.locate(&o))
+                        .unwrap_or_default(),
+                    d.code.code()
+                )
+            })
+            .collect();
+        assert_eq!(lines, ["works.yaml:1:1 G0802", "works.yaml:5:1 G0802"]);
+    }
+}
