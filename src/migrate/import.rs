@@ -4,19 +4,22 @@
 //! function of the parsed documents; the command writes the tree.
 //!
 //! Taken out: what the API server and Karmada's controllers set (identity,
-//! bookkeeping, the claim marks the detector writes on templates and
-//! policies, every status but a Cluster's, which garrison reads), the
+//! bookkeeping, the marks Karmada writes on its policies and bindings,
+//! every status but a Cluster's, which garrison reads), the
 //! objects Karmada never propagates from its own and Kubernetes'
 //! namespaces, the Works (what `verify` compares with), and the bindings
 //! whose schedule follows from their policy. Kept, as pins: the bindings
 //! that divide replicas, because Karmada divides anew from the division it
-//! remembers, which a first render without that memory cannot know.
+//! remembers, which a first render without that memory cannot know. Kept on
+//! templates: the claim Karmada's detector wrote, which decides their
+//! policy as it does in Karmada.
 
 use super::export::{identify, Identity};
+use super::member::IDENTITY_KEYS;
 use crate::diag::{Code, Diagnostic, Diagnostics, Origin};
 use crate::model::document::Document;
 use crate::model::layout::Tree;
-use crate::schedule::policy_match::{namespace_is_reserved, CLAIMED_BY_LABEL};
+use crate::schedule::policy_match::namespace_is_reserved;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 
@@ -38,6 +41,20 @@ const KARMADA_KINDS: &[(&str, &str)] = &[
     ("autoscaling.karmada.io", "FederatedHPA"),
 ];
 
+/// Karmada's kinds that garrison never delivers and whose objects change no
+/// Work a render makes: left out of the repository. What their
+/// controllers do live (a CronFederatedHPA scaling, a WorkloadRebalancer
+/// rescheduling once) shows in `verify` as a difference.
+const LEFT_OUT_KINDS: &[(&str, &str)] = &[
+    ("autoscaling.karmada.io", "CronFederatedHPA"),
+    ("apps.karmada.io", "WorkloadRebalancer"),
+    ("networking.karmada.io", "MultiClusterService"),
+    ("networking.karmada.io", "MultiClusterIngress"),
+    ("policy.karmada.io", "FederatedResourceQuota"),
+    ("remedy.karmada.io", "Remedy"),
+    ("search.karmada.io", "ResourceRegistry"),
+];
+
 /// Metadata the API server sets on every object it stores.
 const SERVER_FIELDS: &[&str] = &[
     "uid",
@@ -50,17 +67,12 @@ const SERVER_FIELDS: &[&str] = &[
     "selfLink",
 ];
 
-/// The prefixes of the labels and annotations Karmada's detector and
-/// controllers write on the objects they claim (`propagationpolicy.karmada.io/name`,
-/// `resourcebinding.karmada.io/permanent-id`, …): marks of the live
-/// control plane, which a render writes afresh where Karmada would.
+/// The prefixes of the labels and annotations Karmada writes on its own
+/// objects (`propagationpolicy.karmada.io/permanent-id` on a policy): marks
+/// of the live control plane, which mean nothing in a repository.
 const CLAIM_PREFIXES: &[&str] = &[
     "propagationpolicy.karmada.io/",
     "clusterpropagationpolicy.karmada.io/",
-    "resourcebinding.karmada.io/",
-    "clusterresourcebinding.karmada.io/",
-    "work.karmada.io/",
-    "resourcetemplate.karmada.io/",
 ];
 
 /// The finalizers Karmada's controllers add to the objects they manage.
@@ -198,9 +210,16 @@ fn place(
             "Karmada never propagates from the namespace `{namespace}`"
         ));
     }
-    let karmada = KARMADA_KINDS
+    if LEFT_OUT_KINDS
         .iter()
-        .any(|(g, k)| *g == group && *k == identity.kind);
+        .any(|(g, k)| *g == group && *k == identity.kind)
+    {
+        return leave(format!(
+            "garrison never delivers a {}, and what Karmada does with it is not in a render",
+            identity.kind
+        ));
+    }
+    let karmada = karmada_kind(identity);
     if !karmada && (group == "karmada.io" || group.ends_with(".karmada.io")) {
         diagnostics.push(
             Diagnostic::error(
@@ -276,22 +295,25 @@ fn safe_names(object: &Object<'_>) -> Result<(), Diagnostic> {
     Ok(())
 }
 
-/// Whether a binding divides replicas: its placement says `Divided`, or,
-/// without a placement, its clusters share the replicas out.
+/// Whether a binding divides replicas: some, and its placement says
+/// `Divided`, or, without a placement, its clusters share them out. (No
+/// replicas divide into nothing, which needs no memory.)
 fn divides(binding: &Value) -> bool {
     let spec = &binding["spec"];
+    let total = spec["replicas"].as_i64().unwrap_or(0);
+    if total <= 0 {
+        return false;
+    }
     if let Some(kind) = spec
         .pointer("/placement/replicaScheduling/replicaSchedulingType")
         .and_then(Value::as_str)
     {
         return kind == "Divided";
     }
-    let total = spec["replicas"].as_i64().unwrap_or(0);
     let clusters = spec["clusters"].as_array().into_iter().flatten();
-    total > 0
-        && clusters
-            .map(|c| c["replicas"].as_i64().unwrap_or(0))
-            .any(|r| r != total)
+    clusters
+        .map(|c| c["replicas"].as_i64().unwrap_or(0))
+        .any(|r| r != total)
 }
 
 /// A binding kept as a pin names a template of the export (garrison
@@ -359,22 +381,44 @@ fn cleaned(identity: &Identity, mut value: Value) -> Value {
         object.shift_remove("status");
     }
     if let Some(metadata) = object.get_mut("metadata").and_then(Value::as_object_mut) {
-        clean_metadata(metadata, identity.group() == "work.karmada.io");
+        let binding = identity.group() == "work.karmada.io";
+        clean_metadata(metadata, karmada_kind(identity), binding);
     }
     if identity.group() == "work.karmada.io" {
-        if let Some(resource) = object
-            .get_mut("spec")
-            .and_then(|s| s.get_mut("resource"))
-            .and_then(Value::as_object_mut)
-        {
-            resource.shift_remove("uid");
-            resource.shift_remove("resourceVersion");
+        if let Some(spec) = object.get_mut("spec") {
+            if let Some(resource) = spec.get_mut("resource").and_then(Value::as_object_mut) {
+                resource.shift_remove("uid");
+                resource.shift_remove("resourceVersion");
+            }
+            // Karmada leaves a zero share out (`replicas,omitempty`), where a
+            // pin without replicas gives the cluster the template's: the pin
+            // says 0.
+            for cluster in spec
+                .get_mut("clusters")
+                .and_then(Value::as_array_mut)
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_object_mut)
+            {
+                cluster.entry("replicas").or_insert(Value::from(0));
+            }
         }
     }
     value
 }
 
-fn clean_metadata(metadata: &mut Map<String, Value>, binding: bool) {
+fn karmada_kind(identity: &Identity) -> bool {
+    KARMADA_KINDS
+        .iter()
+        .any(|(g, k)| *g == identity.group() && *k == identity.kind)
+}
+
+/// `metadata` without the API server's fields, and without Karmada's
+/// claim marks on Karmada's own objects (`karmada`). A template keeps the
+/// claim the detector wrote on it: garrison honours it as Karmada does,
+/// the claiming policy keeping the template whatever policy matches it
+/// better.
+fn clean_metadata(metadata: &mut Map<String, Value>, karmada: bool, binding: bool) {
     for field in SERVER_FIELDS {
         metadata.shift_remove(*field);
     }
@@ -384,12 +428,20 @@ fn clean_metadata(metadata: &mut Map<String, Value>, binding: bool) {
         metadata.shift_remove("ownerReferences");
     }
     for field in ["labels", "annotations"] {
+        // Every label and annotation of a binding is Karmada's: its
+        // identity, its policy's, the placement it last applied.
+        if binding {
+            metadata.shift_remove(field);
+            continue;
+        }
         let emptied = metadata
             .get_mut(field)
             .and_then(Value::as_object_mut)
+            .filter(|_| karmada)
             .map(|map| {
                 map.retain(|key, _| {
-                    key == CLAIMED_BY_LABEL || !CLAIM_PREFIXES.iter().any(|p| key.starts_with(p))
+                    !CLAIM_PREFIXES.iter().any(|p| key.starts_with(p))
+                        && !IDENTITY_KEYS.contains(&key.as_str())
                 });
                 map.is_empty()
             });
@@ -507,7 +559,7 @@ mod tests {
     }
 
     #[test]
-    fn server_fields_and_karmadas_claim_marks_are_taken_out_and_a_clusters_status_is_kept() {
+    fn server_fields_are_taken_out_and_a_templates_claim_and_a_clusters_status_are_kept() {
         let text = format!(
             "{CLUSTER}---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  namespace: shop\n  uid: 3b1e\n  generation: 2\n  creationTimestamp: \"2026-11-02T10:00:00Z\"\n  managedFields: [{{manager: kubectl}}]\n  labels:\n    app: web\n    propagationpolicy.karmada.io/permanent-id: 5e0c\n    resourcetemplate.karmada.io/claimed-by: argo\n  annotations:\n    propagationpolicy.karmada.io/name: web\nspec:\n  replicas: 3\nstatus:\n  replicas: 3\n"
         );
@@ -539,7 +591,10 @@ mod tests {
               namespace: shop
               labels:
                 app: web
+                propagationpolicy.karmada.io/permanent-id: 5e0c
                 resourcetemplate.karmada.io/claimed-by: argo
+              annotations:
+                propagationpolicy.karmada.io/name: web
             spec:
               replicas: 3
         "#);

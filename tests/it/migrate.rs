@@ -140,8 +140,8 @@ fn one_work_changed_is_exactly_the_difference_verify_names() {
             --- karmada/member2/Deployment.apps/shop/web.yaml
             +++ garrison/member2/Deployment.apps/shop/web.yaml
             @@ -17,7 +17,7 @@
-                 resourcetemplate.karmada.io/managed-annotations: propagationpolicy.karmada.io/name,propagationpolicy.karmada.io/namespace,resourcebinding.karmada.io/name,resourcebinding.karmada.io/namespace,resourcetemplate.karmada.io/managed-annotations,resourcetemplate.karmada.io/managed-labels,work.karmada.io/conflict-resolution,work.karmada.io/name,work.karmada.io/namespace
-                 resourcetemplate.karmada.io/managed-labels: app,karmada.io/managed
+               name: web
+               namespace: shop
              spec:
             -  replicas: 2
             +  replicas: 1
@@ -158,7 +158,7 @@ fn an_export_that_cannot_be_imported_writes_nothing() {
     let fleet = dir.path().join("fleet");
     let export = dir.path().join("export.yaml");
     let mut text = read(&testdata().join("migrate/export.yaml"));
-    text.push_str("- apiVersion: apps.karmada.io/v1alpha1\n  kind: WorkloadRebalancer\n  metadata: {name: rebalance}\n");
+    text.push_str("- apiVersion: config.karmada.io/v1alpha1\n  kind: ResourceInterpreterWebhookConfiguration\n  metadata: {name: hooks}\n");
     write(&export, &text);
     let output = run(&[
         "--diagnostics",
@@ -171,7 +171,7 @@ fn an_export_that_cannot_be_imported_writes_nothing() {
     assert_eq!(output.status.code(), Some(2));
     assert!(!fleet.exists(), "nothing may be written on error");
     insta::assert_snapshot!(stderr(&output).replace(&path(&export), "[EXPORT]"), @r#"
-        [EXPORT]:162:9: error[G0801]: `WorkloadRebalancer/rebalance` (apps.karmada.io/v1alpha1) cannot be imported: garrison does not do what Karmada does with a WorkloadRebalancer, so a render would not deliver what Karmada delivers (help: leave the kind out of the export, and know that what it changes on the members will not be verified; garrison imports Clusters, policies, ResourceInterpreterCustomizations, ClusterTaintPolicies, FederatedHPAs, bindings and resource templates)
+        [EXPORT]:162:9: error[G0801]: `ResourceInterpreterWebhookConfiguration/hooks` (config.karmada.io/v1alpha1) cannot be imported: garrison does not do what Karmada does with a ResourceInterpreterWebhookConfiguration, so a render would not deliver what Karmada delivers (help: leave the kind out of the export, and know that what it changes on the members will not be verified; garrison imports Clusters, policies, ResourceInterpreterCustomizations, ClusterTaintPolicies, FederatedHPAs, bindings and resource templates)
         garrison: 1 error(s), 0 warning(s); nothing was written
     "#);
 }
