@@ -366,7 +366,9 @@ pub fn verify(karmada: &Deliveries, garrison: &Deliveries, context: &Context) ->
 fn manifest_diff(cluster: &str, object: &str, karmada: &Value, garrison: &Value) -> String {
     let path = format!("{cluster}/{object}.yaml");
     let text = |value: &Value| {
-        crate::emit::yaml::to_yaml(&key_sorted(value))
+        // Karmada writes a manifest with its keys sorted (Go's JSON),
+        // garrison in the template's order: the diff shows what differs.
+        crate::emit::yaml::to_yaml(&crate::model::override_policy::sort_keys(value))
             .unwrap_or_default()
             .into_bytes()
     };
@@ -375,26 +377,6 @@ fn manifest_diff(cluster: &str, object: &str, karmada: &Value, garrison: &Value)
     let diff = crate::report::unified_diff(&old, &new, false);
     diff.replacen("--- a/", "--- karmada/", 1)
         .replacen("+++ b/", "+++ garrison/", 1)
-}
-
-/// `value` with every mapping's keys in order: Karmada writes a Work's
-/// manifest with sorted keys (Go's JSON), garrison in the template's order,
-/// and a diff shows what differs, not the order.
-fn key_sorted(value: &Value) -> Value {
-    match value {
-        Value::Object(map) => {
-            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
-            entries.sort_by(|a, b| a.0.cmp(b.0));
-            Value::Object(
-                entries
-                    .into_iter()
-                    .map(|(k, v)| (k.clone(), key_sorted(v)))
-                    .collect(),
-            )
-        }
-        Value::Array(items) => Value::Array(items.iter().map(key_sorted).collect()),
-        other => other.clone(),
-    }
 }
 
 /// The reason two manifests that differ in `spec.replicas` alone differ,

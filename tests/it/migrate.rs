@@ -10,6 +10,14 @@ fn path(p: &Path) -> String {
     p.to_string_lossy().into_owned()
 }
 
+/// `garrison [global] verify --repo FLEET --works WORKS --no-cache`.
+fn verify(global: &[&str], fleet: &Path, works: &Path) -> std::process::Output {
+    let (fleet, works) = (path(fleet), path(works));
+    let args = ["verify", "--repo", &fleet, "--works", &works, "--no-cache"];
+    let all: Vec<&str> = global.iter().copied().chain(args).collect();
+    run(&all)
+}
+
 /// `testdata/migrate/export.yaml` imported into `dir/fleet`.
 fn imported(dir: &Path) -> std::path::PathBuf {
     let fleet = dir.join("fleet");
@@ -46,14 +54,7 @@ fn the_imported_repository_renders_what_karmadas_works_deliver() {
     let dir = temp();
     let fleet = imported(dir.path());
     let works = testdata().join("migrate/works.yaml");
-    let output = run(&[
-        "verify",
-        "--repo",
-        &path(&fleet),
-        "--works",
-        &path(&works),
-        "--no-cache",
-    ]);
+    let output = verify(&[], &fleet, &works);
     assert_eq!(
         output.status.code(),
         Some(0),
@@ -93,15 +94,7 @@ fn one_work_changed_is_exactly_the_difference_verify_names() {
     assert_ne!(changed, works);
     let changed_path = dir.path().join("works.yaml");
     write(&changed_path, &changed);
-    let output = run(&[
-        "--json",
-        "verify",
-        "--repo",
-        &path(&fleet),
-        "--works",
-        &path(&changed_path),
-        "--no-cache",
-    ]);
+    let output = verify(&["--json"], &fleet, &changed_path);
     assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
     let verdict: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap_or_default();
     assert_eq!(verdict["agrees"], false);
@@ -125,14 +118,7 @@ fn one_work_changed_is_exactly_the_difference_verify_names() {
         })
         .collect();
     assert_eq!(differences, ["member2 differs Deployment.apps/shop/web"]);
-    let output = run(&[
-        "verify",
-        "--repo",
-        &path(&fleet),
-        "--works",
-        &path(&changed_path),
-        "--no-cache",
-    ]);
+    let output = verify(&[], &fleet, &changed_path);
     insta::assert_snapshot!(stdout(&output), @r#"
         member1: 3 match
         member2: 2 match, 1 differ
@@ -197,16 +183,7 @@ fn works_that_are_not_works_are_refused_at_their_line() {
     let dir = temp();
     let fleet = imported(dir.path());
     let export = testdata().join("migrate/export.yaml");
-    let output = run(&[
-        "--diagnostics",
-        "concise",
-        "verify",
-        "--repo",
-        &path(&fleet),
-        "--works",
-        &path(&export),
-        "--no-cache",
-    ]);
+    let output = verify(&["--diagnostics", "concise"], &fleet, &export);
     assert_eq!(output.status.code(), Some(2));
     let text = stderr(&output).replace(&path(&export), "[EXPORT]");
     assert!(text.contains("[EXPORT]:4:3: error[G0802]"), "{text}");
