@@ -156,6 +156,10 @@ pub fn import(documents: &[Document]) -> Result<(Imported, Diagnostics), Diagnos
     if !objects.iter().any(|o| is_cluster(&o.identity)) && !diagnostics.has_errors() {
         diagnostics.push(
             Diagnostic::error(Code::NoClusters, "the export holds no Cluster")
+                .at_opt(documents.first().map(|d| Origin {
+                    file: d.file,
+                    pos: crate::node::Pos { line: 1, column: 1 },
+                }))
                 .help("add what `kubectl get clusters.cluster.karmada.io -o yaml` prints: garrison renders for the clusters of the repository"),
         );
     }
@@ -677,7 +681,10 @@ mod tests {
             imported("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: b}\n")
                 .err()
                 .unwrap_or_default();
-        assert_eq!(faults, [": G0007 the export holds no Cluster"]);
+        assert_eq!(
+            faults,
+            ["export.yaml:1:1: G0007 the export holds no Cluster"]
+        );
     }
 
     #[test]

@@ -320,7 +320,7 @@ pub fn verify(karmada: &Deliveries, garrison: &Deliveries, context: &Context) ->
                         continue;
                     }
                     let diff = manifest_diff(cluster, object, &t, &o);
-                    let (reason, explained) = replicas_reason(object, &t, &o, context);
+                    let (reason, explained) = replicas_reason(&t, &o, context);
                     found.differences.push(difference(
                         DifferenceKind::Differs,
                         diff,
@@ -381,21 +381,23 @@ fn manifest_diff(cluster: &str, object: &str, karmada: &Value, garrison: &Value)
 
 /// The reason two manifests that differ in `spec.replicas` alone differ,
 /// where the replicas come from a live input.
-fn replicas_reason(
-    object: &str,
-    karmada: &Value,
-    garrison: &Value,
-    context: &Context,
-) -> (Option<String>, bool) {
+fn replicas_reason(karmada: &Value, garrison: &Value, context: &Context) -> (Option<String>, bool) {
     if !differ_in_replicas_alone(karmada, garrison) {
         return (None, false);
     }
-    let template = object
-        .split_once('.')
-        .map_or(object.to_string(), |(kind, rest)| {
-            format!("{kind}/{}", rest.split_once('/').map_or(rest, |(_, r)| r))
-        });
-    if context.autoscaled.contains(object) || context.autoscaled.contains(&template) {
+    let text = |p: &str| {
+        karmada
+            .pointer(p)
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+    };
+    let template = format!(
+        "{}/{}/{}",
+        text("/kind"),
+        text("/metadata/namespace"),
+        text("/metadata/name")
+    );
+    if context.autoscaled.contains(&template) {
         return (
             Some("a FederatedHPA scales it: Karmada's replicas are what the live autoscaler set, the render's are the template's within the autoscaler's bounds".into()),
             true,
@@ -585,6 +587,24 @@ mod tests {
               only in garrison (not explained): Deployment.apps/shop/web
             2 of 3 difference(s) not explained: the clusters would not get what Karmada delivers
         "#);
+    }
+
+    #[test]
+    fn a_secret_that_differs_shows_no_value() {
+        let secret = |value: &str| {
+            format!("{{apiVersion: v1, kind: Secret, metadata: {{name: db, namespace: shop}}, data: {{password: {value}}}}}")
+        };
+        let theirs = karmada(&[work("m1", "db", &secret("aHVudGVyMg=="))]);
+        let ours = garrison(&[("m1", work("m1", "db", &secret("czNjcjN0")))]);
+        let text = verify(&theirs, &ours, &fleet(&["m1"])).to_text(false);
+        assert!(
+            text.contains("differs (not explained): Secret/shop/db"),
+            "{text}"
+        );
+        assert!(
+            !text.contains("aHVudGVyMg") && !text.contains("czNjcjN0"),
+            "{text}"
+        );
     }
 
     #[test]
