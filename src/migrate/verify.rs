@@ -33,6 +33,20 @@ pub struct Delivered {
     manifest: Value,
     /// Karmada is deleting the Work that holds it.
     deleting: bool,
+    /// The Work's own fields a member acts on: whether its objects are
+    /// applied (`suspendDispatching`) and whether they stay when the Work
+    /// goes (`preserveResourcesOnDeletion`); absent is false.
+    work: [(&'static str, bool); 2],
+}
+
+/// [`Delivered::work`] of `work`.
+fn work_fields(work: &Value) -> [(&'static str, bool); 2] {
+    ["suspendDispatching", "preserveResourcesOnDeletion"].map(|field| {
+        let value = work
+            .pointer(&format!("/spec/{field}"))
+            .and_then(Value::as_bool);
+        (field, value.unwrap_or(false))
+    })
 }
 
 /// Per cluster, per object (`Kind/namespace/name`), what is delivered.
@@ -225,10 +239,14 @@ pub fn karmada_deliveries(works: &[Document]) -> Result<Deliveries, Diagnostics>
                 );
                 continue;
             };
-            deliveries
-                .entry(cluster.clone())
-                .or_default()
-                .insert(key, Delivered { manifest, deleting });
+            deliveries.entry(cluster.clone()).or_default().insert(
+                key,
+                Delivered {
+                    manifest,
+                    deleting,
+                    work: work_fields(&value),
+                },
+            );
         }
     }
     if diagnostics.has_errors() {
@@ -260,6 +278,7 @@ pub fn garrison_deliveries(rendered: &Tree) -> Deliveries {
                         Delivered {
                             manifest,
                             deleting: false,
+                            work: work_fields(&work),
                         },
                     );
                 }
@@ -314,13 +333,21 @@ pub fn verify(karmada: &Deliveries, garrison: &Deliveries, context: &Context) ->
             };
             match (theirs.get(object), ours.get(object)) {
                 (Some(t), Some(o)) => {
+                    let fields = work_fields_diff(t, o);
                     let (t, o) = (comparable(&t.manifest), comparable(&o.manifest));
-                    if t == o {
+                    if t == o && fields.is_empty() {
                         found.matching.push(object.clone());
                         continue;
                     }
-                    let diff = manifest_diff(cluster, object, &t, &o);
-                    let (reason, explained) = replicas_reason(&t, &o, context);
+                    let mut diff = String::new();
+                    if t != o {
+                        diff = manifest_diff(cluster, object, &t, &o);
+                    }
+                    diff.push_str(&fields);
+                    let (reason, explained) = match fields.is_empty() {
+                        true => replicas_reason(&t, &o, context),
+                        false => (None, false),
+                    };
                     found.differences.push(difference(
                         DifferenceKind::Differs,
                         diff,
@@ -359,6 +386,18 @@ pub fn verify(karmada: &Deliveries, garrison: &Deliveries, context: &Context) ->
     }
     explain_tie_order(&mut verdict, karmada, garrison);
     verdict
+}
+
+/// The Work fields on which Karmada's Work (`karmada`) and garrison's
+/// differ, a line each.
+fn work_fields_diff(karmada: &Delivered, garrison: &Delivered) -> String {
+    karmada
+        .work
+        .iter()
+        .zip(&garrison.work)
+        .filter(|(k, g)| k.1 != g.1)
+        .map(|((field, k), (_, g))| format!("Work spec.{field}: Karmada {k}, garrison {g}\n"))
+        .collect()
 }
 
 /// The unified diff of one object's two manifests, as `garrison diff`
@@ -463,8 +502,9 @@ fn explain_tie_order(verdict: &mut Verdict, karmada: &Deliveries, garrison: &Del
                     garrison.get(cluster).and_then(|o| o.get(object)),
                 ) {
                     (Some(t), Some(o)) => {
+                        let fields = work_fields_diff(t, o);
                         let (t, o) = (comparable(&t.manifest), comparable(&o.manifest));
-                        t == o || differ_in_replicas_alone(&t, &o)
+                        fields.is_empty() && (t == o || differ_in_replicas_alone(&t, &o))
                     }
                     _ => true,
                 }
@@ -587,6 +627,27 @@ mod tests {
               only in garrison (not explained): Deployment.apps/shop/web
             2 of 3 difference(s) not explained: the clusters would not get what Karmada delivers
         "#);
+    }
+
+    #[test]
+    fn a_work_that_suspends_dispatching_differs_from_one_that_does_not() {
+        let suspended = work("m1", "web", &deployment(2, ""))
+            .replace(
+                "    manifests:",
+                "    suspendDispatching: true\n    manifests:",
+            )
+            .replace(
+                "  workload:\n    suspendDispatching: true\n",
+                "  suspendDispatching: true\n  workload:\n",
+            );
+        let theirs = karmada(&[suspended]);
+        let ours = garrison(&[("m1", work("m1", "web", &deployment(2, "")))]);
+        let verdict = verify(&theirs, &ours, &fleet(&["m1"]));
+        assert!(!verdict.agrees());
+        assert_eq!(
+            verdict.clusters[0].differences[0].diff,
+            "Work spec.suspendDispatching: Karmada true, garrison false\n"
+        );
     }
 
     #[test]
