@@ -246,7 +246,7 @@ fn place(
     }
     let binding = group == "work.karmada.io";
     if binding {
-        if !divides(&object.value) {
+        if !divides(&object.value["spec"]) {
             return leave(
                 "its schedule follows from its policy, which garrison schedules again".into(),
             );
@@ -299,20 +299,25 @@ fn safe_names(object: &Object<'_>) -> Result<(), Diagnostic> {
     Ok(())
 }
 
-/// Whether a binding divides replicas: some, and its placement says
+/// Whether a binding's `spec` divides replicas: some, and its placement says
 /// `Divided`, or, without a placement, its clusters share them out. (No
 /// replicas divide into nothing, which needs no memory.)
-fn divides(binding: &Value) -> bool {
-    let spec = &binding["spec"];
+fn divides(spec: &Value) -> bool {
     let total = spec["replicas"].as_i64().unwrap_or(0);
     if total <= 0 {
         return false;
     }
-    if let Some(kind) = spec
-        .pointer("/placement/replicaScheduling/replicaSchedulingType")
-        .and_then(Value::as_str)
-    {
-        return kind == "Divided";
+    // Karmada's `Placement.ReplicaSchedulingType`: no `replicaScheduling`
+    // duplicates; one without a type divides (the defaulting trap of
+    // `replicaScheduling: {}`).
+    if let Some(placement) = spec.get("placement").filter(|p| p.is_object()) {
+        return match placement.get("replicaScheduling").filter(|r| r.is_object()) {
+            None => false,
+            Some(scheduling) => scheduling
+                .get("replicaSchedulingType")
+                .and_then(Value::as_str)
+                .is_none_or(|kind| kind == "Divided"),
+        };
     }
     let clusters = spec["clusters"].as_array().into_iter().flatten();
     clusters
@@ -396,7 +401,7 @@ fn cleaned(identity: &Identity, mut value: Value) -> Value {
             }
             // Karmada leaves a zero share out (`replicas,omitempty`), where a
             // pin without replicas gives the cluster the template's: the pin
-            // says 0.
+            // of a division says 0.
             for cluster in spec
                 .get_mut("clusters")
                 .and_then(Value::as_array_mut)
