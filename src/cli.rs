@@ -134,6 +134,24 @@ pub enum Command {
     ///
     /// Example: garrison manifests --repo fleet eu-central-1
     Manifests(ManifestsArgs),
+    /// Turn a Karmada control plane export into a garrison repository.
+    ///
+    /// Reads what `kubectl get -o yaml` (or `-o json`) prints on karmada-apiserver: Clusters,
+    /// policies, interpreter customizations, taint policies, bindings and resource templates.
+    /// Writes one file per object into --repo, which must be new or empty, without what the API
+    /// server and Karmada's controllers set, and a garrison.yaml with what the export tells.
+    /// Nothing is written when any object cannot be imported faithfully.
+    ///
+    /// Example: garrison import --repo fleet export.yaml
+    Import(ImportArgs),
+    /// Compare what the repository renders with the Works a Karmada control plane wrote.
+    ///
+    /// Per member cluster and object: what matches, what differs (a unified diff from Karmada's
+    /// manifest to garrison's), what only one side delivers, with the reason where garrison
+    /// knows it. Exits 0 only when every difference is explained. Writes nothing.
+    ///
+    /// Example: garrison verify --repo fleet --works works.yaml
+    Verify(VerifyArgs),
     /// Parse and check every input; render nothing.
     ///
     /// Example: garrison validate --repo fleet
@@ -312,6 +330,25 @@ pub struct ManifestsArgs {
     pub format: Option<OutputFormat>,
     /// The cluster whose manifests to print.
     pub cluster: String,
+}
+
+#[derive(Debug, Args)]
+pub struct ImportArgs {
+    /// The repository to write (a new or empty directory).
+    #[arg(long)]
+    pub repo: PathBuf,
+    /// The export files: what `kubectl get … -o yaml` or `-o json` printed on karmada-apiserver.
+    #[arg(required = true, value_name = "EXPORT")]
+    pub exports: Vec<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct VerifyArgs {
+    #[command(flatten)]
+    pub repo: RepoArgs,
+    /// The Works of the control plane: what `kubectl get works -A -o yaml` printed.
+    #[arg(long, value_name = "FILE", required = true, num_args = 1..)]
+    pub works: Vec<PathBuf>,
 }
 
 /// `K/N` with 1 <= K <= N.

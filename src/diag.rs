@@ -201,6 +201,12 @@ codes! {
     /// Two ResourceInterpreterCustomizations of one kind write the same
     /// rule (other than `dependencyInterpretation`).
     CustomizationConflict = ("G0706", "customization-conflict"),
+    /// An object of a control plane export that `garrison import` cannot
+    /// turn into input that renders what Karmada delivers.
+    CannotImport = ("G0801", "cannot-import"),
+    /// A document of `garrison verify --works` that is not a Work of a
+    /// member cluster's execution namespace.
+    NotAWork = ("G0802", "not-a-work"),
 }
 
 /// One finding about the user's input.

@@ -19,6 +19,7 @@ pub mod emit;
 pub mod fort;
 pub mod interpret;
 pub mod load;
+pub mod migrate;
 pub mod model;
 pub mod node;
 pub mod overrides;

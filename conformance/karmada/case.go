@@ -94,6 +94,11 @@ func (o *oracle) answer(ctx context.Context, raw []byte) (*answer, error) {
 	for _, r := range runs {
 		ans.Results = append(ans.Results, r.res)
 	}
+	if in.Export {
+		if ans.ControlPlane, err = exportControlPlane(ctx, st); err != nil {
+			return nil, err
+		}
+	}
 	return ans, nil
 }
 

@@ -20,6 +20,9 @@ type caseInput struct {
 	// spec.clusters is put in name order first, as garrison's rendered
 	// bindings list them (the order its next schedule reads on ties).
 	ClustersByName bool `json:"clustersByName"`
+	// Export: the answer also holds the control plane as kubectl exports
+	// it (export.go).
+	Export bool `json:"export"`
 }
 
 // previousBinding is what an existing (Cluster)ResourceBinding carries from
@@ -44,6 +47,8 @@ type answer struct {
 	// Error is set, and the rest left empty, when the oracle itself failed
 	// on the case (bad JSON, a Karmada call returning an unexpected error).
 	Error string `json:"error,omitempty"`
+	// ControlPlane is the export a case asked for (export.go).
+	ControlPlane *controlPlaneExport `json:"controlPlane,omitempty"`
 }
 
 // rejection is an input object the Karmada API server would refuse.

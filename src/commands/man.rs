@@ -65,6 +65,22 @@ const EXIT_STATUS: &[(&str, [Option<&str>; 3])] = &[
             Some("Input errors."),
         ],
     ),
+    (
+        "import",
+        [
+            Some("Imported."),
+            None,
+            Some("An export that cannot be imported faithfully, a --repo that is not new or empty, or a failure; nothing was written."),
+        ],
+    ),
+    (
+        "verify",
+        [
+            Some("Every cluster gets what Karmada delivers: every difference is explained."),
+            Some("A difference is not explained."),
+            Some("Input errors in the repository or the Works, or a failure."),
+        ],
+    ),
     ("completions", [Some("Printed."), None, None]),
     ("man", [Some("Printed."), None, Some("No such command.")]),
 ];
@@ -72,7 +88,7 @@ const EXIT_STATUS: &[(&str, [Option<&str>; 3])] = &[
 /// garrison(1)'s exit status: every command's, in short.
 const EXIT_STATUS_ALL: [Option<&str>; 3] = [
     Some("Success: the command did what was asked (check: the stored render is current)."),
-    Some("diff --exit-code: a render would change something; check: the stored render is stale."),
+    Some("diff --exit-code: a render would change something; check: the stored render is stale; verify: a difference with Karmada is not explained."),
     Some("Input errors (warnings too with --strict), a refused render, a missing --out or --branch, no such application (explain), a failure; nothing was written."),
 ];
 

@@ -11,6 +11,7 @@
 mod check;
 mod diff;
 mod explain;
+mod import;
 mod man;
 mod manifests;
 mod pipeline;
@@ -20,6 +21,7 @@ mod report;
 mod settings;
 mod shard;
 mod validate;
+mod verify;
 
 use crate::cli::Cli;
 use crate::diag::{Diagnostics, Sources};
@@ -125,6 +127,8 @@ fn execute(settings: &Settings, printer: &Printer) -> Result<ExitStatus, Stop> {
         Settings::Report(settings) => report::run(settings, printer),
         Settings::Manifests(settings) => manifests::run(settings, printer),
         Settings::Validate(repo) => validate::run(repo, printer),
+        Settings::Import(settings) => import::run(settings, printer),
+        Settings::Verify(settings) => verify::run(settings, printer),
         Settings::Completions(shell) => {
             let mut command = crate::cli::command();
             let mut script = Vec::new();

@@ -18,6 +18,8 @@ pub enum Settings {
     Report(ReportSettings),
     Manifests(ManifestsSettings),
     Validate(RepoSettings),
+    Import(ImportSettings),
+    Verify(VerifySettings),
     Completions(clap_complete::Shell),
     /// The page of this command, or garrison(1).
     Man(Option<String>),
@@ -56,6 +58,17 @@ impl Settings {
                 writes_cache: false,
                 ..RepoSettings::resolve(args, strict)
             }),
+            Command::Import(args) => Settings::Import(ImportSettings {
+                repo: args.repo.clone(),
+                exports: args.exports.clone(),
+            }),
+            Command::Verify(args) => Settings::Verify(VerifySettings {
+                repo: RepoSettings {
+                    writes_cache: false,
+                    ..RepoSettings::resolve(&args.repo, strict)
+                },
+                works: args.works.clone(),
+            }),
             Command::Completions { shell } => Settings::Completions(*shell),
             Command::Man { command } => Settings::Man(command.clone()),
         }
@@ -71,9 +84,23 @@ impl Settings {
             Settings::Report(settings) => Some(&settings.compare.repo),
             Settings::Manifests(settings) => Some(&settings.repo),
             Settings::Validate(repo) => Some(repo),
-            Settings::Completions(_) | Settings::Man(_) => None,
+            Settings::Verify(settings) => Some(&settings.repo),
+            // The repository `import` writes does not exist yet.
+            Settings::Import(_) | Settings::Completions(_) | Settings::Man(_) => None,
         }
     }
+}
+
+/// `garrison import`: the export files, and the repository to write.
+pub struct ImportSettings {
+    pub repo: PathBuf,
+    pub exports: Vec<PathBuf>,
+}
+
+/// `garrison verify`: the repository, and the exported Works it is compared with.
+pub struct VerifySettings {
+    pub repo: RepoSettings,
+    pub works: Vec<PathBuf>,
 }
 
 /// The source repository: where it is, how it is read and how strictly

@@ -127,7 +127,11 @@ pub fn classify_documents(
 }
 
 /// `kind: List` (and `*List` kinds such as `ConfigMapList`) expand to their items.
-fn expand_lists(file: FileId, node: Node, diagnostics: &mut Diagnostics) -> Vec<Document> {
+pub(crate) fn expand_lists(
+    file: FileId,
+    node: Node,
+    diagnostics: &mut Diagnostics,
+) -> Vec<Document> {
     let doc = Document { file, node };
     let origin = doc.origin();
     let NodeKind::Map(entries) = &doc.node.kind else {

@@ -28,6 +28,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("report", 10),
     ("cli", 11),
     ("store", 11),
+    ("migrate", 11),
     ("commands", 12),
 ];
 

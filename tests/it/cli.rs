@@ -731,6 +731,8 @@ fn man_pages_list_only_pages_garrison_prints_and_give_the_exit_status() {
             "explain",
             "report",
             "manifests",
+            "import",
+            "verify",
             "validate",
             "completions",
             "man"
@@ -764,7 +766,7 @@ fn man_pages_list_only_pages_garrison_prints_and_give_the_exit_status() {
     );
     let missing = run(&["man", "nope"]);
     assert_eq!(missing.status.code(), Some(2));
-    insta::assert_snapshot!(stderr(&missing), @"garrison: error: no command `nope`; name one of render, diff, check, explain, report, manifests, validate, completions, man");
+    insta::assert_snapshot!(stderr(&missing), @"garrison: error: no command `nope`; name one of render, diff, check, explain, report, manifests, import, verify, validate, completions, man");
 }
 
 /// The help of every command speaks of paths an installed binary can
@@ -777,6 +779,8 @@ fn help_names_no_path_of_the_source_tree() {
         "check",
         "explain",
         "report",
+        "import",
+        "verify",
         "validate",
         "completions",
         "man",

@@ -24,6 +24,7 @@ mod go_program;
 mod install;
 mod lua;
 mod memory;
+mod migrate;
 mod pause;
 mod promotion;
 mod properties;

@@ -135,6 +135,7 @@ const NOT_RENDER_CASES: &[&str] = &[
     "clusternet-api",
     "corpus",
     "karmada-api",
+    "migrate",
 ];
 
 #[test]

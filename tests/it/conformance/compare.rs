@@ -1,28 +1,11 @@
 //! Comparing garrison's answer with Karmada's, field by field, after the
-//! deliberate differences below are taken out. Each is listed, with its
+//! deliberate differences are taken out (those of a manifest by
+//! [`comparable`], which `garrison verify` uses too). Each is listed, with its
 //! reason, in `conformance/karmada/README.md`; anything else is a
 //! divergence.
 
-use serde_json::{Map, Value};
-
-/// Labels and annotations Karmada writes that garrison never does: random
-/// identities (permanent ids, the template's uid) that would make a render
-/// differ on every run, and the template generation the API server counts.
-const IDENTITY_KEYS: &[&str] = &[
-    "propagationpolicy.karmada.io/permanent-id",
-    "clusterpropagationpolicy.karmada.io/permanent-id",
-    "resourcebinding.karmada.io/permanent-id",
-    "clusterresourcebinding.karmada.io/permanent-id",
-    "work.karmada.io/permanent-id",
-    "resourcetemplate.karmada.io/uid",
-    "resourcetemplate.karmada.io/generation",
-];
-
-/// The lists of managed keys Karmada records, which name the keys above.
-const MANAGED_LISTS: &[&str] = &[
-    "resourcetemplate.karmada.io/managed-annotations",
-    "resourcetemplate.karmada.io/managed-labels",
-];
+use garrison::migrate::member::comparable;
+use serde_json::Value;
 
 /// What the oracle says of a template Karmada's detector fails to bind
 /// (an interpreter script that fails on it): it never reaches a cluster.
@@ -165,7 +148,7 @@ pub fn divergences(garrison: &Value, karmada: &Value) -> Vec<String> {
                     ));
                 }
             }
-            let (om, tm) = (manifest(&ow["manifest"]), manifest(&tw["manifest"]));
+            let (om, tm) = (comparable(&ow["manifest"]), comparable(&tw["manifest"]));
             if om != tm {
                 found.push(format!(
                     "{name} on {cluster}: manifest differs:\n  garrison {}\n  karmada  {}",
@@ -221,36 +204,6 @@ fn delivered(ours: &Value, theirs: &Value) -> (Delivered, Delivered) {
     }
     clusters.sort_by(|a, b| a["name"].as_str().cmp(&b["name"].as_str()));
     (ours, (clusters, works))
-}
-
-/// A manifest without Karmada's identity labels and annotations, and with
-/// the managed-key lists that name them cut accordingly.
-fn manifest(value: &Value) -> Value {
-    let mut value = value.clone();
-    let Some(metadata) = value.get_mut("metadata").and_then(Value::as_object_mut) else {
-        return value;
-    };
-    for field in ["labels", "annotations"] {
-        if let Some(map) = metadata.get_mut(field).and_then(Value::as_object_mut) {
-            strip(map);
-        }
-    }
-    value
-}
-
-fn strip(map: &mut Map<String, Value>) {
-    for key in IDENTITY_KEYS {
-        map.shift_remove(*key);
-    }
-    for list in MANAGED_LISTS {
-        if let Some(Value::String(names)) = map.get_mut(*list) {
-            let kept: Vec<&str> = names
-                .split(',')
-                .filter(|n| !IDENTITY_KEYS.contains(n))
-                .collect();
-            *names = kept.join(",");
-        }
-    }
 }
 
 /// [`divergences`] of a second schedule, the one on top of a previous

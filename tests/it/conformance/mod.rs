@@ -10,6 +10,7 @@ mod compare;
 mod coverage;
 mod garrison;
 mod generate;
+mod migrate;
 mod oracle;
 pub(crate) mod stored;
 mod widen;
@@ -391,12 +392,12 @@ fn karmada_agrees_on_case_files() {
 }
 
 /// The hand-written Karmada cases, `conformance/karmada/testdata/cases`.
-fn case_files() -> std::path::PathBuf {
+pub(crate) fn case_files() -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("conformance/karmada/testdata/cases")
 }
 
 /// The `.json` files of `dir`, in name order.
-fn case_file_paths(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+pub(crate) fn case_file_paths(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     let mut paths: Vec<std::path::PathBuf> = match std::fs::read_dir(dir) {
         Ok(entries) => entries
             .filter_map(Result::ok)

@@ -87,6 +87,15 @@ impl Oracle {
         self.run.answer(case)
     }
 
+    /// Karmada's answer to `case`, with its control plane as kubectl would
+    /// export it after every controller ran (`controlPlane`: `export`,
+    /// `works`; `conformance/karmada/export.go`).
+    pub fn answer_exported(&mut self, case: &Case) -> Value {
+        let mut case = serde_json::to_value(case).unwrap_or_default();
+        case["export"] = Value::Bool(true);
+        self.run.answer(&case)
+    }
+
     /// Let the oracle exit, writing its coverage counters.
     pub fn finish(self) {
         self.run.finish()
