@@ -92,8 +92,14 @@ pub fn widen(seed: u64, case: &mut Case) {
         case.overrides
             .push(deployment_override(&mut rng, &clusters));
     }
+    // Only the customizations that read replicas: one written for a kind's
+    // dependencies alone stays so, or Karmada refuses it as a second
+    // `replicaResource` for the kind.
     for customization in &mut case.customizations {
-        if rng.chance(60) {
+        let reads_replicas = customization["spec"]["customizations"]
+            .get("replicaResource")
+            .is_some();
+        if reads_replicas && rng.chance(60) {
             kube_library(&mut rng, customization);
         }
     }
