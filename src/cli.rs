@@ -290,6 +290,11 @@ pub struct ReportArgs {
     /// Where to write the page (replaced whole).
     #[arg(long, value_name = "FILE")]
     pub html: PathBuf,
+    /// A Karmada control plane's Works (`kubectl get works -A -o yaml`): the
+    /// page also shows, per cluster and object, what differs from what they
+    /// deliver, as `verify` compares them.
+    #[arg(long, value_name = "FILE", num_args = 1..)]
+    pub works: Vec<PathBuf>,
 }
 
 #[derive(Debug, Args)]

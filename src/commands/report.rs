@@ -7,12 +7,21 @@ use super::pipeline;
 use super::printer::Printer;
 use super::settings::{Location, ReportSettings};
 use super::{ExitStatus, Stop};
+use crate::migrate::verify::{self, DifferenceKind, Verdict};
+use crate::report::html::verified::{Target, Verification, VerifiedCluster, VerifiedDifference};
 use crate::report::{explain, html};
 use anyhow::Context as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 pub fn run(settings: &ReportSettings, printer: &Printer) -> Result<ExitStatus, Stop> {
     let compare = &settings.compare;
+    let verified = match settings.works.is_empty() {
+        true => None,
+        false => Some(verification(
+            &settings.works,
+            &super::verify::verdict(&compare.repo, &settings.works, printer)?,
+        )),
+    };
     let outcome = pipeline::preview(compare, printer)?;
     let explanations = match explain::explain_all(&outcome.plan, &outcome.inputs) {
         Ok(explanations) => explanations,
@@ -33,6 +42,7 @@ pub fn run(settings: &ReportSettings, printer: &Printer) -> Result<ExitStatus, S
             Location::Dir(dir) => dir.display().to_string(),
             Location::Branch(branch) => format!("branch {branch}"),
         },
+        verified: verified.as_ref(),
     });
     let page = html::page(&report);
     write(&settings.html, page.as_bytes())?;
@@ -43,6 +53,7 @@ pub fn run(settings: &ReportSettings, printer: &Printer) -> Result<ExitStatus, S
             "clusters": report.clusters.len(),
             "rows": report.rows.len(),
             "totals": report.totals,
+            "agrees": report.verify.as_ref().map(|v| v.agrees),
         });
         printer.out_json(&value)?;
     } else {
@@ -57,8 +68,70 @@ pub fn run(settings: &ReportSettings, printer: &Printer) -> Result<ExitStatus, S
             t.removed,
             t.held_back
         ));
+        if let Some(verify) = &report.verify {
+            printer.out(verification_line(verify));
+        }
     }
     Ok(ExitStatus::Success)
+}
+
+/// The verdict of `verify` as the page draws it.
+fn verification(works: &[PathBuf], verdict: &Verdict) -> Verification {
+    let clusters = verdict
+        .clusters
+        .iter()
+        .map(|cluster| VerifiedCluster {
+            name: cluster.name.clone(),
+            matching: cluster.matching.len(),
+            differences: cluster
+                .differences
+                .iter()
+                .map(|d| VerifiedDifference {
+                    object: d.object.clone(),
+                    kind: match d.kind {
+                        DifferenceKind::Differs => "differs",
+                        DifferenceKind::OnlyKarmada => "only-karmada",
+                        DifferenceKind::OnlyGarrison => "only-garrison",
+                    },
+                    diff: d.diff.clone(),
+                    reason: d.reason.clone(),
+                    explained: d.explained,
+                    row: None,
+                    target: verify::key_parts(&d.object).map(|(group, kind, namespace, name)| {
+                        Target {
+                            group: group.to_string(),
+                            kind: kind.to_string(),
+                            namespace: namespace.map(str::to_string),
+                            name: name.to_string(),
+                        }
+                    }),
+                })
+                .collect(),
+        })
+        .collect();
+    Verification {
+        works: works.iter().map(|w| w.display().to_string()).collect(),
+        agrees: verdict.agrees(),
+        clusters,
+    }
+}
+
+/// The report's line on the Works it compared with.
+fn verification_line(verify: &Verification) -> String {
+    let differences = verify.clusters.iter().flat_map(|c| &c.differences);
+    let unexplained = differences.clone().filter(|d| !d.explained).count();
+    match verify.agrees {
+        true => format!(
+            "compared with {}: every cluster gets what Karmada delivers ({} explained difference(s))\n",
+            verify.works.join(", "),
+            differences.count()
+        ),
+        false => format!(
+            "compared with {}: {unexplained} of {} difference(s) not explained\n",
+            verify.works.join(", "),
+            differences.count()
+        ),
+    }
 }
 
 /// Write `bytes` to `path` whole: into a file beside it, then renamed over

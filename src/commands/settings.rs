@@ -47,6 +47,7 @@ impl Settings {
             Command::Report(args) => Settings::Report(ReportSettings {
                 compare: CompareSettings::resolve(&args.stored, strict),
                 html: args.html.clone(),
+                works: args.works.clone(),
             }),
             Command::Manifests(args) => Settings::Manifests(ManifestsSettings {
                 repo: RepoSettings::resolve(&args.repo, strict),
@@ -321,6 +322,8 @@ pub struct ReportSettings {
     pub compare: CompareSettings,
     /// Where the page is written (`--html`).
     pub html: PathBuf,
+    /// A Karmada control plane's Works to compare the render with (`--works`).
+    pub works: Vec<PathBuf>,
 }
 
 /// `garrison explain`.

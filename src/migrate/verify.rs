@@ -310,6 +310,19 @@ fn object_key(manifest: &Value) -> Option<String> {
     })
 }
 
+/// The group, kind, namespace and name of an object as [`object_key`]
+/// writes it: `Kind.group/namespace/name`, `Kind/name` when cluster-scoped
+/// or of the core group. Kinds hold no dot, names and namespaces no slash.
+pub fn key_parts(object: &str) -> Option<(&str, &str, Option<&str>, &str)> {
+    let (kind, rest) = object.split_once('/')?;
+    let (kind, group) = kind.split_once('.').unwrap_or((kind, ""));
+    let (namespace, name) = match rest.split_once('/') {
+        Some((namespace, name)) => (Some(namespace), name),
+        None => (None, rest),
+    };
+    Some((group, kind, namespace, name))
+}
+
 /// Compare what Karmada delivers with what garrison renders.
 pub fn verify(karmada: &Deliveries, garrison: &Deliveries, context: &Context) -> Verdict {
     let none = BTreeMap::new();
@@ -526,10 +539,32 @@ fn explain_tie_order(verdict: &mut Verdict, karmada: &Deliveries, garrison: &Del
 mod tests {
     use super::*;
     use crate::migrate::export;
+    use serde_json::json;
 
     /// A Work of `cluster` holding `manifest` (flow YAML), as Karmada stores it.
     fn work(cluster: &str, name: &str, manifest: &str) -> String {
         format!("apiVersion: work.karmada.io/v1alpha1\nkind: Work\nmetadata:\n  name: {name}\n  namespace: karmada-es-{cluster}\n  uid: 4c1d\nspec:\n  workload:\n    manifests:\n    - {manifest}\n")
+    }
+
+    #[test]
+    fn an_object_key_splits_back_into_its_parts() {
+        for manifest in [
+            json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "namespace": "shop"}}),
+            json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "shop"}}),
+            json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": {"name": "view.x"}}),
+        ] {
+            let key = object_key(&manifest).unwrap_or_default();
+            let text = |p: &str| manifest.pointer(p).and_then(Value::as_str);
+            let api_version = text("/apiVersion").unwrap_or_default();
+            let expected = (
+                crate::model::meta::group_of(api_version),
+                text("/kind").unwrap_or_default(),
+                text("/metadata/namespace"),
+                text("/metadata/name").unwrap_or_default(),
+            );
+            assert_eq!(key_parts(&key), Some(expected), "{key}");
+        }
+        assert_eq!(key_parts("nothing"), None);
     }
 
     fn deployment(replicas: u32, extra_label: &str) -> String {

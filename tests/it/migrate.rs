@@ -19,7 +19,7 @@ fn verify(global: &[&str], fleet: &Path, works: &Path) -> std::process::Output {
 }
 
 /// `testdata/migrate/export.yaml` imported into `dir/fleet`.
-fn imported(dir: &Path) -> std::path::PathBuf {
+pub(crate) fn imported(dir: &Path) -> std::path::PathBuf {
     let fleet = dir.join("fleet");
     let export = testdata().join("migrate/export.yaml");
     let output = run(&["import", "--repo", &path(&fleet), &path(&export)]);
@@ -69,12 +69,10 @@ fn the_imported_repository_renders_what_karmadas_works_deliver() {
     "#);
 }
 
-#[test]
-fn one_work_changed_is_exactly_the_difference_verify_names() {
-    let dir = temp();
-    let fleet = imported(dir.path());
+/// `testdata/migrate/works.yaml` with member2's share of the Deployment
+/// changed, as if Karmada had divided 3 as 2 + 2, written into `dir`.
+pub(crate) fn changed_works(dir: &Path) -> std::path::PathBuf {
     let works = read(&testdata().join("migrate/works.yaml"));
-    // member2's share of the Deployment, as if Karmada had divided 3 as 2 + 2.
     let marker = "namespace: karmada-es-member2\n";
     let at = works
         .match_indices(marker)
@@ -92,8 +90,16 @@ fn one_work_changed_is_exactly_the_difference_verify_names() {
         tail.replacen("replicas: 1\n", "replicas: 2\n", 1)
     );
     assert_ne!(changed, works);
-    let changed_path = dir.path().join("works.yaml");
+    let changed_path = dir.join("works.yaml");
     write(&changed_path, &changed);
+    changed_path
+}
+
+#[test]
+fn one_work_changed_is_exactly_the_difference_verify_names() {
+    let dir = temp();
+    let fleet = imported(dir.path());
+    let changed_path = changed_works(dir.path());
     let output = verify(&["--json"], &fleet, &changed_path);
     assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
     let verdict: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap_or_default();

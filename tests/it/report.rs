@@ -763,3 +763,85 @@ fn a_long_policy_name_shows_whole_where_it_fits_and_in_its_tooltip_where_it_does
         "the tooltip lacks the name: {title}"
     );
 }
+
+/// `report --works`: the page also compares the render with a Karmada
+/// control plane's Works, as `verify` does: a line in the header, the cell
+/// of an object Karmada delivers otherwise marked, and per cluster what
+/// differs, with the diff.
+#[test]
+fn a_report_with_karmadas_works_shows_what_differs_from_them() {
+    let dir = temp();
+    let fleet = crate::migrate::imported(dir.path());
+    let out = dir.path().join("out");
+    let output = render_to(&fleet, &out, &["-q"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let page = dir.path().join("page.html");
+
+    // Karmada's own Works: agreement, and nothing marked.
+    let works = testdata().join("migrate/works.yaml");
+    let printed = report(&fleet, &out, &page, &["--works", &s(&works)]);
+    assert!(
+        printed.contains("every cluster gets what Karmada delivers"),
+        "{printed}"
+    );
+    let verify = &data(&page)["verify"];
+    assert_eq!(verify["agrees"], true, "{verify}");
+    let matching: Vec<u64> = verify["clusters"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|c| c["matching"].as_u64().unwrap_or_default())
+        .collect();
+    assert_eq!(matching, [3, 3]);
+    let shown = drawn(&dump_dom(&file_url(&page, "")));
+    let marked = |shown: &Drawn| -> Vec<(String, String)> {
+        shown
+            .cells
+            .iter()
+            .filter(|(_, (classes, _))| classes.contains("kdiffers"))
+            .map(|(at, _)| at.clone())
+            .collect()
+    };
+    assert_eq!(marked(&shown), Vec::<(String, String)>::new());
+    assert!(!shown.cells.is_empty(), "no cell drawn");
+    assert!(
+        shown
+            .dom
+            .contains("every cluster gets what Karmada delivers"),
+        "{}",
+        shown.dom
+    );
+
+    // One Work changed: exactly that cell marked, and the diff listed.
+    let changed = crate::migrate::changed_works(dir.path());
+    let printed = report(&fleet, &out, &page, &["--works", &s(&changed)]);
+    assert!(
+        printed.contains("1 of 1 difference(s) not explained"),
+        "{printed}"
+    );
+    let data = data(&page);
+    let difference = &data["verify"]["clusters"][1]["differences"][0];
+    assert_eq!(difference["object"], "Deployment.apps/shop/web");
+    let row = difference["row"].as_u64().unwrap_or(u64::MAX) as usize;
+    assert_eq!(data["rows"][row]["name"], "web", "{difference}");
+    let shown = drawn(&dump_dom(&file_url(&page, "#works=1")));
+    assert_eq!(
+        marked(&shown),
+        [("Deployment/shop/web".to_string(), "member2".to_string())]
+    );
+    let panel = shown
+        .dom
+        .split_once("<aside id=\"works\"")
+        .map(|(_, rest)| rest)
+        .unwrap_or_default();
+    assert!(!panel.starts_with(" hidden"), "the panel is closed");
+    for expected in [
+        "member1: 3 match",
+        "member2: 2 match, 1 differs",
+        "differs (not explained)",
+        "-  replicas: 2",
+        "+  replicas: 1",
+    ] {
+        assert!(panel.contains(expected), "no `{expected}` in {panel}");
+    }
+}

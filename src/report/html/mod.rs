@@ -14,6 +14,7 @@
 //! bytes: nothing in the file depends on the time or the machine.
 
 pub mod encode;
+pub mod verified;
 
 use super::explain::Explained;
 use super::{changes, cluster_of, held_back, Change};
@@ -43,6 +44,8 @@ pub struct Sources<'a> {
     pub explanations: &'a [Explained],
     /// The stored render as the command line named it (`out`, `branch rendered`).
     pub against: String,
+    /// The render compared with a Karmada control plane's Works (`--works`).
+    pub verified: Option<&'a verified::Verification>,
 }
 
 /// The data of the page.
@@ -60,6 +63,9 @@ pub struct Report {
     pub rows: Vec<Row>,
     /// The explanations' line table ([`encode`]).
     pub lines: Vec<String>,
+    /// What a Karmada control plane's Works deliver, compared ([`verified`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub verify: Option<verified::Verification>,
 }
 
 /// One cluster.
@@ -602,7 +608,10 @@ fn finish(sources: &Sources<'_>, index: Index, clusters: Vec<Column>, totals: To
                 note,
             }
         })
-        .collect();
+        .collect::<Vec<Row>>();
+    let verify = sources
+        .verified
+        .map(|v| verified::resolve(v, &rows, &kinds, &namespaces));
     Report {
         garrison: env!("CARGO_PKG_VERSION"),
         against: sources.against.clone(),
@@ -613,6 +622,7 @@ fn finish(sources: &Sources<'_>, index: Index, clusters: Vec<Column>, totals: To
         totals,
         rows,
         lines: encoded.lines,
+        verify,
     }
 }
 
@@ -708,6 +718,7 @@ const BODY: &str = r#"<header>
 <h1>garrison report</h1>
 <p id="meta"></p>
 <p id="totals"></p>
+<p id="verify" hidden></p>
 <form id="filters" autocomplete="off">
 <label>namespace <select id="f-ns"><option value="">all</option></select></label>
 <label>kind <select id="f-kind"><option value="">all</option></select></label>
@@ -726,6 +737,11 @@ const BODY: &str = r#"<header>
 <h2 id="explain-title"></h2>
 <p id="explain-command"></p>
 <pre id="explain-text"></pre>
+</aside>
+<aside id="works" hidden>
+<p class="close"><a href="" id="works-close" title="close">&#10005;</a></p>
+<h2>Compared with Karmada's Works</h2>
+<div id="works-text"></div>
 </aside>
 "#;
 

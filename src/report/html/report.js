@@ -30,6 +30,19 @@
     byKey[row.key] = row;
   });
 
+  // What a Karmada control plane's Works deliver otherwise (`--works`), by
+  // row index and cluster name.
+  var verify = data.verify || null;
+  var verified = {};
+  if (verify) {
+    verify.clusters.forEach(function (cluster) {
+      cluster.differences.forEach(function (d) {
+        if (d.row !== undefined) verified[d.row + '\n' + cluster.name] = d;
+      });
+    });
+  }
+  var KIND_TEXT = { 'differs': 'differs', 'only-karmada': 'only in Karmada', 'only-garrison': 'only in garrison' };
+
   function esc(text) {
     return String(text).replace(/[&<>"']/g, function (c) {
       return { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }[c];
@@ -38,7 +51,7 @@
 
   // --- the state, in the fragment -------------------------------------
   var state = {};
-  var FIELDS = ['ns', 'kind', 'cluster', 'q', 'changed', 'held', 'app'];
+  var FIELDS = ['ns', 'kind', 'cluster', 'q', 'changed', 'held', 'app', 'works'];
 
   function readHash() {
     var params = new URLSearchParams(location.hash.replace(/^#/, ''));
@@ -98,6 +111,8 @@
     if (has(cell, 'C')) lines.push('held back: would change' + would);
     if (has(cell, 'R')) lines.push('held back: would be removed');
     if (row.fortFrom && has(cell, 'f')) lines.push('the fort moved here from ' + row.fortFrom);
+    var d = verified[row.index + '\n' + cluster.name];
+    if (d) lines.push('Karmada\'s Works: ' + KIND_TEXT[d.kind] + (d.explained ? ' (explained)' : ' (not explained)') + (d.reason ? ': ' + d.reason : ''));
     return lines.join('\n');
   }
 
@@ -120,6 +135,8 @@
     if (has(cell, 'c')) classes.push('changed');
     if (has(cell, 'r')) classes.push('removed');
     if (/[ACR]/.test(cell.flags)) classes.push('heldback');
+    var d = verified[row.index + '\n' + clusters[j].name];
+    if (d) classes.push(d.explained ? 'kexplained' : 'kdiffers');
     return '<a class="' + classes.join(' ') + '" style="left:' + left + 'px" href="' + href +
       '" data-c="' + esc(clusters[j].name) + '" title="' + esc(describeCell(row, clusters[j], cell)) + '">' +
       esc(text) + '</a>';
@@ -305,6 +322,49 @@
     document.getElementById('explain-close').setAttribute('href', hashOf({ app: '' }));
   }
 
+  // --- the comparison with Karmada's Works ------------------------------
+  function differencesOf(cluster) { return cluster.differences; }
+
+  function verifyLine() {
+    var line = document.getElementById('verify');
+    if (!verify) return;
+    var all = [].concat.apply([], verify.clusters.map(differencesOf));
+    var unexplained = all.filter(function (d) { return !d.explained; }).length;
+    var objects = verify.clusters.reduce(function (n, c) { return n + c.matching + c.differences.length; }, 0);
+    var verdict = verify.agrees
+      ? '<span class="agrees">every cluster gets what Karmada delivers</span> (' + objects + ' objects on ' + verify.clusters.length + ' clusters, ' + all.length + ' explained difference' + (all.length === 1 ? '' : 's') + ')'
+      : '<span class="differs">' + unexplained + ' of ' + all.length + ' difference' + (all.length === 1 ? '' : 's') + ' not explained</span>: the clusters would not get what Karmada delivers';
+    line.innerHTML = 'Compared with Karmada\'s Works (' + esc(verify.works.join(', ')) + '): ' + verdict +
+      ' \u00B7 <a id="works-open" href="' + esc(hashOf({ works: '1', app: '' })) + '">per cluster</a>';
+    line.hidden = false;
+  }
+
+  function showWorks() {
+    var panel = document.getElementById('works');
+    if (!verify || !state.works) { panel.hidden = true; return; }
+    panel.hidden = false;
+    var html = [];
+    verify.clusters.forEach(function (cluster) {
+      var counts = [cluster.matching + ' match'];
+      Object.keys(KIND_TEXT).forEach(function (kind) {
+        var n = cluster.differences.filter(function (d) { return d.kind === kind; }).length;
+        if (n) counts.push(n + ' ' + KIND_TEXT[kind]);
+      });
+      html.push('<h3 data-c="' + esc(cluster.name) + '">' + esc(cluster.name) + ': ' + esc(counts.join(', ')) + '</h3>');
+      cluster.differences.forEach(function (d) {
+        var object = d.row !== undefined
+          ? '<a href="' + esc(hashOf({ app: rows[d.row].key, works: '' })) + '">' + esc(d.object) + '</a>'
+          : esc(d.object);
+        html.push('<div class="difference ' + (d.explained ? 'explained' : 'unexplained') + '" data-o="' + esc(d.object) + '">' +
+          '<span class="what">' + KIND_TEXT[d.kind] + (d.explained ? ' (explained)' : ' (not explained)') + '</span>: ' + object +
+          (d.reason ? '<p class="reason">' + esc(d.reason) + '</p>' : '') +
+          (d.diff ? '<pre>' + esc(d.diff) + '</pre>' : '') + '</div>');
+      });
+    });
+    document.getElementById('works-text').innerHTML = html.join('');
+    document.getElementById('works-close').setAttribute('href', hashOf({ works: '' }));
+  }
+
   // --- the header and the form ------------------------------------------
   function fillForm() {
     var ns = document.getElementById('f-ns');
@@ -358,6 +418,8 @@
     syncForm();
     filter();
     showExplanation();
+    verifyLine();
+    showWorks();
   }
 
   fillForm();
