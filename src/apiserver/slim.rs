@@ -22,12 +22,7 @@ use serde_json::{Map, Value};
 pub fn slim(made: &Value, stored: &Value, written: &Value, keep: &[&str]) -> Value {
     let mut candidates = Vec::new();
     defaulted(made, stored, written, &mut Vec::new(), &mut candidates);
-    candidates.retain(|path| {
-        let pointer = pointer(path);
-        !keep
-            .iter()
-            .any(|k| pointer == *k || pointer.starts_with(&format!("{k}/")))
-    });
+    candidates.retain(|path| !keep.iter().any(|k| under(path, k)));
     let mut restores = Vec::new();
     dropped(made, stored, written, &mut Vec::new(), &mut restores);
     if candidates.is_empty() && restores.is_empty() {
@@ -208,14 +203,30 @@ fn parent<'v, 'p>(
     Some((current.as_object_mut()?, last))
 }
 
-/// `path` as a JSON pointer (RFC 6901).
-fn pointer(path: &[Step]) -> String {
-    path.iter()
-        .map(|step| match step {
-            Step::Key(key) => format!("/{}", key.replace('~', "~0").replace('/', "~1")),
-            Step::Index(i) => format!("/{i}"),
-        })
-        .collect()
+/// Whether `path` is the JSON pointer `pointer` (RFC 6901) or under it,
+/// step by step and without building the path's own pointer: this runs for
+/// every default of every object.
+fn under(path: &[Step], pointer: &str) -> bool {
+    let mut steps = path.iter();
+    pointer
+        .split('/')
+        .skip(1)
+        .all(|segment| steps.next().is_some_and(|step| names(step, segment)))
+}
+
+/// Whether one step of a path is the pointer's `segment`.
+fn names(step: &Step, segment: &str) -> bool {
+    match step {
+        // Without `~` the segment escapes nothing, and a key holding `/`
+        // or `~` would have been escaped with one.
+        Step::Key(key) if !segment.contains('~') => key == segment,
+        Step::Key(key) => key.replace('~', "~0").replace('/', "~1") == segment,
+        Step::Index(i) => {
+            segment.bytes().all(|b| b.is_ascii_digit())
+                && (segment == "0" || !segment.starts_with('0'))
+                && segment.parse::<usize>().ok() == Some(*i)
+        }
+    }
 }
 
 #[cfg(test)]
@@ -299,6 +310,27 @@ mod tests {
         let stored = super::tests::stored(&secret);
         assert!(stored.get("stringData").is_none());
         assert_eq!(slim(&stored, &stored, &secret, &[]), secret);
+    }
+
+    #[test]
+    fn a_path_is_under_a_pointer_step_by_step() {
+        let key = |k: &str| Step::Key(k.to_string());
+        let path = [key("spec"), key("a/b~c"), Step::Index(10), key("x")];
+        for (pointer, expected) in [
+            ("", true),
+            ("/spec", true),
+            ("/spec/a~1b~0c", true),
+            ("/spec/a~1b~0c/10", true),
+            ("/spec/a~1b~0c/10/x", true),
+            ("/spec/a~1b~0c/10/x/y", false),
+            ("/spec/a/b~c", false),
+            ("/spec/a~1b~0c/010", false),
+            ("/spec/a~1b~0c/+10", false),
+            ("/spe", false),
+            ("/spec/a~1b~0c/1", false),
+        ] {
+            assert_eq!(under(&path, pointer), expected, "{pointer}");
+        }
     }
 
     #[test]

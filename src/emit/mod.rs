@@ -10,6 +10,7 @@
 //! their previous files; unchanged applications ([`crate::reuse`]) keep
 //! theirs unread, listed in [`Built::kept`] instead of held in memory.
 
+mod memo;
 pub mod render;
 pub mod work;
 pub mod yaml;

@@ -4,6 +4,7 @@
 //! trees; or, when nothing it is made from changed, the previous render's
 //! file kept unread ([`crate::reuse`]).
 
+use super::memo::Memo;
 use super::{namespace_file, object_file};
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::model::cluster::Cluster;
@@ -104,13 +105,32 @@ pub fn render(
         reusable,
     };
     let jobs = jobs(inputs, plan);
-    let results: Vec<(usize, bool, Result<File, Diagnostic>)> = jobs
+    // One application's objects on one thread, one cluster after the
+    // other, so those that come out the same are finished and serialised
+    // once ([`Memo`]); then back in the order of the jobs.
+    let mut by_app: Vec<Vec<(usize, &Job<'_>)>> = vec![Vec::new(); plan.apps.len()];
+    for (i, job) in jobs.iter().enumerate() {
+        if let Some(app) = by_app.get_mut(job.delivery.app) {
+            app.push((i, job));
+        }
+    }
+    let mut results: Vec<(usize, &Job<'_>, Result<File, Diagnostic>)> = by_app
         .par_iter()
-        .map(|job| (job.cluster, job.shadow, context.file(job)))
+        .map(|jobs| {
+            let mut memo = Memo::default();
+            jobs.iter()
+                .map(|&(i, job)| (i, job, context.file(job, &mut memo)))
+                .collect::<Vec<_>>()
+        })
+        .collect::<Vec<_>>()
+        .into_iter()
+        .flatten()
         .collect();
+    results.sort_by_key(|(i, _, _)| *i);
     let mut clusters = vec![ClusterFiles::default(); plan.clusters.len()];
     let mut diagnostics = Diagnostics::default();
-    for (cluster, shadow, result) in results {
+    for (_, job, result) in results {
+        let (cluster, shadow) = (job.cluster, job.shadow);
         match (result, shadow) {
             (Ok(file), false) => clusters[cluster].objects.push(file),
             (Ok(file), true) => clusters[cluster].shadow.push(file),
@@ -174,30 +194,41 @@ fn jobs<'a>(inputs: &'a Inputs, plan: &Plan) -> Vec<Job<'a>> {
 
 impl Context<'_> {
     /// The file of one job: kept from the previous render, or made now.
-    fn file(&self, job: &Job<'_>) -> Result<File, Diagnostic> {
+    /// In the manifests format, an object the same as another cluster's
+    /// before its last step takes that one's bytes from `memo` (a Work
+    /// names its cluster: each is finished and serialised).
+    fn file(&self, job: &Job<'_>, memo: &mut Memo) -> Result<File, Diagnostic> {
         let app = &self.plan.apps[job.delivery.app];
         if self.reusable[job.delivery.app] && !job.shadow {
             if let Some(file) = self.kept(app, &job.target.name) {
                 return Ok(file);
             }
         }
-        let made = self.plan.materialise(
+        let Some(target) = self.plan.target(
             &self.materialiser,
             job.delivery.app,
             job.target,
             job.delivery.replicas,
-        );
-        let made = match made {
-            Some(made) => made?,
-            None => return Err(no_template(app)),
+        ) else {
+            return Err(no_template(app));
         };
-        let (path, bytes) = object_file(
-            &app.key,
-            made.value,
-            app.work,
-            &job.target.name,
-            self.options.format,
-        )?;
+        let made = self.materialiser.unfinished(&target)?;
+        let format = self.options.format;
+        let memo = memo.serving(&app.key);
+        if format == Format::Manifests {
+            if let Some(bytes) = memo.recall(&made.value) {
+                return Ok(File {
+                    key: app.key.clone(),
+                    path: Layout::new(format).object(&app.key, &job.target.name),
+                    bytes: Some(bytes.to_vec()),
+                });
+            }
+        }
+        let finished = self.materialiser.finish(&target, &made);
+        let (path, bytes) = object_file(&app.key, finished, app.work, &job.target.name, format)?;
+        if format == Format::Manifests {
+            memo.remember(made.value, bytes.clone());
+        }
         Ok(File {
             key: app.key.clone(),
             path,

@@ -158,6 +158,10 @@ pub fn go_json(value: &Value) -> String {
 /// `<`, `>`, `&`, U+2028 and U+2029 escaped as Go's `encoding/json` escapes
 /// them (in JSON text they can only occur inside strings).
 pub(crate) fn escape_html(json: &str) -> String {
+    // U+2028 and U+2029 are E2 80 A8 and E2 80 A9 in UTF-8.
+    if !json.bytes().any(|b| matches!(b, b'<' | b'>' | b'&' | 0xE2)) {
+        return json.to_string();
+    }
     let mut out = String::with_capacity(json.len());
     for c in json.chars() {
         match c {
@@ -177,6 +181,15 @@ mod tests {
     use super::*;
     use crate::model::override_policy::Operator;
     use serde_json::json;
+
+    #[test]
+    fn html_characters_are_escaped_as_go_escapes_them() {
+        assert_eq!(
+            escape_html("{\"a\":\"<b> & \u{2028}\u{2029} \u{20ac}\"}"),
+            "{\"a\":\"\\u003cb\\u003e \\u0026 \\u2028\\u2029 \u{20ac}\"}"
+        );
+        assert_eq!(escape_html("{\"plain\":1}"), "{\"plain\":1}");
+    }
 
     fn sub(operator: Operator, path: &str, value: Option<Value>) -> SubPatch {
         SubPatch {

@@ -41,7 +41,7 @@ type Step = fn(&Materialiser<'_>, &Target<'_>, &mut Made) -> Result<(), Diagnost
 /// overrides), check what scripts returned, drop what the claim made and
 /// nothing filled, write the bookkeeping annotations (which list what the
 /// stored template carries), leave out the defaults a member cluster sets
-/// back.
+/// back ([`Materialiser::finish`], after these).
 const STEPS: &[Step] = &[
     claim::step,
     replicas::step,
@@ -51,13 +51,12 @@ const STEPS: &[Step] = &[
     revised::step,
     claim::settle,
     annotate::step,
-    slim::step,
 ];
 
 /// A Subscription's feed (Clusternet, clusternet-semantics §5, §6): the
 /// hub's trims, the Localizations and Globalizations, the division written
 /// last, then garrison's hook, the bookkeeping and the defaults left out
-/// as for every application.
+/// as for every application ([`Materialiser::finish`], after these).
 const CLUSTERNET_STEPS: &[Step] = &[
     trim::hub,
     localize::step,
@@ -66,7 +65,6 @@ const CLUSTERNET_STEPS: &[Step] = &[
     trim::delivered,
     revised::step,
     annotate::step,
-    slim::step,
 ];
 
 // SOPS signs every value of an encrypted document (its MAC), so such an
@@ -145,6 +143,15 @@ impl<'a> Materialiser<'a> {
     /// The object of `target`, step by step; a step that fails is the
     /// diagnostic, and nothing is made.
     pub fn object(&self, target: &Target<'_>) -> Result<Made, Diagnostic> {
+        let mut made = self.unfinished(target)?;
+        made.value = self.finish(target, &made);
+        Ok(made)
+    }
+
+    /// The object of `target` before its last step: two clusters whose
+    /// objects are the same here get the same object
+    /// ([`Materialiser::finish`]).
+    pub fn unfinished(&self, target: &Target<'_>) -> Result<Made, Diagnostic> {
         let mut made = Made {
             value: target.stored().clone(),
             applied: Applied::default(),
@@ -158,6 +165,14 @@ impl<'a> Materialiser<'a> {
             step(self, target, &mut made)?;
         }
         Ok(made)
+    }
+
+    /// The last step of both dialects, leaving out the defaults a member
+    /// sets back, on an [`Materialiser::unfinished`] object: the object
+    /// garrison writes. Apart from the other steps, so that what comes
+    /// before it can be compared between clusters, and its object kept.
+    pub fn finish(&self, target: &Target<'_>, made: &Made) -> Value {
+        slim::finished(target, &made.value)
     }
 
     /// The override policies of the target's application, in order.
@@ -209,13 +224,26 @@ impl Plan {
         cluster: &Cluster,
         replicas: u64,
     ) -> Option<Result<Made, Diagnostic>> {
+        let target = self.target(materialiser, app, cluster, replicas)?;
+        Some(materialiser.object(&target))
+    }
+
+    /// What `app` (an index into [`Plan::apps`]) is made from for
+    /// `cluster`; `None` when the application has no template.
+    pub fn target<'p>(
+        &'p self,
+        materialiser: &Materialiser<'p>,
+        app: usize,
+        cluster: &'p Cluster,
+        replicas: u64,
+    ) -> Option<Target<'p>> {
         let app = self.apps.get(app)?;
         let template = materialiser.inputs.template(&app.key)?;
-        Some(materialiser.object(&Target {
+        Some(Target {
             app,
             template,
             cluster,
             replicas,
-        }))
+        })
     }
 }

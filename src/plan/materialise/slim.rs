@@ -3,18 +3,15 @@
 //! server sets them back the same ([`crate::apiserver::slim`]). Replicas
 //! the plan revised stay written, so a file shows each cluster's share.
 
-use super::{Made, Materialiser, Target};
-use crate::diag::Diagnostic;
+use super::Target;
+use serde_json::Value;
 
 /// Where the plan writes a workload's replicas (and a divided Job's
 /// completions) when it revises them.
 const REVISED: &[&str] = &["/spec/replicas", "/spec/parallelism", "/spec/completions"];
 
-pub(super) fn step(
-    _: &Materialiser<'_>,
-    target: &Target<'_>,
-    made: &mut Made,
-) -> Result<(), Diagnostic> {
+/// `made` (the target's object after every other step) as garrison writes it.
+pub(super) fn finished(target: &Target<'_>, made: &Value) -> Value {
     // Clusternet's hub writes the replicas of every kind it divides into
     // the feed it stores, divided or not.
     let key = &target.template.key;
@@ -25,7 +22,5 @@ pub(super) fn step(
     } else {
         &[]
     };
-    made.value =
-        crate::apiserver::slim(&made.value, target.stored(), &target.template.written, keep);
-    Ok(())
+    crate::apiserver::slim(made, target.stored(), &target.template.written, keep)
 }

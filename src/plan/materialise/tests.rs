@@ -5,6 +5,7 @@
 
 use super::{annotate, claim, hook, overrides, prune, replicas, revised, slim};
 use super::{Made, Materialiser, Step, Target};
+use crate::diag::Diagnostic;
 use crate::load::{cache::Cache, load_repository, LoadOptions};
 use crate::model::inputs::Inputs;
 use crate::model::previous::PreviousRender;
@@ -191,6 +192,12 @@ fn run(
 }
 
 /// [`run`], which must succeed.
+/// The last step ([`Materialiser::finish`]) as one of the others.
+fn slimmed(_: &Materialiser<'_>, target: &Target<'_>, made: &mut Made) -> Result<(), Diagnostic> {
+    made.value = slim::finished(target, &made.value);
+    Ok(())
+}
+
 fn made(inputs: &Inputs, plan: &Plan, kind: &str, cluster: &str, steps: &[Step]) -> Made {
     run(inputs, plan, kind, cluster, steps).unwrap_or_else(|e| panic!("{e}"))
 }
@@ -202,7 +209,7 @@ fn at<'v>(made: &'v Made, pointer: &str) -> &'v Value {
 #[test]
 fn pruning_drops_what_the_member_cluster_assigns() {
     let (inputs, plan) = fleet(HOOK);
-    let made = made(&inputs, &plan, "Service", "a", &[prune::step, slim::step]);
+    let made = made(&inputs, &plan, "Service", "a", &[prune::step, slimmed]);
     assert_eq!(
         at(&made, "/spec"),
         &json!({"ports": [{"port": 80}], "selector": {"app": "web"}})
