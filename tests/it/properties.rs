@@ -1,7 +1,8 @@
 //! Invariants over random fleets, rendered in-process: divided replicas sum
 //! to the desired count, input order never matters, a paused cluster's
 //! bytes never change whatever is edited in the source, keeping the files
-//! of unchanged applications never changes what a render writes, and
+//! of unchanged applications never changes what a render writes, a file
+//! shared between clusters is the file made alone, and
 //! however clusters are paused, unpaused and applications edited, holds
 //! behave as SPEC §5 says and leave nothing behind once they are lifted.
 
@@ -360,6 +361,39 @@ proptest! {
             let sum: u64 = NAMES.iter().take(world.clusters).filter_map(|c| replicas_in(&tree, c, &format!("app{i}"))).sum();
             prop_assert_eq!(sum, app.replicas, "app{} {:?}", i, app);
         }
+    }
+
+    /// Sharing bytes between clusters whose objects are the same
+    /// (`emit::memo`) never changes a file: every file is what making its
+    /// one object alone writes.
+    #[test]
+    fn a_file_shared_between_clusters_is_the_file_made_alone(world in world()) {
+        let dir = tempfile::tempdir().map_err(|e| TestCaseError::fail(e.to_string()))?;
+        write(dir.path(), &files(&world, false));
+        let tree = render(dir.path(), &Tree::new());
+        let (inputs, _) = load::load_repository(dir.path(), &LoadOptions::default(), &Cache::disabled());
+        let plan = garrison::plan::plan(&inputs, &previous::from_tree(Tree::new()))
+            .map_err(|d| TestCaseError::fail(format!("{d:?}")))?;
+        let materialiser = garrison::plan::materialise::Materialiser::new(&inputs);
+        let mut compared = 0;
+        for cluster in &plan.clusters {
+            let Some(target) = inputs.clusters.iter().find(|c| c.name == cluster.name) else {
+                continue;
+            };
+            for delivery in &cluster.objects {
+                let app = &plan.apps[delivery.app];
+                let made = match plan.materialise(&materialiser, delivery.app, target, delivery.replicas) {
+                    Some(Ok(made)) => made,
+                    other => return Err(TestCaseError::fail(format!("{}: {other:?}", app.key))),
+                };
+                let (path, bytes) = emit::object_file(&app.key, made.value, app.work, &cluster.name, Format::Manifests)
+                    .map_err(|d| TestCaseError::fail(format!("{d:?}")))?;
+                let full = garrison::model::layout::in_cluster(&cluster.name, &path);
+                prop_assert_eq!(tree.get(&full), Some(&bytes), "{}", full);
+                compared += 1;
+            }
+        }
+        prop_assert!(compared > 0, "no object delivered");
     }
 
     #[test]
