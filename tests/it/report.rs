@@ -845,3 +845,33 @@ fn a_report_with_karmadas_works_shows_what_differs_from_them() {
         assert!(panel.contains(expected), "no `{expected}` in {panel}");
     }
 }
+
+/// Works that are not Works stop the report at their line, as they stop
+/// `verify`, and no page is written.
+#[test]
+fn a_report_with_works_that_are_not_works_exits_2_and_writes_nothing() {
+    let dir = temp();
+    let fleet = crate::migrate::imported(dir.path());
+    let out = dir.path().join("out");
+    let output = render_to(&fleet, &out, &["-q"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let works = dir.path().join("works.yaml");
+    std::fs::write(
+        &works,
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: not-a-work\n  namespace: default\n",
+    )
+    .unwrap_or_else(|e| panic!("cannot write {}: {e}", works.display()));
+    let page = dir.path().join("page.html");
+    let (fleet, out, page_arg, works) = (s(&fleet), s(&out), s(&page), s(&works));
+    let output = run(&[
+        "report", "--repo", &fleet, "--out", &out, "--html", &page_arg, "--works", &works,
+    ]);
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert!(stderr(&output).contains("G0802"), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("works.yaml:1"),
+        "{}",
+        stderr(&output)
+    );
+    assert!(!page.exists(), "a page was written");
+}
