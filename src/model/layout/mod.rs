@@ -69,15 +69,18 @@ impl Format {
     }
 
     /// The format a render's marker file records (`files` holds the
-    /// render's root), read here alone; `None` without a marker.
+    /// render's root), read here alone; `None` without a marker. A marker
+    /// without `format` (written before there was a choice), or one that
+    /// is not JSON, is of a manifests render.
     pub fn recorded(files: &Tree) -> Option<Format> {
         let marker = files.get(MARKER_FILE)?;
-        let text = String::from_utf8_lossy(marker);
-        if text.contains("\"format\":\"work\"") {
-            Some(Format::Work)
-        } else {
-            Some(Format::Manifests)
-        }
+        let marker: serde_json::Value = serde_json::from_slice(marker).unwrap_or_default();
+        Some(
+            match marker.get("format").and_then(serde_json::Value::as_str) {
+                Some("work") => Format::Work,
+                _ => Format::Manifests,
+            },
+        )
     }
 }
 
@@ -158,6 +161,25 @@ mod tests {
             namespace: Some("shop".into()),
             name: "web".into(),
         }
+    }
+
+    #[test]
+    fn the_format_is_what_the_marker_records() {
+        let with = |marker: &str| -> Tree {
+            [(MARKER_FILE.to_string(), marker.as_bytes().to_vec())].into()
+        };
+        let work = r#"{"generator":"garrison","layout":1,"format":"work"}"#;
+        assert_eq!(Format::recorded(&with(work)), Some(Format::Work));
+        let manifests = r#"{"generator":"garrison","layout":1,"format":"manifests"}"#;
+        assert_eq!(Format::recorded(&with(manifests)), Some(Format::Manifests));
+        assert_eq!(
+            Format::recorded(&with(r#"{"generator":"garrison"}"#)),
+            Some(Format::Manifests)
+        );
+        // The text alone says nothing: only the field does.
+        let elsewhere = r#"{"note":"\"format\":\"work\"","format":"manifests"}"#;
+        assert_eq!(Format::recorded(&with(elsewhere)), Some(Format::Manifests));
+        assert_eq!(Format::recorded(&Tree::new()), None);
     }
 
     #[test]
