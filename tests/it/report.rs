@@ -764,6 +764,16 @@ fn a_long_policy_name_shows_whole_where_it_fits_and_in_its_tooltip_where_it_does
     );
 }
 
+/// `testdata/migrate/export.yaml` imported into `dir/fleet` and rendered
+/// into `dir/out`, the stored render a `--works` report compares with.
+fn imported_and_rendered(dir: &Path) -> (PathBuf, PathBuf) {
+    let fleet = crate::migrate::imported(dir);
+    let out = dir.join("out");
+    let output = render_to(&fleet, &out, &["-q"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    (fleet, out)
+}
+
 /// `report --works`: the page also compares the render with a Karmada
 /// control plane's Works, as `verify` does: a line in the header, the cell
 /// of an object Karmada delivers otherwise marked, and per cluster what
@@ -771,10 +781,7 @@ fn a_long_policy_name_shows_whole_where_it_fits_and_in_its_tooltip_where_it_does
 #[test]
 fn a_report_with_karmadas_works_shows_what_differs_from_them() {
     let dir = temp();
-    let fleet = crate::migrate::imported(dir.path());
-    let out = dir.path().join("out");
-    let output = render_to(&fleet, &out, &["-q"]);
-    assert!(output.status.success(), "{}", stderr(&output));
+    let (fleet, out) = imported_and_rendered(dir.path());
     let page = dir.path().join("page.html");
 
     // Karmada's own Works: agreement, and nothing marked.
@@ -851,10 +858,7 @@ fn a_report_with_karmadas_works_shows_what_differs_from_them() {
 #[test]
 fn a_report_with_works_that_are_not_works_exits_2_and_writes_nothing() {
     let dir = temp();
-    let fleet = crate::migrate::imported(dir.path());
-    let out = dir.path().join("out");
-    let output = render_to(&fleet, &out, &["-q"]);
-    assert!(output.status.success(), "{}", stderr(&output));
+    let (fleet, out) = imported_and_rendered(dir.path());
     let works = dir.path().join("works.yaml");
     std::fs::write(
         &works,
