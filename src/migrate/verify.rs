@@ -39,6 +39,21 @@ pub struct Delivered {
     work: [(&'static str, bool); 2],
 }
 
+impl Delivered {
+    /// Its Work's `suspendDispatching`: Karmada does not apply it.
+    fn suspended(&self) -> bool {
+        self.work
+            .iter()
+            .any(|(field, on)| *field == "suspendDispatching" && *on)
+    }
+}
+
+/// Why a suspended Work only Karmada has is not explained: a suspended
+/// Work is not applied, so its member runs what Karmada dispatched before
+/// the suspension, which no export holds; and a render gives a cluster a
+/// policy suspends nothing new, so a first render would remove it there.
+const SUSPENDED: &str = "Karmada suspends this Work (the policy's `suspension`): the member keeps what was dispatched before, which the export does not show, and a first render gives a suspended cluster nothing, so the objects would be removed there; lift the suspension, or render once before it";
+
 /// [`Delivered::work`] of `work`.
 fn work_fields(work: &Value) -> [(&'static str, bool); 2] {
     ["suspendDispatching", "preserveResourcesOnDeletion"].map(|field| {
@@ -376,6 +391,8 @@ pub fn verify(karmada: &Deliveries, garrison: &Deliveries, context: &Context) ->
                             Some("the cluster is not in the repository: import its Cluster".into()),
                             false,
                         )
+                    } else if t.suspended() {
+                        (Some(SUSPENDED.to_string()), false)
                     } else {
                         (None, false)
                     };
@@ -683,6 +700,18 @@ mod tests {
             verdict.clusters[0].differences[0].diff,
             "Work spec.suspendDispatching: Karmada true, garrison false\n"
         );
+    }
+
+    #[test]
+    fn a_suspended_work_the_render_does_not_deliver_is_named_with_why_it_is_not_explained() {
+        let suspended = work("m1", "web", &deployment(2, ""))
+            .replace("  workload:\n", "  suspendDispatching: true\n  workload:\n");
+        let verdict = verify(&karmada(&[suspended]), &garrison(&[]), &fleet(&["m1"]));
+        assert!(!verdict.agrees());
+        let difference = &verdict.clusters[0].differences[0];
+        assert_eq!(difference.kind, DifferenceKind::OnlyKarmada);
+        assert_eq!(difference.reason.as_deref(), Some(SUSPENDED));
+        assert!(!difference.explained);
     }
 
     #[test]

@@ -187,7 +187,22 @@ fn delivered(ours: &Value, theirs: &Value) -> (Delivered, Delivered) {
         (clusters, works)
     };
     let ours = sorted(ours);
-    let (mut clusters, works) = sorted(theirs);
+    let (mut clusters, mut works) = sorted(theirs);
+    // A Work Karmada writes with `suspendDispatching` (the policy's
+    // `suspension` names its cluster) is one its execution controller does
+    // not apply: the member receives nothing from it. garrison schedules
+    // nothing new onto a cluster a policy suspends (SPEC §5), so where it
+    // writes nothing there, neither side delivers anything, and the
+    // cluster and its Work are taken out of Karmada's answer. Where garrison
+    // holds an earlier file there, both are compared as usual.
+    let held = |cluster: &Value| ours.1.iter().any(|w| w["cluster"] == *cluster);
+    let suspended: Vec<Value> = works
+        .iter()
+        .filter(|w| w["suspendDispatching"] == Value::Bool(true) && !held(&w["cluster"]))
+        .map(|w| w["cluster"].clone())
+        .collect();
+    works.retain(|w| !suspended.contains(&w["cluster"]));
+    clusters.retain(|c| !suspended.contains(&c["name"]));
     // A template other workloads depend on (propagateDeps) is written to
     // their clusters too: garrison lists them with the others, the oracle
     // apart (`requiredBy`, as Karmada keeps them in the binding). Karmada
