@@ -10,7 +10,8 @@
 //! namespaces, the Works (what `verify` compares with), and the bindings
 //! whose schedule follows from their policy. Kept, as pins: the bindings
 //! that divide replicas, because Karmada divides anew from the division it
-//! remembers, which a first render without that memory cannot know. Kept on
+//! remembers, which a first render without that memory cannot know, and
+//! the bindings no policy claims, which Karmada keeps delivering. Kept on
 //! templates: the claim Karmada's detector wrote, which decides their
 //! policy as it does in Karmada.
 
@@ -19,6 +20,7 @@ use super::member::IDENTITY_KEYS;
 use crate::diag::{Code, Diagnostic, Diagnostics, Origin};
 use crate::model::document::Document;
 use crate::model::layout::Tree;
+use crate::model::meta::{CPP_PERMANENT_ID_LABEL, PP_PERMANENT_ID_LABEL};
 use crate::schedule::policy_match::namespace_is_reserved;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
@@ -246,7 +248,7 @@ fn place(
     }
     let binding = group == "work.karmada.io";
     if binding {
-        if !divides(&object.value["spec"]) {
+        if !divides(&object.value["spec"]) && !kept_unclaimed(&object.value) {
             return leave(
                 "its schedule follows from its policy, which garrison schedules again".into(),
             );
@@ -297,6 +299,23 @@ fn safe_names(object: &Object<'_>) -> Result<(), Diagnostic> {
         }
     }
     Ok(())
+}
+
+/// Whether Karmada keeps a binding no policy claims: when a policy is
+/// deleted, or stops selecting a template no other policy takes, Karmada's
+/// detector removes the policy's claim from the template and its binding
+/// and leaves the binding, so its Works stay. Only a pin renders that. An
+/// attached binding (`requiredBy`: a dependency other workloads take along)
+/// follows those workloads, which garrison schedules again.
+fn kept_unclaimed(binding: &Value) -> bool {
+    let labels = &binding["metadata"]["labels"];
+    let claimed = [PP_PERMANENT_ID_LABEL, CPP_PERMANENT_ID_LABEL]
+        .iter()
+        .any(|label| labels.get(*label).is_some());
+    let attached = binding["spec"]["requiredBy"]
+        .as_array()
+        .is_some_and(|r| !r.is_empty());
+    !claimed && !attached
 }
 
 /// Whether a binding's `spec` divides replicas: some, and its placement says
@@ -634,7 +653,7 @@ mod tests {
     #[test]
     fn a_binding_that_divides_replicas_is_kept_as_a_pin_and_one_that_duplicates_is_not() {
         let text = format!(
-            "{CLUSTER}---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: web, namespace: shop}}\nspec: {{replicas: 3}}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {{name: conf, namespace: shop}}\n---\napiVersion: work.karmada.io/v1alpha2\nkind: ResourceBinding\nmetadata:\n  name: web-deployment\n  namespace: shop\n  ownerReferences: [{{apiVersion: apps/v1, kind: Deployment, name: web, uid: 3b1e}}]\n  labels: {{resourcebinding.karmada.io/permanent-id: 1d2c}}\nspec:\n  resource: {{apiVersion: apps/v1, kind: Deployment, namespace: shop, name: web, uid: 3b1e, resourceVersion: \"3001\"}}\n  replicas: 3\n  clusters: [{{name: member1, replicas: 2}}, {{name: member2, replicas: 1}}]\nstatus: {{schedulerObservedGeneration: 2}}\n---\napiVersion: work.karmada.io/v1alpha2\nkind: ResourceBinding\nmetadata: {{name: conf-configmap, namespace: shop}}\nspec:\n  resource: {{apiVersion: v1, kind: ConfigMap, namespace: shop, name: conf}}\n  placement: {{replicaScheduling: {{replicaSchedulingType: Duplicated}}}}\n  clusters: [{{name: member1}}]\n"
+            "{CLUSTER}---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: web, namespace: shop}}\nspec: {{replicas: 3}}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {{name: conf, namespace: shop}}\n---\napiVersion: work.karmada.io/v1alpha2\nkind: ResourceBinding\nmetadata:\n  name: web-deployment\n  namespace: shop\n  ownerReferences: [{{apiVersion: apps/v1, kind: Deployment, name: web, uid: 3b1e}}]\n  labels: {{resourcebinding.karmada.io/permanent-id: 1d2c}}\nspec:\n  resource: {{apiVersion: apps/v1, kind: Deployment, namespace: shop, name: web, uid: 3b1e, resourceVersion: \"3001\"}}\n  replicas: 3\n  clusters: [{{name: member1, replicas: 2}}, {{name: member2, replicas: 1}}]\nstatus: {{schedulerObservedGeneration: 2}}\n---\napiVersion: work.karmada.io/v1alpha2\nkind: ResourceBinding\nmetadata:\n  name: conf-configmap\n  namespace: shop\n  labels: {{propagationpolicy.karmada.io/permanent-id: 5e0c}}\nspec:\n  resource: {{apiVersion: v1, kind: ConfigMap, namespace: shop, name: conf}}\n  placement: {{replicaScheduling: {{replicaSchedulingType: Duplicated}}}}\n  clusters: [{{name: member1}}]\n"
         );
         let imported = imported(&text).unwrap_or_else(|f| panic!("{f:?}"));
         let binding = imported
@@ -664,6 +683,27 @@ mod tests {
             .tree
             .contains_key("karmada/resourcebinding/shop/conf-configmap.yaml"));
         assert_eq!(imported.left_out.len(), 1, "{:?}", imported.left_out);
+    }
+
+    /// Karmada's detector leaves the binding of a template that lost its
+    /// policy, without the claim, and keeps delivering it: a pin.
+    #[test]
+    fn a_binding_no_policy_claims_is_kept_as_a_pin_and_an_attached_one_is_not() {
+        let binding = |name: &str, extra: &str| {
+            format!("---\napiVersion: work.karmada.io/v1alpha2\nkind: ResourceBinding\nmetadata: {{name: {name}-configmap, namespace: shop}}\nspec:\n  resource: {{apiVersion: v1, kind: ConfigMap, namespace: shop, name: {name}}}\n  clusters: [{{name: member1}}]\n{extra}")
+        };
+        let text = format!(
+            "{CLUSTER}---\napiVersion: v1\nkind: ConfigMap\nmetadata: {{name: kept, namespace: shop}}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {{name: taken, namespace: shop}}\n{}{}",
+            binding("kept", ""),
+            binding("taken", "  requiredBy: [{name: web-deployment, namespace: shop, clusters: [{name: member1}]}]\n"),
+        );
+        let imported = imported(&text).unwrap_or_else(|f| panic!("{f:?}"));
+        let pins: Vec<&String> = imported
+            .tree
+            .keys()
+            .filter(|p| p.starts_with("karmada/resourcebinding/"))
+            .collect();
+        assert_eq!(pins, ["karmada/resourcebinding/shop/kept-configmap.yaml"]);
     }
 
     #[test]

@@ -47,13 +47,20 @@ impl Claims<'_> {
     pub(super) fn claim_all(&self, diagnostics: &mut Diagnostics) -> (Vec<App>, Vec<ObjectKey>) {
         let mut apps = Vec::new();
         let mut unclaimed = Vec::new();
+        let mut bound: Vec<&Template> = Vec::new();
         for template in &self.inputs.templates {
             match self.claim(template, diagnostics) {
-                Claim::App(app) => apps.push(*app),
+                Claim::App(app) => {
+                    if matches!(app.source, Source::Policy { .. } | Source::Pinned { .. }) {
+                        bound.push(template);
+                    }
+                    apps.push(*app);
+                }
                 Claim::Unclaimed => unclaimed.push(template.key.clone()),
                 Claim::Skipped => {}
             }
         }
+        binding_names_collide(&bound, diagnostics);
         (apps, unclaimed)
     }
 
@@ -247,6 +254,39 @@ struct Scheduling<'a> {
 
 /// G0209 for a template whose claim names a policy that does not select
 /// it: Karmada's detector leaves it alone ([`prior_claim`]).
+/// Refuse templates Karmada would give one binding: its binding's name is
+/// the template's name (`:` read as `.`, lower-cased) and kind, in the
+/// template's namespace, whatever the group. Karmada's detector binds the
+/// template it sees first and refuses the other a binding owned by another
+/// object (it waits for the first binding to be garbage-collected, which
+/// never happens), so which of them a member gets depends on the order they
+/// were created in, which a repository does not hold.
+fn binding_names_collide(bound: &[&Template], diagnostics: &mut Diagnostics) {
+    let mut seen: BTreeMap<(Option<&str>, String), &Template> = BTreeMap::new();
+    let mut ordered = bound.to_vec();
+    ordered.sort_by_key(|t| t.origin);
+    for template in ordered {
+        let key = &template.key;
+        let name = crate::model::binding::binding_name(&key.name, &key.kind);
+        match seen.get(&(key.namespace.as_deref(), name.clone())) {
+            Some(first) => diagnostics.push(
+                Diagnostic::error(
+                    Code::DuplicateObject,
+                    format!(
+                        "`{}` ({}) and `{key}` ({}) are one binding for Karmada (`{name}`): its detector binds the one it sees first and never delivers the other",
+                        first.key, first.key.api_version, key.api_version
+                    ),
+                )
+                .at(template.origin)
+                .help("rename one of them: Karmada names a binding after the template's name (`:` read as `.`, in lower case) and kind, whatever its API group"),
+            ),
+            None => {
+                seen.insert((key.namespace.as_deref(), name), template);
+            }
+        }
+    }
+}
+
 fn left_alone(template: &Template, policy: &PropagationPolicy) -> Diagnostic {
     Diagnostic::warning(
         Code::ReservedNamespace,

@@ -899,3 +899,45 @@ fn an_application_failover_karmada_refuses_is_refused() {
     ))
     .is_empty());
 }
+
+/// Karmada names a binding after the template's name (`:` read as `.`, in
+/// lower case) and kind, whatever the group: two templates it would give
+/// one binding are refused, since its detector binds the first it sees and
+/// never the other; templates no policy claims collide with nothing.
+#[test]
+fn templates_karmada_would_give_one_binding_are_refused() {
+    let role = |name: &str| {
+        format!("apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {{name: '{name}'}}\nrules: []\n")
+    };
+    let policy = "
+apiVersion: policy.karmada.io/v1alpha1
+kind: ClusterPropagationPolicy
+metadata: {name: roles}
+spec:
+  resourceSelectors: [{apiVersion: rbac.authorization.k8s.io/v1, kind: ClusterRole}]
+  placement: {clusterAffinity: {clusterNames: [c]}}
+";
+    let errors = |documents: &[&str]| -> Vec<String> {
+        match plan_with(
+            &inputs(documents),
+            &PreviousRender::default(),
+            &Options::default(),
+        ) {
+            Ok(_) => Vec::new(),
+            Err(d) => {
+                d.0.iter()
+                    .filter(|d| d.is_error())
+                    .map(|d| d.message.clone())
+                    .collect()
+            }
+        }
+    };
+    let (upper, lower, colon, dot) = (role("Viewer"), role("viewer"), role("a:b"), role("a.b"));
+    assert_eq!(
+        errors(&[CLUSTERS, &upper, &lower, policy]),
+        ["`ClusterRole/Viewer` (rbac.authorization.k8s.io/v1) and `ClusterRole/viewer` (rbac.authorization.k8s.io/v1) are one binding for Karmada (`viewer-clusterrole`): its detector binds the one it sees first and never delivers the other"]
+    );
+    assert_eq!(errors(&[CLUSTERS, &colon, &dot, policy]).len(), 1);
+    assert!(errors(&[CLUSTERS, &colon, &upper, policy]).is_empty());
+    assert!(errors(&[CLUSTERS, &colon, &dot]).is_empty());
+}

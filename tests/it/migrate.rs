@@ -163,7 +163,7 @@ fn an_export_that_cannot_be_imported_writes_nothing() {
     assert_eq!(output.status.code(), Some(2));
     assert!(!fleet.exists(), "nothing may be written on error");
     insta::assert_snapshot!(stderr(&output).replace(&path(&export), "[EXPORT]"), @r#"
-        [EXPORT]:162:9: error[G0801]: `ResourceInterpreterWebhookConfiguration/hooks` (config.karmada.io/v1alpha1) cannot be imported: garrison does not do what Karmada does with a ResourceInterpreterWebhookConfiguration, so a render would not deliver what Karmada delivers (help: leave the kind out of the export, and know that what it changes on the members will not be verified; garrison imports Clusters, policies, ResourceInterpreterCustomizations, ClusterTaintPolicies, FederatedHPAs, bindings and resource templates)
+        [EXPORT]:164:9: error[G0801]: `ResourceInterpreterWebhookConfiguration/hooks` (config.karmada.io/v1alpha1) cannot be imported: garrison does not do what Karmada does with a ResourceInterpreterWebhookConfiguration, so a render would not deliver what Karmada delivers (help: leave the kind out of the export, and know that what it changes on the members will not be verified; garrison imports Clusters, policies, ResourceInterpreterCustomizations, ClusterTaintPolicies, FederatedHPAs, bindings and resource templates)
         garrison: 1 error(s), 0 warning(s); nothing was written
     "#);
 }
