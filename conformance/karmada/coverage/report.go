@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"go/ast"
 	"sort"
 	"strings"
 )
@@ -242,6 +243,41 @@ func calleeList(funcs []*function) string {
 	var b strings.Builder
 	for _, n := range names {
 		fmt.Fprintf(&b, "%4d  %s  (%s)\n", sum[n], n, where[n][0])
+	}
+	return b.String()
+}
+
+// shutList lists the branches of reachable functions the transitive rule
+// shuts, the most statements first, each with the chain of calls that
+// proves its call fails only live; then every function proved to.
+func shutList(a *analysis, funcs []*function) string {
+	type entry struct {
+		f *function
+		s shutCheck
+	}
+	var all []entry
+	total := 0
+	for _, f := range funcs {
+		if f.class() != reachable {
+			continue
+		}
+		for _, s := range f.transitive {
+			all = append(all, entry{f, s})
+			total += s.stmts
+		}
+	}
+	sort.SliceStable(all, func(i, j int) bool { return all[i].s.stmts > all[j].s.stmts })
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d branches of reachable functions the transitive rule shuts, %d uncovered statements:\n\n", len(all), total)
+	for _, e := range all {
+		fmt.Fprintf(&b, "%s:%d  %d statements\n", e.f.key, e.s.line, e.s.stmts)
+		a.chain(&b, e.s.via, 1, map[*ast.FuncDecl]bool{})
+		b.WriteString("\n")
+	}
+	live := a.liveList()
+	fmt.Fprintf(&b, "%d functions of the deciding packages fail only live:\n", len(live))
+	for _, k := range live {
+		fmt.Fprintf(&b, "  %s\n", k)
 	}
 	return b.String()
 }
