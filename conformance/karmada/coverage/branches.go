@@ -154,7 +154,11 @@ func branches(fset *token.FileSet, file *ast.File, c *classes, key func(*ast.Fun
 			}
 			if !shut && a != nil && last {
 				if r, ok := a.liveCall(decl, call); ok {
-					add(is.Body, live, "fails only live (transitive rule): "+callee)
+					why := "fails only live (transitive rule): " + callee
+					if a.neverFails(r) {
+						why = "never returns an error but nil (transitive rule): " + callee
+					}
+					add(is.Body, live, why)
 					out[len(out)-1].strict = true
 					out[len(out)-1].via = &r
 					shut = true

@@ -253,7 +253,7 @@ func (a *analysis) failsOnlyLive(decl *ast.FuncDecl, ft *ast.FuncType, body *ast
 			case *ast.ReturnStmt:
 				if b := a.inShut(decl, x.Pos()); b != nil {
 					if !isNil(x) {
-						via = append(via, reason{callee: fmt.Sprintf("line %d", a.fset.Position(x.Pos()).Line), shut: b})
+						via = append(via, reason{callee: fmt.Sprintf("return at line %d", a.fset.Position(x.Pos()).Line), shut: b})
 					}
 					return false
 				}
@@ -323,6 +323,9 @@ func (a *analysis) errorValue(decl *ast.FuncDecl, e ast.Expr, parents []ast.Node
 		}
 		return a.variable(decl, x.Name, parents)
 	case *ast.CallExpr:
+		if r, ok := a.aggregate(decl, x, parents); ok {
+			return r, true
+		}
 		r, ok := a.liveCall(decl, x)
 		if !ok {
 			return nil, false
@@ -330,6 +333,162 @@ func (a *analysis) errorValue(decl *ast.FuncDecl, e ast.Expr, parents []ast.Node
 		return []reason{r}, true
 	}
 	return nil, false
+}
+
+// aggregateErrors is the import path of NewAggregate, which returns nil
+// for no errors and otherwise an aggregate of the errors it is given.
+const aggregateErrors = "k8s.io/apimachinery/pkg/util/errors"
+
+// aggregate recognises `errors.NewAggregate([]error{e1, e2})` whose every
+// element fails only live, and `errors.NewAggregate(errs)` where errs is a
+// local slice only appended to (`errs = append(errs, e)`) with errors that
+// fail only live, outside branches no render enters, and otherwise only
+// read by len.
+func (a *analysis) aggregate(decl *ast.FuncDecl, call *ast.CallExpr, parents []ast.Node) ([]reason, bool) {
+	sel, ok := call.Fun.(*ast.SelectorExpr)
+	if !ok || sel.Sel.Name != "NewAggregate" || len(call.Args) != 1 || call.Ellipsis.IsValid() || decl == nil {
+		return nil, false
+	}
+	pkg, ok := sel.X.(*ast.Ident)
+	if !ok || a.src[decl].imports[pkg.Name] != aggregateErrors || a.facts(decl).declared[pkg.Name] || a.facts(decl).params[pkg.Name] {
+		return nil, false
+	}
+	switch arg := call.Args[0].(type) {
+	case *ast.CompositeLit:
+		if !errorSlice(arg.Type) {
+			return nil, false
+		}
+		var via []reason
+		for _, e := range arg.Elts {
+			r, ok := a.errorValue(decl, e, parents)
+			if !ok {
+				return nil, false
+			}
+			via = append(via, r...)
+		}
+		return via, true
+	case *ast.Ident:
+		return a.errList(decl, arg.Name, call)
+	}
+	return nil, false
+}
+
+// errorSlice tells whether t is `[]error`.
+func errorSlice(t ast.Expr) bool {
+	at, ok := t.(*ast.ArrayType)
+	if !ok || at.Len != nil {
+		return false
+	}
+	id, ok := at.Elt.(*ast.Ident)
+	return ok && id.Name == "error"
+}
+
+// emptyErrors tells whether e is nil, `[]error{}` or `make([]error, n)`.
+func emptyErrors(e ast.Expr) bool {
+	switch x := e.(type) {
+	case *ast.Ident:
+		return x.Name == "nil"
+	case *ast.CompositeLit:
+		return errorSlice(x.Type) && len(x.Elts) == 0
+	case *ast.CallExpr:
+		id, ok := x.Fun.(*ast.Ident)
+		return ok && id.Name == "make" && len(x.Args) >= 1 && errorSlice(x.Args[0])
+	}
+	return false
+}
+
+// errList checks the slice v a NewAggregate call (agg) reads: every use
+// of a v in decl, outside branches no render enters, must be its
+// declaration empty, `v = append(v, e...)` with live-only errors, len(v),
+// or agg itself.
+func (a *analysis) errList(decl *ast.FuncDecl, v string, agg *ast.CallExpr) ([]reason, bool) {
+	f := a.facts(decl)
+	if !f.declared[v] || f.params[v] || f.addressed[v] || a.src[decl].pkg.top[v] {
+		return nil, false
+	}
+	allowed := map[*ast.Ident]bool{}
+	if id, ok := agg.Args[0].(*ast.Ident); ok {
+		allowed[id] = true
+	}
+	var via []reason
+	good := true
+	var walk func(n ast.Node, parents []ast.Node)
+	walk = func(n ast.Node, parents []ast.Node) {
+		ast.Inspect(n, func(m ast.Node) bool {
+			if !good {
+				return false
+			}
+			if m == n {
+				return true
+			}
+			switch x := m.(type) {
+			case *ast.BlockStmt:
+				if b := a.shutBranch(decl, x); b != nil {
+					if mentions(x, v) {
+						via = append(via, reason{callee: fmt.Sprintf("use of %s at line %d", v, a.fset.Position(x.Pos()).Line), shut: b})
+					}
+					return false // never runs
+				}
+			case *ast.ValueSpec:
+				for i, nm := range x.Names {
+					if nm.Name == v && (len(x.Values) == 0 || len(x.Values) == len(x.Names) && emptyErrors(x.Values[i])) {
+						allowed[nm] = true
+					}
+				}
+			case *ast.AssignStmt:
+				if len(x.Lhs) == 1 && len(x.Rhs) == 1 && (x.Tok == token.ASSIGN || x.Tok == token.DEFINE) {
+					if id, ok := x.Lhs[0].(*ast.Ident); ok && id.Name == v {
+						if emptyErrors(x.Rhs[0]) {
+							allowed[id] = true
+						} else if app, ok := x.Rhs[0].(*ast.CallExpr); ok && isAppendTo(app, v) {
+							at := append(append([]ast.Node(nil), parents...), x)
+							for _, e := range app.Args[1:] {
+								r, ok := a.errorValue(decl, e, at)
+								if !ok {
+									good = false
+									return false
+								}
+								via = append(via, r...)
+							}
+							allowed[id] = true
+							allowed[app.Args[0].(*ast.Ident)] = true
+						}
+					}
+				}
+			case *ast.CallExpr:
+				if id, ok := x.Fun.(*ast.Ident); ok && id.Name == "len" && len(x.Args) == 1 {
+					if arg, ok := x.Args[0].(*ast.Ident); ok && arg.Name == v {
+						allowed[arg] = true
+					}
+				}
+			case *ast.Ident:
+				if x.Name == v && !allowed[x] {
+					good = false
+					return false
+				}
+			}
+			if st, ok := m.(ast.Stmt); ok {
+				walk(st, append(append([]ast.Node(nil), parents...), st))
+				return false
+			}
+			return true
+		})
+	}
+	walk(decl.Body, []ast.Node{decl.Body})
+	if !good {
+		return nil, false
+	}
+	return dedupe(via), true
+}
+
+// isAppendTo tells whether call is `append(v, e1, ..., en)`.
+func isAppendTo(call *ast.CallExpr, v string) bool {
+	id, ok := call.Fun.(*ast.Ident)
+	if !ok || id.Name != "append" || len(call.Args) < 2 || call.Ellipsis.IsValid() {
+		return false
+	}
+	first, ok := call.Args[0].(*ast.Ident)
+	return ok && first.Name == v
 }
 
 // facts collects, once per declared function, the names it declares, the
@@ -397,8 +556,8 @@ func (a *analysis) variable(decl *ast.FuncDecl, v string, parents []ast.Node) ([
 	// The shape `..., v = C(...)` right before `return v`: nothing runs
 	// between the assignment and the return.
 	if len(parents) >= 2 {
-		if ret, ok := parents[len(parents)-1].(*ast.ReturnStmt); ok {
-			if call, last := assignedCall(previous(parents[len(parents)-2], ret), v); call != nil && last {
+		if use, ok := parents[len(parents)-1].(ast.Stmt); ok {
+			if call, last := assignedCall(previous(parents[len(parents)-2], use), v); call != nil && last {
 				if r, ok := a.liveCall(decl, call); ok {
 					return []reason{r}, true
 				}
@@ -624,12 +783,18 @@ func declares(ft *ast.FuncType, v string) bool {
 
 // shutBody tells whether blk is the body of a branch no render enters.
 func (a *analysis) shutBody(decl *ast.FuncDecl, blk *ast.BlockStmt) bool {
-	for i, b := range a.shut[a.src[decl]] {
-		if b.lbrace == blk.Lbrace && a.sound(&a.shut[a.src[decl]][i]) {
-			return true
+	return a.shutBranch(decl, blk) != nil
+}
+
+// shutBranch returns the branch no render enters whose body blk is, or nil.
+func (a *analysis) shutBranch(decl *ast.FuncDecl, blk *ast.BlockStmt) *branch {
+	shut := a.shut[a.src[decl]]
+	for i := range shut {
+		if shut[i].lbrace == blk.Lbrace && a.sound(&shut[i]) {
+			return &shut[i]
 		}
 	}
-	return false
+	return nil
 }
 
 // inShut returns the innermost branch of decl's file no render enters that
@@ -681,28 +846,9 @@ func (a *analysis) liveCall(decl *ast.FuncDecl, call *ast.CallExpr) (reason, boo
 	callee := types.ExprString(call.Fun)
 	for _, r := range a.c.failing {
 		if r.callee.MatchString(callee) {
-			// A callback the call takes may return its own error through
-			// it (controllerutil.CreateOrUpdate returns what its mutate
-			// function returns): the callback must fail only live too.
-			var via []reason
-			for _, arg := range call.Args {
-				fl, ok := arg.(*ast.FuncLit)
-				if !ok {
-					continue
-				}
-				if _, _, returnsError := errorResult(fl.Type); !returnsError {
-					continue
-				}
-				if decl == nil || a.busy[fl] {
-					return reason{}, false
-				}
-				a.busy[fl] = true
-				v, ok := a.failsOnlyLive(decl, fl.Type, fl.Body)
-				delete(a.busy, fl)
-				if !ok {
-					return reason{}, false
-				}
-				via = append(via, v...)
+			via, ok := a.callbacks(decl, call)
+			if !ok {
+				return reason{}, false
 			}
 			return reason{callee: callee, rule: r, closure: via}, true
 		}
@@ -731,6 +877,34 @@ func (a *analysis) liveCall(decl *ast.FuncDecl, call *ast.CallExpr) (reason, boo
 		return reason{}, false
 	}
 	return reason{callee: callee, target: target}, true
+}
+
+// callbacks checks the closures a failing call takes: one that returns an
+// error may return it through the call (controllerutil.CreateOrUpdate
+// returns what its mutate function returns), so it must fail only live
+// too. A failing rule names the call, not its callbacks.
+func (a *analysis) callbacks(decl *ast.FuncDecl, call *ast.CallExpr) ([]reason, bool) {
+	var via []reason
+	for _, arg := range call.Args {
+		fl, ok := arg.(*ast.FuncLit)
+		if !ok {
+			continue
+		}
+		if _, _, returnsError := errorResult(fl.Type); !returnsError {
+			continue
+		}
+		if decl == nil || a.busy[fl] {
+			return nil, false
+		}
+		a.busy[fl] = true
+		v, ok := a.failsOnlyLive(decl, fl.Type, fl.Body)
+		delete(a.busy, fl)
+		if !ok {
+			return nil, false
+		}
+		via = append(via, v...)
+	}
+	return via, true
 }
 
 // resolve finds the declared function a call's callee names: a plain name
@@ -812,7 +986,7 @@ func (a *analysis) chain(b *strings.Builder, r reason, depth int, seen map[*ast.
 	pad := strings.Repeat("  ", depth)
 	switch {
 	case r.shut != nil:
-		fmt.Fprintf(b, "%sthe return at %s, inside the branch at line %d: %s\n", pad, r.callee, r.shut.start.Line, r.shut.why)
+		fmt.Fprintf(b, "%sthe %s, inside the branch at line %d: %s\n", pad, r.callee, r.shut.start.Line, r.shut.why)
 		if r.shut.via != nil {
 			a.chain(b, *r.shut.via, depth+1, seen)
 		}
@@ -849,6 +1023,18 @@ func (a *analysis) chain(b *strings.Builder, r reason, depth int, seen map[*ast.
 			a.chain(b, v, depth+1, seen)
 		}
 	}
+}
+
+// neverFails tells whether the call r proves live-only returns no error
+// but nil at all.
+func (a *analysis) neverFails(r reason) bool {
+	switch {
+	case r.rule != nil || r.shut != nil:
+		return false
+	case r.target != nil:
+		return len(a.live[r.target].via) == 0
+	}
+	return len(r.closure) == 0
 }
 
 // liveList lists every function proved to fail only live, by key.

@@ -428,3 +428,71 @@ func (d *D) outer() error {
 		t.Errorf("chain:\n%s\nwant:\n%s", b.String(), want)
 	}
 }
+
+// errors.NewAggregate returns nil or the errors it is given: it fails only
+// live when every error appended to its slice does (appends in branches no
+// render enters never run), or every element of its literal slice does. A
+// slice handed to anything else, or a literal error appended, can fail.
+func TestNewAggregateFailsOnlyLiveWhenEveryErrorItGathersDoes(t *testing.T) {
+	src := `package p
+
+import utilerrors "k8s.io/apimachinery/pkg/util/errors"
+
+type D struct{}
+
+func (d *D) update() error { return d.Client.Update(ctx, obj) }
+
+func (d *D) gathered() error {
+	var errs []error
+	for _, o := range objs {
+		if err := d.Client.Update(ctx, o); err != nil {
+			errs = append(errs, fmt.Errorf("update: %w", err))
+			continue
+		}
+		errs = append(errs, d.update())
+	}
+	if len(errs) > 0 {
+		log("failed")
+	}
+	return utilerrors.NewAggregate(errs)
+}
+
+func (d *D) literal() error {
+	return utilerrors.NewAggregate([]error{d.update(), d.Client.Delete(ctx, obj)})
+}
+
+func (d *D) invented() error {
+	errs := []error{}
+	for _, o := range objs {
+		if o.Bad {
+			errs = append(errs, fmt.Errorf("bad %s", o))
+		}
+	}
+	return utilerrors.NewAggregate(errs)
+}
+
+func (d *D) handedOn() error {
+	var errs []error
+	fill(errs)
+	return utilerrors.NewAggregate(errs)
+}
+
+func (d *D) caller() {
+	if err := d.gathered(); err != nil {
+		log(err)
+	}
+	if err := d.literal(); err != nil {
+		log(err)
+	}
+	if err := d.invented(); err != nil {
+		log(err)
+	}
+	if err := d.handedOn(); err != nil {
+		log(err)
+	}
+}
+`
+	shut, open, _ := transitive(t, map[string]string{"pkg/p/p.go": src})
+	same(t, "shut", shut, []string{"pkg/p/p.go:45 d.gathered", "pkg/p/p.go:48 d.literal"})
+	same(t, "open", open, []string{"pkg/p/p.go:51 d.invented", "pkg/p/p.go:54 d.handedOn"})
+}
