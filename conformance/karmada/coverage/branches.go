@@ -146,6 +146,14 @@ func branches(fset *token.FileSet, file *ast.File, c *classes, key func(*ast.Fun
 			for _, r := range rules {
 				if r.callee.MatchString(callee) {
 					r.matched++
+					if a != nil {
+						// The rule names the call, not a callback it
+						// returns the error of (CreateOrUpdate's mutate
+						// function): one that can fail keeps it counted.
+						if _, ok := a.callbacks(decl, call); !ok {
+							break
+						}
+					}
 					add(is.Body, live, r.why)
 					out[len(out)-1].call, out[len(out)-1].decl = call, decl
 					shut = true

@@ -309,10 +309,11 @@ func (d *D) caller() {
 `
 	shut, open, _ := transitive(t, map[string]string{"pkg/p/p.go": src})
 	same(t, "shut", shut, []string{"pkg/p/p.go:12 retry.RetryOnConflict", "pkg/p/p.go:43 retry.RetryOnConflict"})
-	// The last: the failing rule shuts the closure's own check of
-	// CreateOrUpdate, but the transitive rule does not rely on it, as the
-	// mutate function returns an error of its own.
-	same(t, "open", open, []string{"pkg/p/p.go:21 retry.RetryOnConflict", "pkg/p/p.go:33 retry.RetryOnConflict", "pkg/p/p.go:55 retry.RetryOnConflict"})
+	// The last: the mutate function returns an error of its own, so the
+	// failing rule does not shut even the closure's own check of
+	// CreateOrUpdate, and nothing above it follows.
+	same(t, "open", open, []string{"pkg/p/p.go:21 retry.RetryOnConflict", "pkg/p/p.go:33 retry.RetryOnConflict",
+		"pkg/p/p.go:50 controllerutil.CreateOrUpdate", "pkg/p/p.go:55 retry.RetryOnConflict"})
 }
 
 // Rule 3's shapes: the error of the call right before `if err != nil`
