@@ -14,17 +14,20 @@ import (
 // The transitive rule. A function of the deciding packages fails only live
 // when every return statement of it that can return a non-nil error is
 //  1. inside a branch no render enters (a failing rule's, a conflict's, a
-//     gate's, or one this rule shuts);
+//     gate's, or one this rule shuts; not an unentered rule's clause);
 //  2. `return C(...)` (or `return ..., C(...)`) where C is a failing call
-//     or a function that fails only live, or `retry.RetryOnConflict(b,
-//     func() error {...})` whose closure fails only live (it returns nil
-//     or the closure's last error);
+//     whose callbacks, if any return an error, fail only live too, or a
+//     function that fails only live, or `retry.RetryOnConflict(b, func()
+//     error {...})` whose closure fails only live (it returns nil or the
+//     closure's last error), or `errors.NewAggregate` of errors that all
+//     fail only live (it returns nil or an aggregate of them);
 //  3. `return err` (or `return ..., err`, or a bare return of a named
 //     error) where every assignment to err that can reach it is from such
-//     a call: either the return sits in the body of `if err != nil` right
-//     after `..., err := C(...)` and nothing in the function can change
-//     err in between, or every assignment to any err of the function is
-//     from such calls (or nil).
+//     a call: the statement right before the return assigns it; or the
+//     return sits in the body of `if err != nil` right after `..., err :=
+//     C(...)`, and neither the body nor a closure of the function can
+//     change err; or every assignment to any err of the function is from
+//     such calls (or nil).
 //
 // Anything else, a literal error, a returned validation error, the result
 // of any other call, a parameter, a package-level error, means the
@@ -32,8 +35,12 @@ import (
 // package, `pkg.F` of a deciding package, or `r.M` where r is the method's
 // receiver and M a method its type declares; anything else (a function
 // value, an interface, a field, another variable's method) does not
-// resolve and so can fail. The closure is iterated to a fixed point from
-// nothing, so only what the rules prove is shut.
+// resolve and so can fail. The rule is iterated to a fixed point from
+// nothing, so only what it proves is shut.
+//
+// A live-only function's errors are its failing calls' own, NotFound
+// included: a caller's branch that answers NotFound or AlreadyExists stays
+// counted, as for the failing rules.
 
 // A source is one parsed file of a deciding package.
 type source struct {
@@ -674,7 +681,7 @@ func (a *analysis) checkedRightAfter(decl *ast.FuncDecl, v string, parents []ast
 			continue
 		}
 		// The return must be in the if's body, not its else.
-		if i+1 >= len(parents) || parents[i+1] != ast.Node(is.Body) && !within(parents[i+1], is.Body) {
+		if i+1 >= len(parents) || parents[i+1] != ast.Node(is.Body) {
 			return nil, false
 		}
 		if assigns(is.Body, v) {
@@ -695,10 +702,6 @@ func (a *analysis) checkedRightAfter(decl *ast.FuncDecl, v string, parents []ast
 		return []reason{r}, true
 	}
 	return nil, false
-}
-
-func within(n ast.Node, outer ast.Node) bool {
-	return n.Pos() >= outer.Pos() && n.End() <= outer.End()
 }
 
 // previous returns the statement before s in the block (or clause) that

@@ -214,9 +214,6 @@ func measure(c *classes, blocks map[string][]block) ([]*function, *analysis, err
 								f.openChecks = append(f.openChecks, openCheck{br.callee, b.stmts})
 							}
 						} else if br != nil {
-							if br.via != nil {
-								byBranch[br] += 0 // listed even when every block is covered
-							}
 							if !b.covered {
 								f.unenterable[br.class] += b.stmts
 								if br.via != nil {
