@@ -282,7 +282,7 @@ func shutList(a *analysis, funcs []*function) string {
 	fmt.Fprintf(&b, "%d branches of functions no render reaches (live, status, gate, other), which the headline does not count anyway:\n\n", len(others))
 	write(others)
 	live := a.liveList()
-	fmt.Fprintf(&b, "%d functions of the deciding packages fail only live:\n", len(live))
+	fmt.Fprintf(&b, "%d functions of the deciding packages fail only live (or never fail):\n", len(live))
 	for _, k := range live {
 		fmt.Fprintf(&b, "  %s\n", k)
 	}
