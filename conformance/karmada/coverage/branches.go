@@ -24,8 +24,20 @@ type branch struct {
 	callee string
 	open   bool
 	// strict marks a branch no run can enter (a gate off, a clause no
-	// caller reaches): a run that does proves the rule wrong.
+	// caller reaches, a call proved to fail only live): a run that does
+	// proves the rule wrong.
 	strict bool
+	// lbrace and rbrace are the body's braces as positions of the file
+	// set; clause marks an unentered rule's case clause.
+	lbrace, rbrace token.Pos
+	clause         bool
+	// via, for a branch the transitive rule shuts, is why its call fails
+	// only live.
+	via *reason
+	// call and decl, for a branch a failing rule shuts, are the checked
+	// call and the function holding it.
+	call *ast.CallExpr
+	decl *ast.FuncDecl
 }
 
 func (b branch) holds(line, col int) bool {
@@ -55,8 +67,10 @@ type unentered struct {
 
 // branches lists the branches of a file an offline render cannot take.
 // offGates holds the feature gates off by default, by constant name; key
-// gives a function's key for the unentered rules.
-func branches(fset *token.FileSet, file *ast.File, c *classes, key func(*ast.FuncDecl) string) []branch {
+// gives a function's key for the unentered rules. a, when not nil, holds
+// the functions proved to fail only live (liveonly.go), and s is the file
+// as a knows it.
+func branches(fset *token.FileSet, file *ast.File, c *classes, key func(*ast.FuncDecl) string, a *analysis, s *source) []branch {
 	rules, offGates := c.failing, c.offGates
 	var out []branch
 	for _, decl := range file.Decls {
@@ -85,7 +99,8 @@ func branches(fset *token.FileSet, file *ast.File, c *classes, key func(*ast.Fun
 			for _, u := range applies {
 				if u.clause.MatchString(strings.Join(exprs, ", ")) {
 					u.matched++
-					out = append(out, branch{start: fset.Position(cc.Colon), end: fset.Position(cc.End()), class: u.class, why: u.why, strict: true})
+					out = append(out, branch{start: fset.Position(cc.Colon), end: fset.Position(cc.End()), class: u.class, why: u.why, strict: true,
+						lbrace: cc.Colon, rbrace: cc.End(), clause: true})
 					break
 				}
 			}
@@ -93,8 +108,10 @@ func branches(fset *token.FileSet, file *ast.File, c *classes, key func(*ast.Fun
 		})
 	}
 	add := func(body *ast.BlockStmt, cl class, why string) {
-		out = append(out, branch{start: fset.Position(body.Lbrace), end: fset.Position(body.Rbrace), class: cl, why: why})
+		out = append(out, branch{start: fset.Position(body.Lbrace), end: fset.Position(body.Rbrace), class: cl, why: why,
+			lbrace: body.Lbrace, rbrace: body.Rbrace})
 	}
+	var decl *ast.FuncDecl // the function visited, for the transitive rule
 	visit := func(list []ast.Stmt) {
 		for i, s := range list {
 			is, ok := s.(*ast.IfStmt)
@@ -120,17 +137,39 @@ func branches(fset *token.FileSet, file *ast.File, c *classes, key func(*ast.Fun
 			} else if i > 0 {
 				origin = list[i-1]
 			}
-			callee := assignedBy(origin, name)
-			if callee == "" {
+			call, last := assignedCall(origin, name)
+			if call == nil {
 				continue
 			}
+			callee := types.ExprString(call.Fun)
 			shut := false
 			for _, r := range rules {
 				if r.callee.MatchString(callee) {
 					r.matched++
+					if a != nil {
+						// The rule names the call, not a callback it
+						// returns the error of (CreateOrUpdate's mutate
+						// function): one that can fail keeps it counted.
+						if _, ok := a.callbacks(decl, call); !ok {
+							break
+						}
+					}
 					add(is.Body, live, r.why)
+					out[len(out)-1].call, out[len(out)-1].decl = call, decl
 					shut = true
 					break
+				}
+			}
+			if !shut && a != nil && last {
+				if r, ok := a.liveCall(decl, call); ok {
+					why := "fails only live (transitive rule): " + callee
+					if a.neverFails(r) {
+						why = "never returns an error but nil (transitive rule): " + callee
+					}
+					add(is.Body, live, why)
+					out[len(out)-1].strict = true
+					out[len(out)-1].via = &r
+					shut = true
 				}
 			}
 			if !shut {
@@ -140,7 +179,7 @@ func branches(fset *token.FileSet, file *ast.File, c *classes, key func(*ast.Fun
 			out[len(out)-1].callee = callee
 		}
 	}
-	ast.Inspect(file, func(n ast.Node) bool {
+	inspect := func(n ast.Node) bool {
 		switch x := n.(type) {
 		case *ast.BlockStmt:
 			visit(x.List)
@@ -150,7 +189,14 @@ func branches(fset *token.FileSet, file *ast.File, c *classes, key func(*ast.Fun
 			visit(x.Body)
 		}
 		return true
-	})
+	}
+	for _, d := range file.Decls {
+		decl, _ = d.(*ast.FuncDecl)
+		if a != nil && s != nil && decl != nil && a.src[decl] != s {
+			decl = nil
+		}
+		ast.Inspect(d, inspect)
+	}
 	return out
 }
 
@@ -171,9 +217,10 @@ func errCheck(cond ast.Expr) string {
 	return id.Name
 }
 
-// assignedBy returns the callee of the call that statement s assigns name
-// from (`a, err := c.Get(...)`, `var x, err = f()`, `err = f()`), or "".
-func assignedBy(s ast.Stmt, name string) string {
+// assignedCall returns the call that statement s assigns name from (`a,
+// err := c.Get(...)`, `var x, err = f()`, `err = f()`), or nil; last tells
+// whether name takes the call's last result, where an error is.
+func assignedCall(s ast.Stmt, name string) (call *ast.CallExpr, last bool) {
 	var lhs []ast.Expr
 	var rhs []ast.Expr
 	switch x := s.(type) {
@@ -182,33 +229,34 @@ func assignedBy(s ast.Stmt, name string) string {
 	case *ast.DeclStmt:
 		gd, ok := x.Decl.(*ast.GenDecl)
 		if !ok || len(gd.Specs) != 1 {
-			return ""
+			return nil, false
 		}
 		vs, ok := gd.Specs[0].(*ast.ValueSpec)
 		if !ok {
-			return ""
+			return nil, false
 		}
 		for _, n := range vs.Names {
 			lhs = append(lhs, n)
 		}
 		rhs = vs.Values
 	default:
-		return ""
+		return nil, false
 	}
 	assigns := false
-	for _, l := range lhs {
+	for i, l := range lhs {
 		if id, ok := l.(*ast.Ident); ok && id.Name == name {
 			assigns = true
+			last = i == len(lhs)-1
 		}
 	}
 	if !assigns || len(rhs) != 1 {
-		return ""
+		return nil, false
 	}
 	call, ok := rhs[0].(*ast.CallExpr)
 	if !ok {
-		return ""
+		return nil, false
 	}
-	return types.ExprString(call.Fun)
+	return call, last
 }
 
 // conflict tells whether cond is, or is an `&&` chain holding, a call of

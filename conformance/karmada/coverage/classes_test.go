@@ -126,7 +126,7 @@ func f() error {
 		offGates:  map[string]bool{"Off": true},
 	}
 	var shut []string
-	for _, b := range branches(fset, file, c, func(*ast.FuncDecl) string { return "p/p.go:f" }) {
+	for _, b := range branches(fset, file, c, func(*ast.FuncDecl) string { return "p/p.go:f" }, nil, nil) {
 		if !b.open {
 			shut = append(shut, fmt.Sprintf("%d %s", b.start.Line, b.class))
 		}

@@ -7,7 +7,7 @@
 // are covered below -min percent.
 //
 //	karmada-coverage -profile cover.txt [-classes coverage/classes.txt]
-//	                 [-table out.md] [-functions out.tsv] [-gaps out.txt] [-callees out.txt] [-min 90]
+//	                 [-table out.md] [-functions out.tsv] [-gaps out.txt] [-callees out.txt] [-shut out.txt] [-min 90]
 //
 // The profile names files by import path; their source is found with
 // `go list` in the current module, so run it from conformance/karmada.
@@ -26,6 +26,7 @@ func main() {
 	functions := flag.String("functions", "", "write every function's class and coverage here, tab-separated")
 	gaps := flag.String("gaps", "", "write the uncovered blocks of the reachable functions here, the largest gaps first")
 	callees := flag.String("callees", "", "write the calls whose errors uncovered `if err != nil` branches of reachable functions check, with their statements, most first: where `failing` rules may apply")
+	shutFile := flag.String("shut", "", "write every branch the transitive rule shuts (an `if err != nil` whose call fails only live), with the chain of calls that proves it, and the functions proved to fail only live")
 	min := flag.Float64("min", 0, "fail when the reachable functions' statements are covered below this percentage")
 	flag.Parse()
 	if *profile == "" {
@@ -39,7 +40,7 @@ func main() {
 	if err != nil {
 		fail(err)
 	}
-	funcs, err := measure(classes, blocks)
+	funcs, an, err := measure(classes, blocks)
 	if err != nil {
 		fail(err)
 	}
@@ -64,6 +65,11 @@ func main() {
 	}
 	if *callees != "" {
 		if err := os.WriteFile(*callees, []byte(calleeList(funcs)), 0o644); err != nil {
+			fail(err)
+		}
+	}
+	if *shutFile != "" {
+		if err := os.WriteFile(*shutFile, []byte(shutList(an, funcs)), 0o644); err != nil {
 			fail(err)
 		}
 	}

@@ -114,6 +114,14 @@ type function struct {
 	// openChecks are the uncovered blocks of `if err != nil` branches no
 	// failing rule shuts, with the call they check.
 	openChecks []openCheck
+	// transitive are the branches the transitive rule shuts, with the
+	// uncovered statements each leaves out and the chain that shuts it.
+	transitive []shutCheck
+}
+
+type shutCheck struct {
+	line, stmts int
+	via         reason
 }
 
 type openCheck struct {
@@ -138,7 +146,7 @@ func (f *function) class() class {
 // measure lists every function of the deciding packages (their non-test
 // files, as `go list` selects them for this platform) with the statements
 // the profile covers in it.
-func measure(c *classes, blocks map[string][]block) ([]*function, error) {
+func measure(c *classes, blocks map[string][]block) ([]*function, *analysis, error) {
 	args := []string{"list", "-f", "{{.ImportPath}}\t{{.Dir}}\t{{join .GoFiles \" \"}}"}
 	for _, p := range c.packages {
 		args = append(args, module+"/"+p)
@@ -147,34 +155,50 @@ func measure(c *classes, blocks map[string][]block) ([]*function, error) {
 	cmd.Stderr = os.Stderr
 	listed, err := cmd.Output()
 	if err != nil {
-		return nil, fmt.Errorf("go list the deciding packages: %v", err)
+		return nil, nil, fmt.Errorf("go list the deciding packages: %v", err)
 	}
 	fset := token.NewFileSet()
 	if err := readGates(c, fset); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	var funcs []*function
+	// Every file is parsed first: the transitive rule needs every function
+	// of the deciding packages before any branch is shut.
+	type listedPkg struct {
+		importPath, pkg string
+		files           []*source
+	}
+	var pkgs []listedPkg
+	a := newAnalysis(fset, c)
 	for _, line := range strings.Split(strings.TrimSpace(string(listed)), "\n") {
 		parts := strings.SplitN(line, "\t", 3)
 		if len(parts) != 3 {
-			return nil, fmt.Errorf("go list printed %q", line)
+			return nil, nil, fmt.Errorf("go list printed %q", line)
 		}
 		importPath, dir := parts[0], parts[1]
-		pkg := strings.TrimPrefix(importPath, module+"/")
-		inProfile := false
+		lp := listedPkg{importPath: importPath, pkg: strings.TrimPrefix(importPath, module+"/")}
 		for _, name := range strings.Fields(parts[2]) {
-			fileBlocks, ok := blocks[importPath+"/"+name]
-			inProfile = inProfile || ok
 			source, err := os.ReadFile(filepath.Join(dir, name))
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
-			lines := strings.Split(string(source), "\n")
 			file, err := parser.ParseFile(fset, filepath.Join(dir, name), source, parser.SkipObjectResolution)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
-			shut := branches(fset, file, c, func(fn *ast.FuncDecl) string { return pkg + "/" + name + ":" + funcName(fn) })
+			lp.files = append(lp.files, a.add(importPath, lp.pkg, name, file, strings.Split(string(source), "\n")))
+		}
+		pkgs = append(pkgs, lp)
+	}
+	a.run()
+	var funcs []*function
+	for _, lp := range pkgs {
+		importPath, pkg := lp.importPath, lp.pkg
+		inProfile := false
+		for _, src := range lp.files {
+			name, file, lines := src.name, src.file, src.lines
+			fileBlocks, ok := blocks[importPath+"/"+name]
+			inProfile = inProfile || ok
+			shut := branches(fset, file, c, func(fn *ast.FuncDecl) string { return pkg + "/" + name + ":" + funcName(fn) }, a, src)
 			for _, decl := range file.Decls {
 				fn, ok := decl.(*ast.FuncDecl)
 				if !ok || fn.Body == nil {
@@ -182,6 +206,7 @@ func measure(c *classes, blocks map[string][]block) ([]*function, error) {
 				}
 				f := &function{pkg: pkg, key: pkg + "/" + name + ":" + funcName(fn), unenterable: map[class]int{}}
 				start, end := fset.Position(fn.Pos()), fset.Position(fn.End())
+				byBranch := map[*branch]int{}
 				for _, b := range fileBlocks {
 					if after(b.startLine, b.startCol, start) && !after(b.startLine, b.startCol, end) {
 						if br := enclosing(shut, b); br != nil && br.open {
@@ -191,10 +216,16 @@ func measure(c *classes, blocks map[string][]block) ([]*function, error) {
 						} else if br != nil {
 							if !b.covered {
 								f.unenterable[br.class] += b.stmts
+								if br.via != nil {
+									byBranch[br] += b.stmts
+								}
 								continue
 							}
+							if br.via != nil {
+								return nil, nil, fmt.Errorf("%s:%d: a run entered a branch the transitive rule shuts (%s): `-shut FILE` gives the chain; correct the failing rule it rests on", f.key, b.startLine, br.why)
+							}
 							if br.strict {
-								return nil, fmt.Errorf("%s:%d: a run entered a branch classes.txt says no render enters (%s): correct the rule", f.key, b.startLine, br.why)
+								return nil, nil, fmt.Errorf("%s:%d: a run entered a branch classes.txt says no render enters (%s): correct the rule", f.key, b.startLine, br.why)
 							}
 							f.enteredAnyway += b.stmts
 						}
@@ -213,6 +244,13 @@ func measure(c *classes, blocks map[string][]block) ([]*function, error) {
 						}
 					}
 				}
+				for i := range shut {
+					if br := &shut[i]; br.via != nil {
+						if stmts, ok := byBranch[br]; ok {
+							f.transitive = append(f.transitive, shutCheck{line: br.start.Line, stmts: stmts, via: *br.via})
+						}
+					}
+				}
 				if f.stmts == 0 {
 					continue
 				}
@@ -221,10 +259,10 @@ func measure(c *classes, blocks map[string][]block) ([]*function, error) {
 			}
 		}
 		if !inProfile {
-			return nil, fmt.Errorf("%s is not in the profile: build the oracle with -coverpkg naming it", importPath)
+			return nil, nil, fmt.Errorf("%s is not in the profile: build the oracle with -coverpkg naming it", importPath)
 		}
 	}
-	return funcs, nil
+	return funcs, a, nil
 }
 
 // enclosing returns the innermost branch holding block b, or nil.
