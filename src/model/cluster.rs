@@ -542,10 +542,7 @@ mod tests {
                 Some("has a fragment, which is not permitted"),
             ),
             // What Go's `url.Parse` itself refuses.
-            (
-                "https://[::1",
-                Some("is no URL (missing ']' in host)"),
-            ),
+            ("https://[::1", Some("is no URL (missing ']' in host)")),
             (
                 "https://a.example:api",
                 Some("is no URL (invalid port \":api\" after host)"),

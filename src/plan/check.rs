@@ -437,7 +437,11 @@ fn field_name(field: SpreadField) -> &'static str {
 
 /// A PropagationPolicy selects templates of its own namespace only.
 fn selector_namespaces(policy: &PropagationPolicy, diagnostics: &mut Diagnostics) {
-    let selectors = policy.spec.resource_selectors.iter().map(|s| s.namespace.as_deref());
+    let selectors = policy
+        .spec
+        .resource_selectors
+        .iter()
+        .map(|s| s.namespace.as_deref());
     own_namespace(
         policy.namespace.as_deref(),
         selectors,
@@ -453,7 +457,11 @@ fn selector_namespaces(policy: &PropagationPolicy, diagnostics: &mut Diagnostics
 /// and refuses any other (`validateResourceSelectors`, from
 /// `ValidateOverrideSpec`), so such a policy overrides nothing.
 fn override_selector_namespaces(policy: &OverridePolicy, diagnostics: &mut Diagnostics) {
-    let selectors = policy.spec.resource_selectors.iter().map(|s| s.namespace.as_deref());
+    let selectors = policy
+        .spec
+        .resource_selectors
+        .iter()
+        .map(|s| s.namespace.as_deref());
     own_namespace(
         policy.namespace.as_deref(),
         selectors,
@@ -482,9 +490,12 @@ fn own_namespace<'a>(
     for (i, selector) in selectors.enumerate() {
         if selector.is_some_and(|s| !s.is_empty() && s != ns) {
             diagnostics.push(
-                Diagnostic::error(code, format!("{kind} in `{ns}` cannot select templates in another namespace"))
-                    .at(doc.at(&["spec", "resourceSelectors", &i.to_string(), "namespace"]))
-                    .help(format!("remove the namespace, or use {cluster_kind}")),
+                Diagnostic::error(
+                    code,
+                    format!("{kind} in `{ns}` cannot select templates in another namespace"),
+                )
+                .at(doc.at(&["spec", "resourceSelectors", &i.to_string(), "namespace"]))
+                .help(format!("remove the namespace, or use {cluster_kind}")),
             );
         }
     }
