@@ -162,6 +162,34 @@ func setPermanentID(kind string, obj map[string]any) {
 	labels[key] = permanentID(kind, namespace, name)
 }
 
+// replaceMintedID replaces the permanent id (label key) a mutating webhook
+// minted for the object content of kind with permanentID, and, for a
+// Work, the same value wherever the webhook copied it into the labels of
+// a manifest (SetLabelsAndAnnotationsForWorkload).
+func replaceMintedID(kind, key string, content map[string]any) {
+	meta, _ := content["metadata"].(map[string]any)
+	labels, _ := meta["labels"].(map[string]any)
+	minted, _ := labels[key].(string)
+	if minted == "" {
+		return
+	}
+	name, _ := meta["name"].(string)
+	namespace, _ := meta["namespace"].(string)
+	id := permanentID(kind, namespace, name)
+	labels[key] = id
+	spec, _ := content["spec"].(map[string]any)
+	workload, _ := spec["workload"].(map[string]any)
+	manifests, _ := workload["manifests"].([]any)
+	for _, manifest := range manifests {
+		m, _ := manifest.(map[string]any)
+		mmeta, _ := m["metadata"].(map[string]any)
+		mlabels, _ := mmeta["labels"].(map[string]any)
+		if value, _ := mlabels[key].(string); value == minted {
+			mlabels[key] = id
+		}
+	}
+}
+
 func applyPatches(raw []byte, resp admission.Response) ([]byte, error) {
 	if len(resp.Patches) == 0 {
 		return raw, nil
@@ -193,8 +221,10 @@ func responseReason(resp admission.Response) string {
 // label; a ResourceBinding's create and update, old being the stored one,
 // are validated too), Work on create and update (a permanent-id label, pruning, and the
 // managed-labels/annotations bookkeeping of the manifest). CRD defaults are
-// applied around them as the API server would. The permanent id is set
-// beforehand so that the webhook keeps it instead of minting a random one.
+// applied around them as the API server would. A create without a
+// permanent id gets the random one the webhook mints, which is then
+// replaced with permanentID, in the object and (for a Work) in the
+// manifests the webhook copied it into; one already there is kept.
 func (w *webhooks) mutateOnWrite(ctx context.Context, obj, old client.Object, gvk schema.GroupVersionKind, create bool) error {
 	kind := gvk.Kind
 	switch kind {
@@ -209,9 +239,8 @@ func (w *webhooks) mutateOnWrite(ctx context.Context, obj, old client.Object, gv
 	default:
 		return nil
 	}
-	if key := permanentIDLabels[kind]; util.GetLabelValue(obj.GetLabels(), key) == "" {
-		util.MergeLabel(obj, key, permanentID(kind, obj.GetNamespace(), obj.GetName()))
-	}
+	key := permanentIDLabels[kind]
+	minting := util.GetLabelValue(obj.GetLabels(), key) == ""
 	content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
 	if err != nil {
 		return err
@@ -245,6 +274,9 @@ func (w *webhooks) mutateOnWrite(ctx context.Context, obj, old client.Object, gv
 	content = map[string]any{}
 	if err := json.Unmarshal(raw, &content); err != nil {
 		return err
+	}
+	if minting {
+		replaceMintedID(kind, key, content)
 	}
 	applyCRDDefaults(kind, content)
 	raw, err = json.Marshal(content)

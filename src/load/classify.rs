@@ -33,6 +33,10 @@ use serde::Deserialize;
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
 
+/// The longest name Karmada's API server takes for a Cluster
+/// (`ValidateClusterName`).
+const KARMADA_CLUSTER_NAME_MAX: usize = 48;
+
 /// Sort parsed documents into [`Inputs`] (sources are filled in by the caller).
 pub fn classify(
     documents: Vec<(FileId, Node)>,
@@ -514,6 +518,20 @@ impl Classifier<'_> {
                 Diagnostic::error(Code::InvalidName, format!("cluster name `{name}` {fault}"))
                     .at(doc.at(&["metadata", "name"]))
                     .help("cluster names are DNS labels: lower-case letters, digits and `-`, at most 63 characters"),
+            );
+            return;
+        }
+        // Karmada names each Cluster's execution namespace
+        // `karmada-es-<name>`, so its API server keeps 15 of a DNS label's
+        // 63 characters for that prefix (`ValidateClusterName`).
+        if role == Role::Cluster && name.len() > KARMADA_CLUSTER_NAME_MAX {
+            diagnostics.push(
+                Diagnostic::error(
+                    Code::InvalidName,
+                    format!("cluster name `{name}` has {} characters: Karmada's API server refuses a Cluster name longer than {KARMADA_CLUSTER_NAME_MAX}", name.len()),
+                )
+                .at(doc.at(&["metadata", "name"]))
+                .help(format!("shorten the name to at most {KARMADA_CLUSTER_NAME_MAX} characters: Karmada prefixes it with `karmada-es-` for the cluster's namespace")),
             );
             return;
         }
@@ -1705,6 +1723,30 @@ mod tests {
                            metadata: {name: eu.west}\n",
                     classified: &[],
                     diagnostics: &["in.yaml:3:18: error[G0106]: cluster name `eu.west` contains `.`; only lower-case letters, digits and `-` are allowed (help: cluster names are DNS labels: lower-case letters, digits and `-`, at most 63 characters)"],
+                },
+                Case {
+                    name: "a Karmada Cluster name longer than its registry takes",
+                    text: "apiVersion: cluster.karmada.io/v1alpha1\n\
+                           kind: Cluster\n\
+                           metadata: {name: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa}\n",
+                    classified: &[],
+                    diagnostics: &["in.yaml:3:18: error[G0106]: cluster name `aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa` has 49 characters: Karmada's API server refuses a Cluster name longer than 48 (help: shorten the name to at most 48 characters: Karmada prefixes it with `karmada-es-` for the cluster's namespace)"],
+                },
+                Case {
+                    name: "a Karmada Cluster name of 48 characters",
+                    text: "apiVersion: cluster.karmada.io/v1alpha1\n\
+                           kind: Cluster\n\
+                           metadata: {name: bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb}\n",
+                    classified: &["cluster bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"],
+                    diagnostics: &[],
+                },
+                Case {
+                    name: "a ManagedCluster name may be a whole DNS label",
+                    text: "apiVersion: clusters.clusternet.io/v1beta1\n\
+                           kind: ManagedCluster\n\
+                           metadata: {name: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa}\n",
+                    classified: &["cluster aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"],
+                    diagnostics: &[],
                 },
                 Case {
                     name: "a ManagedCluster name that is not a DNS label",

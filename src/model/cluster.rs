@@ -33,8 +33,9 @@ pub struct Taint {
 /// What else Karmada's API server refuses in a Cluster's spec
 /// (`ValidateClusterSpec`): each fault with the field it is at. Provider,
 /// region and zones are label values (field selectors match them); the
-/// API endpoint is a URL with a host and no user, query or fragment; the
-/// proxy's scheme is `http`, `https` or `socks5`; a secret reference names
+/// API endpoint is a URL Go's `url.Parse` takes, with a host and no user,
+/// query or fragment; the proxy is such a URL too, of the scheme `http`,
+/// `https` or `socks5`; a secret reference names
 /// both its namespace and name. A missing `syncMode`, which it requires
 /// too, is accepted: how a control plane reaches the cluster means
 /// nothing offline (docs/reference.md).
@@ -58,9 +59,8 @@ pub fn karmada_spec_faults(spec: &KarmadaClusterSpec) -> Vec<(&'static str, Stri
         }
     }
     if let Some(proxy) = spec.proxy_url.as_deref().filter(|p| !p.is_empty()) {
-        let scheme = proxy.split_once("://").map_or("", |(scheme, _)| scheme);
-        if !matches!(scheme, "http" | "https" | "socks5") {
-            faults.push(("proxyURL", format!("`proxyURL` `{proxy}` has the scheme `{scheme}`: it must be http, https or socks5")));
+        if let Some(fault) = proxy_fault(proxy) {
+            faults.push(("proxyURL", format!("`proxyURL` `{proxy}` {fault}")));
         }
     }
     for (field, reference) in [
@@ -81,28 +81,41 @@ pub fn karmada_spec_faults(spec: &KarmadaClusterSpec) -> Vec<(&'static str, Stri
     faults
 }
 
-/// Why an API endpoint is no URL Karmada's API server takes, as Go's
-/// `url.Parse` reads it: a scheme and `//` before a host (a bare
-/// `host:port` reads as a scheme and no host), no user information, no
-/// query, no fragment.
-fn endpoint_fault(endpoint: &str) -> Option<&'static str> {
-    let Some((_, rest)) = endpoint.split_once("://") else {
-        return Some("has no host: write it as a URL, `https://<host>:<port>`");
+/// Why an API endpoint is no URL Karmada's API server takes
+/// (`ValidateClusterAPIEndpoint`): one Go's `url.Parse` refuses, or one
+/// without a host (a bare `host:port` reads as a scheme and no host), with
+/// user information, a query or a fragment.
+fn endpoint_fault(endpoint: &str) -> Option<String> {
+    let url = match super::go_url::parse(endpoint) {
+        Ok(url) => url,
+        Err(why) => return Some(format!("is no URL ({why})")),
     };
-    if endpoint.contains('#') {
-        return Some("has a fragment, which is not permitted");
+    let fault = if url.host.is_empty() {
+        "has no host: write it as a URL, `https://<host>:<port>`"
+    } else if url.user {
+        "has user information, which is not permitted"
+    } else if !url.fragment.is_empty() {
+        "has a fragment, which is not permitted"
+    } else if !url.raw_query.is_empty() {
+        "has query parameters, which are not permitted"
+    } else {
+        return None;
+    };
+    Some(fault.to_string())
+}
+
+/// Why a proxy URL is none Karmada's API server takes
+/// (`ValidateClusterProxyURL`): one Go's `url.Parse` refuses, or one whose
+/// scheme (in any case) is not `http`, `https` or `socks5`.
+fn proxy_fault(proxy: &str) -> Option<String> {
+    match super::go_url::parse(proxy) {
+        Err(why) => Some(format!("is no URL ({why})")),
+        Ok(url) if matches!(url.scheme.as_str(), "http" | "https" | "socks5") => None,
+        Ok(url) => Some(format!(
+            "has the scheme `{}`: it must be http, https or socks5",
+            url.scheme
+        )),
     }
-    if endpoint.contains('?') {
-        return Some("has query parameters, which are not permitted");
-    }
-    let authority = rest.split('/').next().unwrap_or_default();
-    if authority.contains('@') {
-        return Some("has user information, which is not permitted");
-    }
-    if authority.is_empty() {
-        return Some("has no host");
-    }
-    None
 }
 
 /// What Karmada's API server refuses in a Cluster's taints
@@ -528,8 +541,33 @@ mod tests {
                 "https://a.example#top",
                 Some("has a fragment, which is not permitted"),
             ),
+            // What Go's `url.Parse` itself refuses.
+            ("https://[::1", Some("is no URL (missing ']' in host)")),
+            (
+                "https://a.example:api",
+                Some("is no URL (invalid port \":api\" after host)"),
+            ),
+            // A trailing `#` or `?` leaves no fragment or query.
+            ("https://a.example#", None),
+            ("https://a.example?", None),
+            ("//a.example:6443", None),
         ] {
-            assert_eq!(endpoint_fault(endpoint), fault, "{endpoint}");
+            assert_eq!(endpoint_fault(endpoint).as_deref(), fault, "{endpoint}");
+        }
+        for (proxy, fault) in [
+            ("http://proxy.example:3128", None),
+            ("SOCKS5://proxy.example:1080", None),
+            ("http:proxy.example", None),
+            (
+                "ftp://proxy.example",
+                Some("has the scheme `ftp`: it must be http, https or socks5"),
+            ),
+            (
+                "http://proxy:port:x",
+                Some("is no URL (invalid port \":x\" after host)"),
+            ),
+        ] {
+            assert_eq!(proxy_fault(proxy).as_deref(), fault, "{proxy}");
         }
     }
 

@@ -13,6 +13,7 @@ pub mod config;
 pub mod customization;
 pub mod document;
 pub mod domain;
+pub mod go_url;
 pub mod inputs;
 pub mod layout;
 pub mod meta;

@@ -51,6 +51,7 @@ pub(super) fn references(inputs: &Inputs, diagnostics: &mut Diagnostics) {
     for policy in &inputs.override_policies {
         override_targets(&fleet, policy, diagnostics);
         override_faults(policy, diagnostics);
+        override_selector_namespaces(policy, diagnostics);
     }
 }
 
@@ -436,19 +437,65 @@ fn field_name(field: SpreadField) -> &'static str {
 
 /// A PropagationPolicy selects templates of its own namespace only.
 fn selector_namespaces(policy: &PropagationPolicy, diagnostics: &mut Diagnostics) {
-    let Some(ns) = &policy.namespace else {
+    let selectors = policy
+        .spec
+        .resource_selectors
+        .iter()
+        .map(|s| s.namespace.as_deref());
+    own_namespace(
+        policy.namespace.as_deref(),
+        selectors,
+        &policy.doc,
+        ("a PropagationPolicy", "a ClusterPropagationPolicy"),
+        Code::InvalidPlacement,
+        diagnostics,
+    );
+}
+
+/// An OverridePolicy, too, selects templates of its own namespace only:
+/// Karmada's webhook fills an empty selector namespace with the policy's
+/// and refuses any other (`validateResourceSelectors`, from
+/// `ValidateOverrideSpec`), so such a policy overrides nothing.
+fn override_selector_namespaces(policy: &OverridePolicy, diagnostics: &mut Diagnostics) {
+    let selectors = policy
+        .spec
+        .resource_selectors
+        .iter()
+        .map(|s| s.namespace.as_deref());
+    own_namespace(
+        policy.namespace.as_deref(),
+        selectors,
+        &policy.doc,
+        ("an OverridePolicy", "a ClusterOverridePolicy"),
+        Code::InvalidOverride,
+        diagnostics,
+    );
+}
+
+/// The resource selectors of a namespaced policy of `kinds.0`, in
+/// `namespace`, written at `spec.resourceSelectors` of `doc`: each names
+/// no namespace, or the policy's own; a cluster-scoped policy (`kinds.1`)
+/// may name any. Refused with `code`.
+fn own_namespace<'a>(
+    namespace: Option<&str>,
+    selectors: impl Iterator<Item = Option<&'a str>>,
+    doc: &crate::model::inputs::Document,
+    (kind, cluster_kind): (&str, &str),
+    code: Code,
+    diagnostics: &mut Diagnostics,
+) {
+    let Some(ns) = namespace else {
         return;
     };
-    for (i, selector) in policy.spec.resource_selectors.iter().enumerate() {
-        if selector
-            .namespace
-            .as_deref()
-            .is_some_and(|s| !s.is_empty() && s != ns)
-        {
+    for (i, selector) in selectors.enumerate() {
+        if selector.is_some_and(|s| !s.is_empty() && s != ns) {
             diagnostics.push(
-                Diagnostic::error(Code::InvalidPlacement, format!("a PropagationPolicy in `{ns}` cannot select templates in another namespace"))
-                    .at(policy.doc.at(&["spec", "resourceSelectors", &i.to_string(), "namespace"]))
-                    .help("remove the namespace, or use a ClusterPropagationPolicy"),
+                Diagnostic::error(
+                    code,
+                    format!("{kind} in `{ns}` cannot select templates in another namespace"),
+                )
+                .at(doc.at(&["spec", "resourceSelectors", &i.to_string(), "namespace"]))
+                .help(format!("remove the namespace, or use {cluster_kind}")),
             );
         }
     }

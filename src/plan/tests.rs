@@ -941,3 +941,33 @@ spec:
     assert!(errors(&[CLUSTERS, &colon, &upper, policy]).is_empty());
     assert!(errors(&[CLUSTERS, &colon, &dot]).is_empty());
 }
+
+/// Karmada's override webhook gives a selector without a namespace the
+/// policy's, and refuses one naming another namespace
+/// (`validateResourceSelectors`); a ClusterOverridePolicy may name any.
+#[test]
+fn an_override_selecting_another_namespace_is_refused() {
+    let policy = divided("web", "", "");
+    let errors = |kind: &str, namespace: &str, selector_namespace: &str| {
+        let override_policy = format!(
+            "
+apiVersion: policy.karmada.io/v1alpha1
+kind: {kind}
+metadata: {{name: o{namespace}}}
+spec:
+  resourceSelectors: [{{apiVersion: apps/v1, kind: Deployment{selector_namespace}}}]
+  overrideRules:
+  - overriders:
+      labelsOverrider: [{{operator: add, value: {{tier: web}}}}]
+"
+        );
+        plan_errors(&format!("{policy}\n---\n{override_policy}"))
+    };
+    assert!(errors("OverridePolicy", ", namespace: shop", "").is_empty());
+    assert!(errors("OverridePolicy", ", namespace: shop", ", namespace: shop").is_empty());
+    assert_eq!(
+        errors("OverridePolicy", ", namespace: shop", ", namespace: other"),
+        ["an OverridePolicy in `shop` cannot select templates in another namespace"]
+    );
+    assert!(errors("ClusterOverridePolicy", "", ", namespace: other").is_empty());
+}
