@@ -701,9 +701,7 @@ mod tests {
     fn an_empty_table_below_a_pattern_key_cannot_be_dropped() {
         let input = json!({"spec": {"routes": {"/api/*": {}}}});
         for key in ["/v2/*", "x|y", "@meta", "n#", "q?"] {
-            let script = format!(
-                "function F(obj) obj.spec.routes['{key}'] = {{}} return obj end"
-            );
+            let script = format!("function F(obj) obj.spec.routes['{key}'] = {{}} return obj end");
             let returned = run(&script, "F", &[Arg::Json(&input)]).unwrap_or_default();
             let value = to_json(&returned[0], Some(&input), &Empties::of(&[&input]));
             assert_eq!(

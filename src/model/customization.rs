@@ -190,12 +190,15 @@ impl CustomizationDoc {
     /// when both are written).
     pub fn script(&self, rule: Rule) -> Option<ScriptSource> {
         let from_spec = |script: &Option<LuaScript>| {
-            script.as_ref().filter(|s| s.is_written()).map(|s| ScriptSource {
-                text: s.lua_script.clone(),
-                origin: self
-                    .doc
-                    .at(&["spec", "customizations", rule.field(), "luaScript"]),
-            })
+            script
+                .as_ref()
+                .filter(|s| s.is_written())
+                .map(|s| ScriptSource {
+                    text: s.lua_script.clone(),
+                    origin: self
+                        .doc
+                        .at(&["spec", "customizations", rule.field(), "luaScript"]),
+                })
         };
         match rule {
             Rule::ReplicaResource => from_spec(&self.customizations.replica_resource),

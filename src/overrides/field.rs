@@ -358,7 +358,11 @@ mod tests {
             field(
                 "/data/cfg",
                 vec![],
-                vec![sub(Operator::Add, &format!("/{}", "k".repeat(n)), Some(json!("v")))],
+                vec![sub(
+                    Operator::Add,
+                    &format!("/{}", "k".repeat(n)),
+                    Some(json!("v")),
+                )],
             )
         };
         assert!(field_patch(&object, &add(1022)).is_ok());

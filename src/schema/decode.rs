@@ -22,7 +22,9 @@ pub fn pod_template_spec_fault(value: &Value) -> Option<String> {
     let root = builtin
         .kinds
         .iter()
-        .find(|(group, version, kind, _, _)| group.is_empty() && version == "v1" && kind == "PodTemplate")
+        .find(|(group, version, kind, _, _)| {
+            group.is_empty() && version == "v1" && kind == "PodTemplate"
+        })
         .map(|(_, _, _, _, root)| *root)?;
     let decode = Decode {
         nodes: &builtin.nodes,
@@ -149,13 +151,17 @@ impl Decode<'_> {
                 Some(Format::Byte) if !is_base64(text) => Some(format!("{} is not base64", at())),
                 _ => None,
             },
-            Value::Number(n) if allowed.contains(Types::INTEGER) && !allowed.contains(Types::NUMBER) => {
+            Value::Number(n)
+                if allowed.contains(Types::INTEGER) && !allowed.contains(Types::NUMBER) =>
+            {
                 let (low, high) = match schema.format {
                     Some(Format::Int32) => (f64::from(i32::MIN), f64::from(i32::MAX)),
                     _ => (i64::MIN as f64, i64::MAX as f64),
                 };
                 match n.as_f64() {
-                    Some(f) if f.fract() != 0.0 => Some(format!("{} must be an integer, not {n}", at())),
+                    Some(f) if f.fract() != 0.0 => {
+                        Some(format!("{} must be an integer, not {n}", at()))
+                    }
                     Some(f) if f < low || f > high => {
                         Some(format!("{} is out of range: {n}", at()))
                     }
