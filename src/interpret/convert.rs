@@ -35,7 +35,21 @@ pub enum ConvertError {
     /// Infinite or NaN.
     #[error("{value} is not a number JSON can hold")]
     NotANumber { value: f64 },
+    /// An empty table to drop (see [`PATTERN_CHARACTERS`]) below a key
+    /// Karmada cannot address.
+    #[error(
+        "the empty table at `{path}` cannot be dropped: a key on its path has one of `|`, `#`, `@`, `*`, `?`, which Karmada reads as a path pattern and refuses"
+    )]
+    UndroppableEmpty { path: String },
 }
+
+/// Karmada drops an empty table it cannot type (one the input object did
+/// not have as an empty object or array at that path) by deleting its
+/// dotted path from the encoded result (`convertEmptySliceToEmptyStructPartly`
+/// with `sjson.Delete`). Its JSON path library takes a path with one of
+/// these characters in a key for a pattern and refuses to delete it, so
+/// the whole conversion fails: the script's result is an error there.
+const PATTERN_CHARACTERS: [char; 5] = ['|', '#', '@', '*', '?'];
 
 /// A table path as messages show it: `.` for the value itself.
 fn shown_path(path: &str) -> &str {
@@ -240,9 +254,20 @@ fn shape(
         Returned::Number(n) => number(*n)?,
         Returned::Table(t) if t.fields.is_empty() && t.items.is_empty() => {
             if empties.objects.contains(path) {
-                Value::Object(Map::new())
+                // Karmada writes `{}` back by the same dotted path through
+                // a lookup that reads `|` as a pipe: it finds nothing there
+                // and the empty table stays the empty array Lua encoded.
+                if path.contains('|') {
+                    Value::Array(Vec::new())
+                } else {
+                    Value::Object(Map::new())
+                }
             } else if empties.arrays.contains(path) {
                 Value::Array(Vec::new())
+            } else if path.contains(PATTERN_CHARACTERS) {
+                return Err(ConvertError::UndroppableEmpty {
+                    path: path.to_string(),
+                });
             } else {
                 return Ok(None);
             }

@@ -1041,6 +1041,56 @@ spec:
         assert_eq!(replicas.map(|r| r.desired), Some(4));
     }
 
+    /// Karmada's webhook refuses a rule written twice only when both
+    /// scripts are non-empty (`validateCustomizationRule` compares the two
+    /// scripts), and merging the customizations of a kind in name order
+    /// fills a rule whose script is empty from a later one (the accessor's
+    /// `set*` methods): an empty `luaScript` is no script, here as there.
+    #[test]
+    fn an_empty_script_conflicts_with_nothing_and_a_later_one_fills_it() {
+        let text = r#"
+apiVersion: config.karmada.io/v1alpha1
+kind: ResourceInterpreterCustomization
+metadata:
+  name: a-foo
+spec:
+  target:
+    apiVersion: example.io/v1
+    kind: Foo
+  customizations:
+    replicaResource:
+      luaScript: ""
+    replicaRevision:
+      luaScript: ""
+---
+apiVersion: config.karmada.io/v1alpha1
+kind: ResourceInterpreterCustomization
+metadata:
+  name: b-foo
+spec:
+  target:
+    apiVersion: example.io/v1
+    kind: Foo
+  customizations:
+    replicaResource:
+      luaScript: |
+        function GetReplicas(obj) return obj.spec.size, nil end
+---
+apiVersion: example.io/v1
+kind: Foo
+metadata:
+  name: f
+  namespace: shop
+spec:
+  size: 4
+"#;
+        let (interpreter, inputs) = interpreter(text);
+        let foo = template(&inputs, "Foo");
+        let replicas = interpreter.replicas(foo).ok().flatten();
+        assert_eq!(replicas.map(|r| r.desired), Some(4));
+        assert!(!interpreter.revises(&foo.key));
+    }
+
     #[test]
     fn seed_hook_writes_pull_on_the_fort_cluster_only() {
         let fort = revise_seed("cluster-x", Some("cluster-x"), 3);

@@ -142,11 +142,21 @@ fn quantity_arg(arg: &LuaValue, position: usize, function: &str) -> mlua::Result
     }
 }
 
+/// A pod template argument, as Karmada reads it: the table converted as
+/// any result is, then decoded into a `PodTemplateSpec`, which fails on a
+/// field of the wrong type (`ConvertLuaResultInto`, then `RaiseError`).
 fn table_arg(arg: Option<&LuaValue>, function: &str) -> mlua::Result<Value> {
     match arg {
         Some(value @ LuaValue::Table(_)) => {
             let returned = from_lua(value, 0).map_err(mlua::Error::runtime)?;
-            to_json(&returned, None, &Empties::default()).map_err(mlua::Error::runtime)
+            let template =
+                to_json(&returned, None, &Empties::default()).map_err(mlua::Error::runtime)?;
+            match crate::schema::decode::pod_template_spec_fault(&template) {
+                Some(fault) => Err(mlua::Error::runtime(format!(
+                    "{function}: the argument is not a pod template: {fault}"
+                ))),
+                None => Ok(template),
+            }
         }
         other => Err(mlua::Error::runtime(format!(
             "{function}: the pod template must be a table, not a {}",
@@ -338,6 +348,25 @@ function F(o) return {cpu = kube.resourceAdd("100m", nil, "0.2"), mem = kube.res
             &Limits::default(),
         );
         assert_eq!(call, Ok(vec![Returned::Nil]));
+    }
+
+    /// Karmada decodes the table into a `PodTemplateSpec` and raises when
+    /// a field has the wrong type (`accuratePodRequirements`,
+    /// `getPodDependencies`).
+    #[test]
+    fn a_table_that_is_no_pod_template_is_an_error() {
+        for script in [
+            r#"local kube = require("kube") function F() return kube.accuratePodRequirements({spec = {containers = 'x'}}) end"#,
+            r#"local kube = require("kube") function F() return kube.getPodDependencies({spec = 5}, 'shop') end"#,
+        ] {
+            match call("t", script, "F", &[], 1, &Limits::default()) {
+                Err(fault) => assert!(
+                    format!("{fault:?}").contains("the argument is not a pod template"),
+                    "{fault:?}"
+                ),
+                Ok(values) => panic!("{script}: returned {values:?}"),
+            }
+        }
     }
 
     #[test]

@@ -692,6 +692,45 @@ mod tests {
         );
     }
 
+    /// Karmada deletes an empty table it cannot type by its dotted path,
+    /// and its JSON path library refuses a path with a pattern character
+    /// in a key (`sjson`: "cannot delete value from a complex path"): the
+    /// conversion fails there. An empty table the input had is typed, not
+    /// deleted, and converts whatever its key.
+    #[test]
+    fn an_empty_table_below_a_pattern_key_cannot_be_dropped() {
+        let input = json!({"spec": {"routes": {"/api/*": {}}}});
+        for key in ["/v2/*", "x|y", "@meta", "n#", "q?"] {
+            let script = format!("function F(obj) obj.spec.routes['{key}'] = {{}} return obj end");
+            let returned = run(&script, "F", &[Arg::Json(&input)]).unwrap_or_default();
+            let value = to_json(&returned[0], Some(&input), &Empties::of(&[&input]));
+            assert_eq!(
+                value,
+                Err(ConvertError::UndroppableEmpty {
+                    path: format!("spec.routes.{key}")
+                }),
+                "{key}"
+            );
+        }
+        let script = "function F(obj) obj.spec.extra = {} return obj end";
+        let returned = run(script, "F", &[Arg::Json(&input)]).unwrap_or_default();
+        let value = to_json(&returned[0], Some(&input), &Empties::of(&[&input]));
+        assert_eq!(
+            value.map(|v| text(&v)),
+            Ok(r#"{"spec":{"routes":{"/api/*":{}}}}"#.to_string())
+        );
+        // Typing it back as `{}` looks the path up, where `|` is a pipe:
+        // Karmada finds nothing and leaves the `[]` Lua encoded.
+        let input = json!({"spec": {"routes": {"x|y": {}}}});
+        let script = "function F(obj) return obj end";
+        let returned = run(script, "F", &[Arg::Json(&input)]).unwrap_or_default();
+        let value = to_json(&returned[0], Some(&input), &Empties::of(&[&input]));
+        assert_eq!(
+            value.map(|v| text(&v)),
+            Ok(r#"{"spec":{"routes":{"x|y":[]}}}"#.to_string())
+        );
+    }
+
     #[test]
     fn null_is_nil_and_numbers_stay_integers() {
         let input = json!({"a": null, "n": 2, "f": 1.5});

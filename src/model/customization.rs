@@ -78,6 +78,9 @@ impl Customizations {
     /// `dependencyInterpretation`, whose scripts Karmada runs together. Karmada's webhook refuses a second
     /// customization of a kind that writes one of them again
     /// (`pkg/webhook/resourceinterpretercustomization`, `validateCustomizationRule`).
+    /// A rule whose `luaScript` is empty writes nothing: the webhook
+    /// compares the two scripts and refuses only when both are non-empty,
+    /// and the interpreter then takes the later customization's script.
     pub fn exclusive_rules(&self) -> Vec<&'static str> {
         [
             ("replicaResource", &self.replica_resource),
@@ -89,7 +92,7 @@ impl Customizations {
             ("componentResource", &self.component_resource),
         ]
         .into_iter()
-        .filter(|(_, script)| script.is_some())
+        .filter(|(_, script)| script.as_ref().is_some_and(LuaScript::is_written))
         .map(|(field, _)| field)
         .collect()
     }
@@ -99,6 +102,16 @@ impl Customizations {
 #[serde(rename_all = "camelCase")]
 pub struct LuaScript {
     pub lua_script: String,
+}
+
+impl LuaScript {
+    /// Whether the rule has a script: Karmada takes an empty `luaScript`
+    /// for no script at all (its interpreter enables a hook only for a
+    /// non-empty one, and merging two customizations of a kind fills an
+    /// empty script from the later one).
+    pub fn is_written(&self) -> bool {
+        !self.lua_script.is_empty()
+    }
 }
 
 /// Where a script was written: the spec field of one rule, or the annotation.
@@ -177,12 +190,15 @@ impl CustomizationDoc {
     /// when both are written).
     pub fn script(&self, rule: Rule) -> Option<ScriptSource> {
         let from_spec = |script: &Option<LuaScript>| {
-            script.as_ref().map(|s| ScriptSource {
-                text: s.lua_script.clone(),
-                origin: self
-                    .doc
-                    .at(&["spec", "customizations", rule.field(), "luaScript"]),
-            })
+            script
+                .as_ref()
+                .filter(|s| s.is_written())
+                .map(|s| ScriptSource {
+                    text: s.lua_script.clone(),
+                    origin: self
+                        .doc
+                        .at(&["spec", "customizations", rule.field(), "luaScript"]),
+                })
         };
         match rule {
             Rule::ReplicaResource => from_spec(&self.customizations.replica_resource),

@@ -34,6 +34,11 @@ pub enum FieldError {
     YamlUnwritable {
         reason: serde_saphyr::SerializeError,
     },
+    /// See [`MAX_FLOW_KEY`]; `length` counts the key as JSON writes it.
+    #[error(
+        "the patched YAML has a key of {length} characters (`{start}…`): Karmada writes YAML back through one-line JSON, whose keys its YAML reader takes only up to {MAX_FLOW_KEY} characters, quotes included"
+    )]
+    YamlKeyTooLong { start: String, length: usize },
     /// A sub-operation of the `json` or `yaml` list (`list`) failed.
     #[error("{error}")]
     SubPatch {
@@ -116,12 +121,43 @@ fn patch_yaml(text: &str, ops: &[SubPatch]) -> Result<String, FieldError> {
         list: "yaml",
         error,
     })?;
+    check_flow_keys(&doc)?;
     let mut out = serde_saphyr::to_string(&go_yaml_shape(&doc))
         .map_err(|reason| FieldError::YamlUnwritable { reason })?;
     if !out.ends_with('\n') {
         out.push('\n');
     }
     Ok(out)
+}
+
+/// Karmada turns the patched document back into YAML from compact JSON
+/// (`applyRawYAMLPatch`, `yaml.JSONToYAML`), whose YAML reader gives up on a
+/// key that runs more than this many characters before its `:` (a simple
+/// key's limit) and fails the override: "did not find expected ',' or '}'".
+const MAX_FLOW_KEY: usize = 1024;
+
+/// [`FieldError::YamlKeyTooLong`] for the first key of `value` that Karmada
+/// cannot write back.
+fn check_flow_keys(value: &Value) -> Result<(), FieldError> {
+    match value {
+        Value::Object(map) => {
+            for (key, item) in map {
+                let length = escape_html(&Value::String(key.clone()).to_string())
+                    .chars()
+                    .count();
+                if length > MAX_FLOW_KEY {
+                    return Err(FieldError::YamlKeyTooLong {
+                        start: key.chars().take(20).collect(),
+                        length,
+                    });
+                }
+                check_flow_keys(item)?;
+            }
+            Ok(())
+        }
+        Value::Array(items) => items.iter().try_for_each(check_flow_keys),
+        _ => Ok(()),
+    }
 }
 
 /// What sigs.k8s.io/yaml would emit: keys sorted, whole floats as integers.
@@ -311,6 +347,29 @@ mod tests {
             err.to_string(),
             "cannot `replace` `/x`: path does not exist"
         );
+    }
+
+    /// A key of 1022 characters is 1024 with its quotes, the most Karmada's
+    /// JSON-to-YAML step reads; one more and the override fails there.
+    #[test]
+    fn a_key_too_long_for_karmadas_yaml_writer_is_an_error() {
+        let object = json!({"data": {"cfg": "a: 1\n"}});
+        let add = |n: usize| {
+            field(
+                "/data/cfg",
+                vec![],
+                vec![sub(
+                    Operator::Add,
+                    &format!("/{}", "k".repeat(n)),
+                    Some(json!("v")),
+                )],
+            )
+        };
+        assert!(field_patch(&object, &add(1022)).is_ok());
+        match field_patch(&object, &add(1023)) {
+            Err(FieldError::YamlKeyTooLong { length, .. }) => assert_eq!(length, 1025),
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

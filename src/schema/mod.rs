@@ -23,6 +23,7 @@
 
 pub mod builtin;
 pub mod crd;
+pub mod decode;
 mod openapi;
 mod validate;
 

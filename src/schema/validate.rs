@@ -522,7 +522,7 @@ fn shown(value: &Value) -> String {
 
 /// Base64 as Go's `encoding/json` decodes `[]byte`: the standard alphabet,
 /// padded; line breaks are skipped.
-fn is_base64(text: &str) -> bool {
+pub(super) fn is_base64(text: &str) -> bool {
     let bytes: Vec<u8> = text
         .bytes()
         .filter(|b| *b != b'\n' && *b != b'\r')
@@ -538,7 +538,7 @@ fn is_base64(text: &str) -> bool {
 }
 
 /// `2006-01-02T15:04:05Z07:00`, fractional seconds allowed (Go's time.RFC3339).
-fn is_rfc3339(text: &str) -> bool {
+pub(super) fn is_rfc3339(text: &str) -> bool {
     let b = text.as_bytes();
     let digits = |range: std::ops::Range<usize>| {
         b.get(range)
