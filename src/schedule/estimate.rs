@@ -78,6 +78,22 @@ pub fn available_replicas(
     u64::try_from(maximum).unwrap_or(0)
 }
 
+/// What Karmada's scheduler reads from an estimate (`calAvailableReplicas`,
+/// `pkg/scheduler/core/util.go`): it starts every cluster at `MaxInt32`,
+/// lowers it to the estimators' answer, and then reads a cluster still at
+/// `MaxInt32` as the template's own replica count ("best-effort" pods and
+/// no estimator to bound them), so that a division never weighs a cluster
+/// by 2147483647. Without replicas no estimator runs and the scheduler
+/// keeps `MaxInt32`, which [`super::spread`] accounts for itself.
+pub fn as_scheduler_reads(estimate: u64, replicas: u64) -> u64 {
+    const MAX_INT32: u64 = i32::MAX as u64;
+    if replicas > 0 && estimate == MAX_INT32 {
+        replicas
+    } else {
+        estimate
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -270,5 +286,16 @@ mod tests {
             "allocatableModelings": [{"grade": 2, "count": -1}],
         }));
         assert_eq!(available_replicas(Some(&negative), &models, Some(&ask)), 3);
+    }
+
+    #[test]
+    fn a_cluster_estimated_at_max_int32_weighs_as_the_replicas_karmada_scheduler_reads() {
+        // calAvailableReplicas: a cluster left at MaxInt32 takes spec.replicas.
+        let s = summary(json!({"allocatable": {"pods": "2147483647"}}));
+        let estimate = available_replicas(Some(&s), &[], None);
+        assert_eq!(estimate, 2_147_483_647);
+        assert_eq!(as_scheduler_reads(estimate, 10), 10);
+        assert_eq!(as_scheduler_reads(2_147_483_646, 10), 2_147_483_646);
+        assert_eq!(as_scheduler_reads(estimate, 0), 2_147_483_647);
     }
 }
