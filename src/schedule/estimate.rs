@@ -38,8 +38,7 @@ pub fn available_replicas(
     requirements: Option<&ReplicaRequirements>,
 ) -> u64 {
     let Some(summary) = summary else { return 0 };
-    let pods = |map| ResourceSummary::get(map, "pods").map_or(0, Quantity::value);
-    let allowed = pods(&summary.allocatable) - pods(&summary.allocated) - pods(&summary.allocating);
+    let allowed = allowed_pods(summary);
     if allowed <= 0 {
         return 0;
     }
@@ -77,6 +76,22 @@ pub fn available_replicas(
     }
     u64::try_from(maximum).unwrap_or(0)
 }
+
+/// Allocatable − allocated − allocating `pods` of a summary (a missing one
+/// counts 0), before the general estimator floors a negative count at 0
+/// (`getAllowedPodNumber`). Every estimate is bounded by it.
+pub fn allowed_pods(summary: &ResourceSummary) -> i128 {
+    let pods = |map| ResourceSummary::get(map, "pods").map_or(0, Quantity::value);
+    pods(&summary.allocatable) - pods(&summary.allocated) - pods(&summary.allocating)
+}
+
+/// The most allowed pods whose estimates Karmada holds as they are: its
+/// general estimator returns its count as an int32
+/// (`GeneralEstimator.maxAvailableReplicas`, `int32(maximumReplicas)`),
+/// which wraps past 2147483647 (2³² + 10 pods estimate 10, 2³¹ a negative
+/// count that fails the division). A Karmada Cluster allowing more is
+/// refused when it is read.
+pub const MAX_ALLOWED_PODS: i128 = i32::MAX as i128;
 
 /// What Karmada's scheduler reads from an estimate (`calAvailableReplicas`,
 /// `pkg/scheduler/core/util.go`): it starts every cluster at `MaxInt32`,
@@ -297,5 +312,18 @@ mod tests {
         assert_eq!(as_scheduler_reads(estimate, 10), 10);
         assert_eq!(as_scheduler_reads(2_147_483_646, 10), 2_147_483_646);
         assert_eq!(as_scheduler_reads(estimate, 0), 2_147_483_647);
+    }
+
+    #[test]
+    fn allowed_pods_count_before_the_floor() {
+        let s = summary(json!({
+            "allocatable": {"pods": "4294967306"},
+            "allocated": {"pods": "6"},
+            "allocating": {"pods": "300"},
+        }));
+        assert_eq!(allowed_pods(&s), 4_294_967_000);
+        assert!(allowed_pods(&s) > MAX_ALLOWED_PODS);
+        let full = summary(json!({"allocatable": {"pods": "10"}, "allocated": {"pods": "12"}}));
+        assert_eq!(allowed_pods(&full), -2);
     }
 }
