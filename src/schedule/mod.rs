@@ -864,6 +864,7 @@ fn assign_by_tier(
         return Err(divide::Unschedulable {
             desired: to_divide,
             available,
+            wrapped_to: None,
         });
     }
     Ok(assigned)
