@@ -2020,7 +2020,11 @@ mod tests {
         let cluster = |name: &str, pods: &str| {
             format!("apiVersion: cluster.karmada.io/v1alpha1\nkind: Cluster\nmetadata:\n  name: {name}\nstatus:\n  resourceSummary:\n    allocatable: {{pods: \"{pods}\"}}\n    allocated: {{pods: \"1\"}}\n")
         };
-        let text = [cluster("wraps", "2147483649"), cluster("fits", "2147483648")].join("---\n");
+        let text = [
+            cluster("wraps", "2147483649"),
+            cluster("fits", "2147483648"),
+        ]
+        .join("---\n");
         let (inputs, shown) = classify_text("clusters.yaml", &text);
         assert_eq!(shown.len(), 1, "{shown:?}");
         assert!(

@@ -291,7 +291,8 @@ pub fn divide_dynamic(
                 return Err(Unschedulable {
                     desired: target,
                     available: u64::try_from(available).unwrap_or(u64::MAX),
-                    wrapped_to: (u128::try_from(counted).ok() != Some(available)).then_some(counted),
+                    wrapped_to: (u128::try_from(counted).ok() != Some(available))
+                        .then_some(counted),
                 });
             }
             // Candidates in Karmada's order: previously used clusters first when

@@ -133,7 +133,11 @@ fn capacity_edge(rng: &mut Rng, cluster: &mut Value) {
             }
         }
         pods => {
-            let allowed = if pods == 3 { "2147483647" } else { "1500000000" };
+            let allowed = if pods == 3 {
+                "2147483647"
+            } else {
+                "1500000000"
+            };
             summary["allocatable"]["pods"] = json!(allowed);
             summary["allocated"]["pods"] = json!("0");
             summary["allocating"]["pods"] = json!("0");
