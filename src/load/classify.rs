@@ -637,6 +637,21 @@ impl Classifier<'_> {
                     .help("write a Kubernetes quantity such as `8`, `500m` or `32Gi`; the API server refuses anything else"),
                 );
             }
+            // Karmada's estimator holds a cluster's count in an int32, which
+            // wraps past 2147483647 (`GeneralEstimator.maxAvailableReplicas`):
+            // its divisions would not follow such a summary.
+            let allowed = crate::schedule::estimate::allowed_pods(summary);
+            if role == Role::Cluster && allowed > crate::schedule::estimate::MAX_ALLOWED_PODS {
+                diagnostics.push(
+                    Diagnostic::error(
+                        Code::InvalidField,
+                        format!("cluster `{name}`: `status.resourceSummary` allows {allowed} pods (allocatable − allocated − allocating), more than 2147483647: Karmada's scheduler counts a cluster's available replicas in an int32, which wraps around past that, so its division would not follow this summary"),
+                    )
+                    .at(doc.at(&["status", "resourceSummary", "allocatable", "pods"]))
+                    .help("write the pods the cluster can really run (allocatable − allocated − allocating at most 2147483647)"),
+                );
+                return;
+            }
         }
         self.inputs.clusters.push(cluster);
     }
@@ -2035,6 +2050,31 @@ mod tests {
             .map(|c| (c.name.as_str(), c.zones.as_slice()))
             .collect();
         assert_eq!(names, vec![("alone", &["a".to_string()][..])]);
+    }
+
+    /// Karmada's general estimator returns a cluster's count as an int32
+    /// (`GeneralEstimator.maxAvailableReplicas`), which wraps past
+    /// 2147483647: a Karmada Cluster allowing more pods is refused, one
+    /// allowing exactly that many is read (Karmada's scheduler then weighs
+    /// it as the template's replicas).
+    #[test]
+    fn a_cluster_allowing_more_pods_than_karmadas_int32_holds_is_refused() {
+        let cluster = |name: &str, pods: &str| {
+            format!("apiVersion: cluster.karmada.io/v1alpha1\nkind: Cluster\nmetadata:\n  name: {name}\nstatus:\n  resourceSummary:\n    allocatable: {{pods: \"{pods}\"}}\n    allocated: {{pods: \"1\"}}\n")
+        };
+        let text = [
+            cluster("wraps", "2147483649"),
+            cluster("fits", "2147483648"),
+        ]
+        .join("---\n");
+        let (inputs, shown) = classify_text("clusters.yaml", &text);
+        assert_eq!(shown.len(), 1, "{shown:?}");
+        assert!(
+            shown[0].starts_with("clusters.yaml:7:25: error[G0104]: cluster `wraps`: `status.resourceSummary` allows 2147483648 pods"),
+            "{shown:?}"
+        );
+        let names: Vec<&str> = inputs.clusters.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, vec!["fits"]);
     }
 
     /// Karmada v1.19's API, every field set (testdata/karmada-api, generated

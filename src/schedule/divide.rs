@@ -205,14 +205,38 @@ pub enum DynamicMode {
 
 /// The candidates cannot take the replicas that must be placed.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error(
-    "not enough capacity: {desired} replica(s) to place but the candidate clusters can take only {available}"
-)]
+#[error("{}", unschedulable_message(*.desired, *.available, *.wrapped_to))]
 pub struct Unschedulable {
     /// Replicas this scheduling round had to place (the increase on scale up).
     pub desired: u64,
     /// Sum of the candidates' available replicas.
     pub available: u64,
+    /// What Karmada's int32 sum of them came to, when it wrapped around
+    /// past 2147483647 (see [`karmada_sum`]).
+    pub wrapped_to: Option<i32>,
+}
+
+fn unschedulable_message(desired: u64, available: u64, wrapped_to: Option<i32>) -> String {
+    match wrapped_to {
+        None => format!(
+            "not enough capacity: {desired} replica(s) to place but the candidate clusters can take only {available}"
+        ),
+        Some(sum) => format!(
+            "not enough capacity as Karmada counts it: the candidate clusters can take {available} replicas, but Karmada adds them up in an int32, which wraps around past 2147483647 to {sum}, below the {desired} replica(s) to place"
+        ),
+    }
+}
+
+/// The candidates' available replicas added up as Karmada's dynamic
+/// division adds them (`util.GetSumOfReplicas` in `dynamicScaleUp`,
+/// `pkg/scheduler/core/division_algorithm.go`): in an int32, which wraps
+/// past 2147483647, so clusters that can take more than that between them
+/// fail as not enough ("Clusters available replicas -4 are not enough to
+/// schedule"). Each cluster's count is an int32 already.
+pub fn karmada_sum(candidates: &[Candidate]) -> i32 {
+    candidates.iter().fold(0i32, |sum, c| {
+        sum.wrapping_add(i32::try_from(c.available).unwrap_or(i32::MAX))
+    })
 }
 
 /// Dynamic division (Karmada's Steady mode), sorted by cluster name.
@@ -262,10 +286,13 @@ pub fn divide_dynamic(
         Ordering::Less => {
             let target = total - assigned;
             let available: u128 = candidates.iter().map(|c| u128::from(c.available)).sum();
-            if available < u128::from(target) {
+            let counted = karmada_sum(candidates);
+            if available < u128::from(target) || i128::from(counted) < i128::from(target) {
                 return Err(Unschedulable {
                     desired: target,
                     available: u64::try_from(available).unwrap_or(u64::MAX),
+                    wrapped_to: (u128::try_from(counted).ok() != Some(available))
+                        .then_some(counted),
                 });
             }
             // Candidates in Karmada's order: previously used clusters first when
@@ -577,7 +604,8 @@ mod tests {
             err,
             Unschedulable {
                 desired: 12,
-                available: 3
+                available: 3,
+                wrapped_to: None,
             }
         );
         let message = err.to_string();
@@ -585,6 +613,24 @@ mod tests {
         let c = cands(&[("m1", 3), ("m2", 3), ("m3", 3)]);
         assert!(divide_dynamic(12, &c, &[], DynamicMode::Weighted).is_err());
         assert!(divide_dynamic(12, &c, &[], DynamicMode::Aggregated).is_err());
+    }
+
+    /// Karmada adds the candidates' available replicas up in an int32
+    /// (`GetSumOfReplicas`), which wraps: two clusters that can take
+    /// 2147483646 each come to -4, "not enough" for 10 replicas.
+    #[test]
+    fn available_replicas_past_int32_between_them_are_not_enough_as_karmada_counts() {
+        let c = cands(&[("m1", 2_147_483_646), ("m2", 2_147_483_646)]);
+        assert_eq!(karmada_sum(&c), -4);
+        for mode in [DynamicMode::Weighted, DynamicMode::Aggregated] {
+            let err = divide_dynamic(10, &c, &[], mode).unwrap_err();
+            assert_eq!(err.wrapped_to, Some(-4));
+            assert_eq!(err.available, 4_294_967_292);
+            assert!(err.to_string().contains("wraps around"), "{err}");
+        }
+        let c = cands(&[("m1", 1_000_000_000), ("m2", 1_000_000_000)]);
+        assert_eq!(karmada_sum(&c), 2_000_000_000);
+        assert!(divide_dynamic(10, &c, &[], DynamicMode::Weighted).is_ok());
     }
 
     #[test]

@@ -38,8 +38,7 @@ pub fn available_replicas(
     requirements: Option<&ReplicaRequirements>,
 ) -> u64 {
     let Some(summary) = summary else { return 0 };
-    let pods = |map| ResourceSummary::get(map, "pods").map_or(0, Quantity::value);
-    let allowed = pods(&summary.allocatable) - pods(&summary.allocated) - pods(&summary.allocating);
+    let allowed = allowed_pods(summary);
     if allowed <= 0 {
         return 0;
     }
@@ -76,6 +75,38 @@ pub fn available_replicas(
         maximum = maximum.min(fits);
     }
     u64::try_from(maximum).unwrap_or(0)
+}
+
+/// Allocatable − allocated − allocating `pods` of a summary (a missing one
+/// counts 0), before the general estimator floors a negative count at 0
+/// (`getAllowedPodNumber`). Every estimate is bounded by it.
+pub fn allowed_pods(summary: &ResourceSummary) -> i128 {
+    let pods = |map| ResourceSummary::get(map, "pods").map_or(0, Quantity::value);
+    pods(&summary.allocatable) - pods(&summary.allocated) - pods(&summary.allocating)
+}
+
+/// The most allowed pods whose estimates Karmada holds as they are: its
+/// general estimator returns its count as an int32
+/// (`GeneralEstimator.maxAvailableReplicas`, `int32(maximumReplicas)`),
+/// which wraps past 2147483647 (2³² + 10 pods estimate 10, 2³¹ a negative
+/// count that fails the division). A Karmada Cluster allowing more is
+/// refused when it is read.
+pub const MAX_ALLOWED_PODS: i128 = i32::MAX as i128;
+
+/// What Karmada's scheduler reads from an estimate (`calAvailableReplicas`,
+/// `pkg/scheduler/core/util.go`): it starts every cluster at `MaxInt32`,
+/// lowers it to the estimators' answer, and then reads a cluster still at
+/// `MaxInt32` as the template's own replica count ("best-effort" pods and
+/// no estimator to bound them), so that a division never weighs a cluster
+/// by 2147483647. Without replicas no estimator runs and the scheduler
+/// keeps `MaxInt32`, which [`super::spread`] accounts for itself.
+pub fn as_scheduler_reads(estimate: u64, replicas: u64) -> u64 {
+    const MAX_INT32: u64 = i32::MAX as u64;
+    if replicas > 0 && estimate == MAX_INT32 {
+        replicas
+    } else {
+        estimate
+    }
 }
 
 #[cfg(test)]
@@ -270,5 +301,29 @@ mod tests {
             "allocatableModelings": [{"grade": 2, "count": -1}],
         }));
         assert_eq!(available_replicas(Some(&negative), &models, Some(&ask)), 3);
+    }
+
+    #[test]
+    fn a_cluster_estimated_at_max_int32_weighs_as_the_replicas_karmada_scheduler_reads() {
+        // calAvailableReplicas: a cluster left at MaxInt32 takes spec.replicas.
+        let s = summary(json!({"allocatable": {"pods": "2147483647"}}));
+        let estimate = available_replicas(Some(&s), &[], None);
+        assert_eq!(estimate, 2_147_483_647);
+        assert_eq!(as_scheduler_reads(estimate, 10), 10);
+        assert_eq!(as_scheduler_reads(2_147_483_646, 10), 2_147_483_646);
+        assert_eq!(as_scheduler_reads(estimate, 0), 2_147_483_647);
+    }
+
+    #[test]
+    fn allowed_pods_count_before_the_floor() {
+        let s = summary(json!({
+            "allocatable": {"pods": "4294967306"},
+            "allocated": {"pods": "6"},
+            "allocating": {"pods": "300"},
+        }));
+        assert_eq!(allowed_pods(&s), 4_294_967_000);
+        assert!(allowed_pods(&s) > MAX_ALLOWED_PODS);
+        let full = summary(json!({"allocatable": {"pods": "10"}, "allocated": {"pods": "12"}}));
+        assert_eq!(allowed_pods(&full), -2);
     }
 }

@@ -707,10 +707,13 @@ fn filter<'a>(
                 note,
             }),
             None => {
-                let available = estimate::available_replicas(
-                    cluster.resource_summary.as_ref(),
-                    &cluster.resource_models,
-                    request.requirements,
+                let available = estimate::as_scheduler_reads(
+                    estimate::available_replicas(
+                        cluster.resource_summary.as_ref(),
+                        &cluster.resource_models,
+                        request.requirements,
+                    ),
+                    request.replicas.unwrap_or(0),
                 );
                 let overflow = order.unwrap_or(0);
                 candidates.push(Candidate {
@@ -861,6 +864,7 @@ fn assign_by_tier(
         return Err(divide::Unschedulable {
             desired: to_divide,
             available,
+            wrapped_to: None,
         });
     }
     Ok(assigned)

@@ -5,9 +5,10 @@
 //! and Job with the ConfigMaps, Secrets, ServiceAccounts and PVCs they
 //! reference and a policy that takes them along (`propagateDeps`), Lua
 //! customizations that call Karmada's `kube` library or name dependencies
-//! by label, and policies with an
-//! application failover. Drawn from a random stream of their own, so every
-//! choice the rest of the generator makes for a seed stays as it was.
+//! by label, policies with an application failover, capacity at the
+//! estimator's edges, and spreads over several regions. Drawn from a
+//! random stream of their own, so every choice the rest of the generator
+//! makes for a seed stays as it was.
 
 use super::generate::{Case, Rng};
 use serde_json::{json, Value};
@@ -103,6 +104,60 @@ pub fn widen(seed: u64, case: &mut Case) {
             kube_library(&mut rng, customization);
         }
     }
+    for cluster in &mut case.clusters {
+        if rng.chance(8) {
+            capacity_edge(&mut rng, cluster);
+        }
+    }
+    for policy in &mut case.policies {
+        if rng.chance(12) {
+            region_spread(&mut rng, &mut policy["spec"]["placement"]);
+        }
+    }
+}
+
+/// Capacity at the estimator's edges: every pod slot taken, every CPU
+/// allocated, no CPU listed at all, exactly 2147483647 pods allowed,
+/// which Karmada's scheduler reads as the template's replicas for pods
+/// without requests (`calAvailableReplicas`; case file
+/// `estimator-pods-maxint32`), or 1.5 billion, which two clusters add up
+/// past what Karmada's int32 sum holds (`estimator-sum-past-int32`).
+fn capacity_edge(rng: &mut Rng, cluster: &mut Value) {
+    let summary = &mut cluster["status"]["resourceSummary"];
+    match rng.below(5) {
+        0 => summary["allocated"]["pods"] = summary["allocatable"]["pods"].clone(),
+        1 => summary["allocated"]["cpu"] = summary["allocatable"]["cpu"].clone(),
+        2 => {
+            if let Some(allocatable) = summary["allocatable"].as_object_mut() {
+                allocatable.remove("cpu");
+            }
+        }
+        pods => {
+            let allowed = if pods == 3 {
+                "2147483647"
+            } else {
+                "1500000000"
+            };
+            summary["allocatable"]["pods"] = json!(allowed);
+            summary["allocated"]["pods"] = json!("0");
+            summary["allocating"]["pods"] = json!("0");
+        }
+    }
+}
+
+/// A spread over one to three regions with the clusters it needs drawn
+/// up to four: several region combinations fit, or none does, or fewer
+/// regions exist than asked (`select_groups.go`,
+/// `select_clusters_by_region.go`).
+fn region_spread(rng: &mut Rng, placement: &mut Value) {
+    let region_min = 1 + rng.below(3);
+    let region_max = region_min + rng.below(2);
+    let cluster_min = 1 + rng.below(4);
+    let cluster_max = cluster_min + rng.below(3);
+    placement["spreadConstraints"] = json!([
+        {"spreadByField": "region", "minGroups": region_min, "maxGroups": region_max},
+        {"spreadByField": "cluster", "minGroups": cluster_min, "maxGroups": cluster_max},
+    ]);
 }
 
 /// More changes between two schedules (`generate::changed`), from a
