@@ -655,44 +655,7 @@ fn one_build_at_a_time() -> std::sync::MutexGuard<'static, ()> {
 }
 
 #[test]
-fn cargo_install_locked_installs_garrison_into_a_temporary_root() {
-    let _one = one_build_at_a_time();
-    let dir = temp();
-    let started = Instant::now();
-    let output = run_program(
-        cargo()
-            .args(["install", "--locked", "--debug", "--path"])
-            .arg(root())
-            .arg("--root")
-            .arg(dir.path()),
-        "cargo install",
-    );
-    println!(
-        "cargo install --locked --debug took {:.1?}",
-        started.elapsed()
-    );
-    assert!(output.status.success(), "{}", transcript(&output));
-    let installed = dir.path().join("bin/garrison");
-    let version = run_program(
-        Command::new(&installed).arg("--version"),
-        "the installed garrison",
-    );
-    assert!(
-        stdout(&version).starts_with(&format!("garrison {}", env!("CARGO_PKG_VERSION"))),
-        "{}",
-        transcript(&version)
-    );
-    let checked = run_program(
-        Command::new(&installed)
-            .args(["validate", "--no-cache", "--repo"])
-            .arg(testdata().join("fleet/repo")),
-        "the installed garrison",
-    );
-    assert!(checked.status.success(), "{}", transcript(&checked));
-}
-
-#[test]
-fn cargo_publish_dry_run_packages_what_the_crate_needs_and_builds_it() {
+fn cargo_publish_dry_run_packages_what_the_crate_needs_and_cargo_install_locked_installs_it() {
     let _one = one_build_at_a_time();
     let listed = run_program(
         cargo()
@@ -762,6 +725,45 @@ fn cargo_publish_dry_run_packages_what_the_crate_needs_and_builds_it() {
         .filter(|l| !l.contains("aborting upload due to dry run"))
         .collect();
     assert!(unexpected.is_empty(), "{}", unexpected.join("\n"));
+
+    // `cargo install --locked` of the package the dry run verified, as
+    // `cargo install garrison --locked` installs the published one: it
+    // builds what the verification built, in the same target directory.
+    let packaged = install_target()
+        .join("package")
+        .join(format!("garrison-{}", env!("CARGO_PKG_VERSION")));
+    let dir = temp();
+    let started = Instant::now();
+    let output = run_program(
+        cargo()
+            .args(["install", "--locked", "--debug", "--path"])
+            .arg(&packaged)
+            .arg("--root")
+            .arg(dir.path()),
+        "cargo install",
+    );
+    println!(
+        "cargo install --locked --debug took {:.1?}",
+        started.elapsed()
+    );
+    assert!(output.status.success(), "{}", transcript(&output));
+    let installed = dir.path().join("bin/garrison");
+    let version = run_program(
+        Command::new(&installed).arg("--version"),
+        "the installed garrison",
+    );
+    assert!(
+        stdout(&version).starts_with(&format!("garrison {}", env!("CARGO_PKG_VERSION"))),
+        "{}",
+        transcript(&version)
+    );
+    let checked = run_program(
+        Command::new(&installed)
+            .args(["validate", "--no-cache", "--repo"])
+            .arg(testdata().join("fleet/repo")),
+        "the installed garrison",
+    );
+    assert!(checked.status.success(), "{}", transcript(&checked));
 }
 
 /// A copy of what building garrison needs (the hooks' repository as

@@ -20,7 +20,8 @@ use std::path::Path;
 use std::process::Command;
 
 /// The share of the reachable functions' statements the run must walk: the
-/// floor reached so far, raised as the generator widens, towards 90.
+/// floor the run must keep: 90, of which the case files and the generator
+/// walk 90.1 today.
 const REQUIRED_PERCENT: &str = "90";
 
 #[test]
