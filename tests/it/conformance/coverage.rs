@@ -19,9 +19,8 @@ use super::{CaseFile, Run};
 use std::path::Path;
 use std::process::Command;
 
-/// The share of the reachable functions' statements the run must walk: the
-/// floor the run must keep: 90, of which the case files and the generator
-/// walk 90.1 today.
+/// The share of the reachable functions' statements the run must walk
+/// (the case files and the generated cases walk 90.1 % today).
 const REQUIRED_PERCENT: &str = "90";
 
 #[test]
