@@ -151,7 +151,12 @@ fn table_arg(arg: Option<&LuaValue>, function: &str) -> mlua::Result<Value> {
             let returned = from_lua(value, 0).map_err(mlua::Error::runtime)?;
             let template =
                 to_json(&returned, None, &Empties::default()).map_err(mlua::Error::runtime)?;
-            match crate::schema::decode::pod_template_spec_fault(&template) {
+            let quantity = |text: &str| {
+                crate::model::quantity::parse_quantity(text)
+                    .err()
+                    .map(|e| e.to_string())
+            };
+            match crate::schema::decode::pod_template_spec_fault(&template, quantity) {
                 Some(fault) => Err(mlua::Error::runtime(format!(
                     "{function}: the argument is not a pod template: {fault}"
                 ))),

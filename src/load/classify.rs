@@ -640,8 +640,8 @@ impl Classifier<'_> {
             // Karmada's estimator holds a cluster's count in an int32, which
             // wraps past 2147483647 (`GeneralEstimator.maxAvailableReplicas`):
             // its divisions would not follow such a summary.
-            let allowed = crate::schedule::estimate::allowed_pods(summary);
-            if role == Role::Cluster && allowed > crate::schedule::estimate::MAX_ALLOWED_PODS {
+            let allowed = summary.allowed_pods();
+            if role == Role::Cluster && allowed > crate::model::quantity::MAX_ALLOWED_PODS {
                 diagnostics.push(
                     Diagnostic::error(
                         Code::InvalidField,

@@ -502,7 +502,23 @@ pub struct AllocatableModeling {
     pub count: i64,
 }
 
+/// The most allowed pods whose estimates Karmada holds as they are: its
+/// general estimator returns its count as an int32
+/// (`GeneralEstimator.maxAvailableReplicas`, `int32(maximumReplicas)`),
+/// which wraps past 2147483647 (2³² + 10 pods estimate 10, 2³¹ a negative
+/// count that fails the division). A Karmada Cluster allowing more is
+/// refused when it is read.
+pub const MAX_ALLOWED_PODS: i128 = i32::MAX as i128;
+
 impl ResourceSummary {
+    /// Allocatable − allocated − allocating `pods` (a missing one counts
+    /// 0), before the general estimator floors a negative count at 0
+    /// (`getAllowedPodNumber`). Every estimate is bounded by it.
+    pub fn allowed_pods(&self) -> i128 {
+        let pods = |map| ResourceSummary::get(map, "pods").map_or(0, Quantity::value);
+        pods(&self.allocatable) - pods(&self.allocated) - pods(&self.allocating)
+    }
+
     /// Every value that is not a valid quantity, by section and resource
     /// name. The API server refuses such a Cluster, so loading reports
     /// them; estimation would take them as absent.

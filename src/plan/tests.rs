@@ -839,8 +839,16 @@ mod clusternet;
 /// The messages of the errors planning the web Deployment under `policy`
 /// gives.
 fn plan_errors(policy: &str) -> Vec<String> {
-    let inputs = inputs(&[CLUSTERS, WEB, policy]);
-    match plan_with(&inputs, &PreviousRender::default(), &Options::default()) {
+    errors_planning(&[CLUSTERS, WEB, policy])
+}
+
+/// The messages of the errors planning `documents` gives.
+fn errors_planning(documents: &[&str]) -> Vec<String> {
+    match plan_with(
+        &inputs(documents),
+        &PreviousRender::default(),
+        &Options::default(),
+    ) {
         Ok(_) => Vec::new(),
         Err(d) => {
             d.0.iter()
@@ -917,21 +925,7 @@ spec:
   resourceSelectors: [{apiVersion: rbac.authorization.k8s.io/v1, kind: ClusterRole}]
   placement: {clusterAffinity: {clusterNames: [c]}}
 ";
-    let errors = |documents: &[&str]| -> Vec<String> {
-        match plan_with(
-            &inputs(documents),
-            &PreviousRender::default(),
-            &Options::default(),
-        ) {
-            Ok(_) => Vec::new(),
-            Err(d) => {
-                d.0.iter()
-                    .filter(|d| d.is_error())
-                    .map(|d| d.message.clone())
-                    .collect()
-            }
-        }
-    };
+    let errors = errors_planning;
     let (upper, lower, colon, dot) = (role("Viewer"), role("viewer"), role("a:b"), role("a.b"));
     assert_eq!(
         errors(&[CLUSTERS, &upper, &lower, policy]),

@@ -16,7 +16,7 @@
 
 use super::models::model_replicas;
 pub use super::requirements::{requirements_from_pod_spec, ReplicaRequirements};
-use crate::model::quantity::{Quantity, ResourceSummary};
+use crate::model::quantity::ResourceSummary;
 use crate::model::resource_model::ModelGrade;
 
 /// How many more replicas the cluster can take (Karmada's general estimator,
@@ -38,7 +38,7 @@ pub fn available_replicas(
     requirements: Option<&ReplicaRequirements>,
 ) -> u64 {
     let Some(summary) = summary else { return 0 };
-    let allowed = allowed_pods(summary);
+    let allowed = summary.allowed_pods();
     if allowed <= 0 {
         return 0;
     }
@@ -77,22 +77,6 @@ pub fn available_replicas(
     u64::try_from(maximum).unwrap_or(0)
 }
 
-/// Allocatable − allocated − allocating `pods` of a summary (a missing one
-/// counts 0), before the general estimator floors a negative count at 0
-/// (`getAllowedPodNumber`). Every estimate is bounded by it.
-pub fn allowed_pods(summary: &ResourceSummary) -> i128 {
-    let pods = |map| ResourceSummary::get(map, "pods").map_or(0, Quantity::value);
-    pods(&summary.allocatable) - pods(&summary.allocated) - pods(&summary.allocating)
-}
-
-/// The most allowed pods whose estimates Karmada holds as they are: its
-/// general estimator returns its count as an int32
-/// (`GeneralEstimator.maxAvailableReplicas`, `int32(maximumReplicas)`),
-/// which wraps past 2147483647 (2³² + 10 pods estimate 10, 2³¹ a negative
-/// count that fails the division). A Karmada Cluster allowing more is
-/// refused when it is read.
-pub const MAX_ALLOWED_PODS: i128 = i32::MAX as i128;
-
 /// What Karmada's scheduler reads from an estimate (`calAvailableReplicas`,
 /// `pkg/scheduler/core/util.go`): it starts every cluster at `MaxInt32`,
 /// lowers it to the estimators' answer, and then reads a cluster still at
@@ -112,7 +96,7 @@ pub fn as_scheduler_reads(estimate: u64, replicas: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::quantity::parse_quantity;
+    use crate::model::quantity::{parse_quantity, Quantity};
     use serde_json::json;
 
     fn q(s: &str) -> Quantity {
@@ -321,9 +305,9 @@ mod tests {
             "allocated": {"pods": "6"},
             "allocating": {"pods": "300"},
         }));
-        assert_eq!(allowed_pods(&s), 4_294_967_000);
-        assert!(allowed_pods(&s) > MAX_ALLOWED_PODS);
+        assert_eq!(s.allowed_pods(), 4_294_967_000);
+        assert!(s.allowed_pods() > crate::model::quantity::MAX_ALLOWED_PODS);
         let full = summary(json!({"allocatable": {"pods": "10"}, "allocated": {"pods": "12"}}));
-        assert_eq!(allowed_pods(&full), -2);
+        assert_eq!(full.allowed_pods(), -2);
     }
 }

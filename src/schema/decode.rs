@@ -12,12 +12,16 @@
 use super::builtin;
 use super::validate::{is_base64, is_rfc3339};
 use super::{Additional, Format, Schema, SchemaId, Types};
-use crate::model::quantity::parse_quantity;
 use serde_json::Value;
+
+/// Why a string is no quantity, or `None` when it is one: quantities are
+/// the model's (`model::quantity`), a layer above the schemas, so the
+/// caller hands the check in.
+pub type QuantityFault = fn(&str) -> Option<String>;
 
 /// Why `value` does not decode as the `template` of a `v1` PodTemplate
 /// (a `PodTemplateSpec`), or `None` when it does.
-pub fn pod_template_spec_fault(value: &Value) -> Option<String> {
+pub fn pod_template_spec_fault(value: &Value, quantity: QuantityFault) -> Option<String> {
     let builtin = builtin::load_or_default(None);
     let root = builtin
         .kinds
@@ -28,6 +32,7 @@ pub fn pod_template_spec_fault(value: &Value) -> Option<String> {
         .map(|(_, _, _, _, root)| *root)?;
     let decode = Decode {
         nodes: &builtin.nodes,
+        quantity,
     };
     let template = decode.field(root, "template")?;
     let mut path = Vec::new();
@@ -36,6 +41,7 @@ pub fn pod_template_spec_fault(value: &Value) -> Option<String> {
 
 struct Decode<'a> {
     nodes: &'a [Schema],
+    quantity: QuantityFault,
 }
 
 impl Decode<'_> {
@@ -140,9 +146,7 @@ impl Decode<'_> {
             Value::String(text)
                 if allowed.contains(Types::STRING.with(Types::NUMBER)) && !schema.int_or_string =>
             {
-                parse_quantity(text)
-                    .err()
-                    .map(|e| format!("{} is not a quantity: {e}", at()))
+                (self.quantity)(text).map(|e| format!("{} is not a quantity: {e}", at()))
             }
             Value::String(text) => match schema.format {
                 Some(Format::DateTime) if !is_rfc3339(text) => {
@@ -189,13 +193,18 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    /// The quantities of these tests: `250m`, or any number.
+    fn quantity(text: &str) -> Option<String> {
+        (text != "250m" && text.parse::<f64>().is_err()).then(|| "no quantity".to_string())
+    }
+
     #[test]
     fn a_pod_template_decodes_as_go_decodes_it() {
         let fine = json!({"metadata": {"labels": {"app": "a"}, "creationTimestamp": null},
             "spec": {"unknown": 5, "containers": [{"name": "a", "image": "a:1",
                 "ports": [{"containerPort": 80}],
                 "resources": {"requests": {"cpu": "250m", "memory": 64}}}]}});
-        assert_eq!(pod_template_spec_fault(&fine), None);
+        assert_eq!(pod_template_spec_fault(&fine, quantity), None);
         for (value, fault) in [
             (json!({"spec": 5}), "`spec` must be a mapping, not a number"),
             (
@@ -219,7 +228,7 @@ mod tests {
                 "`metadata.labels.app` must be a string, not a boolean",
             ),
         ] {
-            let found = pod_template_spec_fault(&value).unwrap_or_default();
+            let found = pod_template_spec_fault(&value, quantity).unwrap_or_default();
             assert!(found.starts_with(fault), "{value}: {found}");
         }
     }

@@ -581,13 +581,7 @@ fn the_documented_install_line_installs_a_release_and_refuses_a_wrong_checksum()
         std::fs::read(env!("CARGO_BIN_EXE_garrison")).ok(),
         "the installed binary is the packaged one"
     );
-    let checked = run_program(
-        Command::new(&installed)
-            .args(["validate", "--no-cache", "--repo"])
-            .arg(testdata().join("fleet/repo")),
-        "the installed garrison",
-    );
-    assert!(checked.status.success(), "{}", transcript(&checked));
+    validates_the_example(&installed);
 
     // A checksum that differs, an archive missing from SHA256SUMS and a
     // missing archive each stop the line before anything is installed.
@@ -641,6 +635,17 @@ fn lean(command: &mut Command) {
         .env("CARGO_TARGET_DIR", install_target())
         .env("CARGO_PROFILE_DEV_DEBUG", "0")
         .env("CARGO_INCREMENTAL", "0");
+}
+
+/// An installed garrison validates the example fleet.
+fn validates_the_example(installed: &Path) {
+    let checked = run_program(
+        Command::new(installed)
+            .args(["validate", "--no-cache", "--repo"])
+            .arg(testdata().join("fleet/repo")),
+        "the installed garrison",
+    );
+    assert!(checked.status.success(), "{}", transcript(&checked));
 }
 
 /// The target directory the cargo builds of these tests share.
@@ -757,13 +762,7 @@ fn cargo_publish_dry_run_packages_what_the_crate_needs_and_cargo_install_locked_
         "{}",
         transcript(&version)
     );
-    let checked = run_program(
-        Command::new(&installed)
-            .args(["validate", "--no-cache", "--repo"])
-            .arg(testdata().join("fleet/repo")),
-        "the installed garrison",
-    );
-    assert!(checked.status.success(), "{}", transcript(&checked));
+    validates_the_example(&installed);
 }
 
 /// A copy of what building garrison needs (the hooks' repository as
