@@ -297,14 +297,18 @@ pub fn divide_dynamic(
             }
             // Candidates in Karmada's order: previously used clusters first when
             // aggregating, then available desc; equal availability keeps the
-            // candidate order, where a previous cluster (locality score) comes
-            // before a new one, then the smaller name.
+            // order the candidates come in (Karmada's `sort.Sort` of the
+            // available clusters is an insertion sort, so stable, up to 12
+            // of them), which is the scheduler's (a previous cluster's
+            // locality score first, then the smaller name) or the spread
+            // constraints' (each chosen region's best cluster first).
             let prior = |name: &str| scheduled.get(name).is_some_and(|&r| r > 0);
             let listed = |name: &str| scheduled.contains_key(name);
             let mut weighted: Vec<(&str, u64)> = candidates
                 .iter()
                 .map(|c| (c.name.as_str(), c.available))
                 .collect();
+            // `sort_by` is stable: equal keys keep the candidates' order.
             weighted.sort_by(|a, b| {
                 let group = match mode {
                     DynamicMode::Aggregated => prior(b.0).cmp(&prior(a.0)),
@@ -313,7 +317,6 @@ pub fn divide_dynamic(
                 group
                     .then_with(|| b.1.cmp(&a.1))
                     .then_with(|| listed(b.0).cmp(&listed(a.0)))
-                    .then_with(|| a.0.cmp(b.0))
             });
             (target, weighted, scheduled.clone())
         }
@@ -657,10 +660,12 @@ mod tests {
         let c = cands(&[("m1", 12), ("m2", 8), ("m3", 10)]);
         let got = divide_dynamic(12, &c, &[], DynamicMode::Aggregated);
         assert_eq!(got, Ok(pairs(&[("m1", 12)])));
-        // Equal availability: the smaller names form the prefix.
+        // Equal availability: the candidates' order (the scheduler's, or
+        // the spread constraints': each chosen region's best cluster first)
+        // forms the prefix, as Karmada's stable sort keeps it.
         let c = cands(&[("m3", 6), ("m2", 6), ("m1", 6)]);
         let got = divide_dynamic(12, &c, &[], DynamicMode::Aggregated);
-        assert_eq!(got, Ok(pairs(&[("m1", 6), ("m2", 6)])));
+        assert_eq!(got, Ok(pairs(&[("m2", 6), ("m3", 6)])));
     }
 
     #[test]
