@@ -94,7 +94,7 @@ func (o *oracle) advance(ctx context.Context, prev *caseState, in *caseInput, an
 		return nil, err
 	}
 
-	o.informers.switchTo(st.srv)
+	o.informers.notify(st.srv, customizationChanges(prev.input.Customizations, in.Customizations))
 	if err := o.clusters.Replace(clusterObjs, ""); err != nil {
 		return nil, err
 	}

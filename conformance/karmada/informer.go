@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"sync"
@@ -54,12 +55,71 @@ func newInformerManager() *informerManager {
 // for them: the declarative interpreter's configuration manager then relists
 // and reloads its Lua scripts (configmanager.updateConfiguration).
 func (m *informerManager) switchTo(s *apiServer) {
+	m.notify(s, customizationEvents{added: 1})
+}
+
+// customizationEvents counts what an informer of the
+// ResourceInterpreterCustomizations reports when a control plane moves from
+// one set of them to the next.
+type customizationEvents struct{ added, updated, deleted int }
+
+// customizationChanges compares two sets of customizations by name: one
+// added, changed or deleted in the second is an event of that kind.
+func customizationChanges(before, after []json.RawMessage) customizationEvents {
+	byName := func(docs []json.RawMessage) map[string]string {
+		out := map[string]string{}
+		for _, doc := range docs {
+			var meta struct {
+				Metadata struct {
+					Name string `json:"name"`
+				} `json:"metadata"`
+			}
+			if json.Unmarshal(doc, &meta) == nil {
+				out[meta.Metadata.Name] = string(doc)
+			}
+		}
+		return out
+	}
+	old, now := byName(before), byName(after)
+	var events customizationEvents
+	for name, doc := range now {
+		switch was, ok := old[name]; {
+		case !ok:
+			events.added++
+		case was != doc:
+			events.updated++
+		}
+	}
+	for name := range old {
+		if _, ok := now[name]; !ok {
+			events.deleted++
+		}
+	}
+	return events
+}
+
+// notify points the listers at `s` and calls the customization handlers
+// once per kind of event that happened, as the informer would (each of them
+// makes the configuration manager relist and reload its Lua scripts).
+func (m *informerManager) notify(s *apiServer, events customizationEvents) {
 	m.mu.Lock()
 	m.cur = s
 	hs := append([]cache.ResourceEventHandler(nil), m.handlers[util.ResourceInterpreterCustomizationsGVR]...)
 	m.mu.Unlock()
+	obj := &unstructured.Unstructured{}
 	for _, h := range hs {
-		h.OnAdd(&unstructured.Unstructured{}, false)
+		if events.added > 0 {
+			h.OnAdd(obj, false)
+		}
+		if events.updated > 0 {
+			h.OnUpdate(obj, obj)
+		}
+		if events.deleted > 0 {
+			h.OnDelete(obj)
+		}
+		if events == (customizationEvents{}) {
+			h.OnAdd(obj, false)
+		}
 	}
 }
 

@@ -43,10 +43,10 @@ fn the_differential_run_walks_karmadas_reachable_code() {
             }
         }
     }
-    for seed in Run::from_env(3000).seeds {
+    for seed in Run::from_env(super::GENERATED).seeds {
         oracle.answer(&generate::case(seed));
     }
-    for seed in 0..500 {
+    for seed in 0..super::TWO_PHASE {
         let first = generate::case(seed);
         let (then, _) = generate::changed(seed, &first);
         oracle.answer(&first);

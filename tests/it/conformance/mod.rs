@@ -59,9 +59,16 @@ fn a_seed_is_its_case() {
 /// the deliberate differences of `conformance/karmada/README.md`. The seed range is
 /// fixed; `GARRISON_CONFORMANCE_CASES` and `GARRISON_CONFORMANCE_SEED` set a
 /// longer run.
+/// The generated cases a default run compares (and the coverage run
+/// answers again): seeds `0..GENERATED`.
+pub(crate) const GENERATED: u64 = 2000;
+
+/// The two-phase cases a default run compares: seeds `0..TWO_PHASE`.
+pub(crate) const TWO_PHASE: u64 = 300;
+
 #[test]
 fn karmada_agrees_on_generated_cases() {
-    let mut run = Run::from_env(3000);
+    let mut run = Run::from_env(GENERATED);
     let count = run.count();
     let mut oracle = oracle::Oracle::start();
     let mut member = stored::Member::start();
@@ -117,7 +124,7 @@ fn karmada_agrees_on_generated_cases() {
 /// [`karmada_agrees_on_generated_cases`].
 #[test]
 fn karmada_agrees_after_a_previous_schedule() {
-    let run = Run::from_env(500);
+    let run = Run::from_env(TWO_PHASE);
     let count = run.count();
     let mut oracle = oracle::Oracle::start();
     let mut member = stored::Member::start();
