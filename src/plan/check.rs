@@ -9,6 +9,7 @@ use crate::model::inputs::Template;
 use crate::model::inputs::{Inputs, OverridePolicy, PropagationPolicy};
 use crate::model::meta::ObjectKey;
 use crate::model::policy::{Division, SpreadField};
+use crate::model::resource_selector::ResourceSelector;
 use crate::overrides::{self, OverridePolicyRef};
 use crate::schedule::policy_match;
 use std::collections::{BTreeMap, BTreeSet};
@@ -437,14 +438,9 @@ fn field_name(field: SpreadField) -> &'static str {
 
 /// A PropagationPolicy selects templates of its own namespace only.
 fn selector_namespaces(policy: &PropagationPolicy, diagnostics: &mut Diagnostics) {
-    let selectors = policy
-        .spec
-        .resource_selectors
-        .iter()
-        .map(|s| s.namespace.as_deref());
     own_namespace(
         policy.namespace.as_deref(),
-        selectors,
+        &policy.spec.resource_selectors,
         &policy.doc,
         ("a PropagationPolicy", "a ClusterPropagationPolicy"),
         Code::InvalidPlacement,
@@ -457,14 +453,9 @@ fn selector_namespaces(policy: &PropagationPolicy, diagnostics: &mut Diagnostics
 /// and refuses any other (`validateResourceSelectors`, from
 /// `ValidateOverrideSpec`), so such a policy overrides nothing.
 fn override_selector_namespaces(policy: &OverridePolicy, diagnostics: &mut Diagnostics) {
-    let selectors = policy
-        .spec
-        .resource_selectors
-        .iter()
-        .map(|s| s.namespace.as_deref());
     own_namespace(
         policy.namespace.as_deref(),
-        selectors,
+        &policy.spec.resource_selectors,
         &policy.doc,
         ("an OverridePolicy", "a ClusterOverridePolicy"),
         Code::InvalidOverride,
@@ -476,9 +467,9 @@ fn override_selector_namespaces(policy: &OverridePolicy, diagnostics: &mut Diagn
 /// `namespace`, written at `spec.resourceSelectors` of `doc`: each names
 /// no namespace, or the policy's own; a cluster-scoped policy (`kinds.1`)
 /// may name any. Refused with `code`.
-fn own_namespace<'a>(
+fn own_namespace(
     namespace: Option<&str>,
-    selectors: impl Iterator<Item = Option<&'a str>>,
+    selectors: &[ResourceSelector],
     doc: &crate::model::inputs::Document,
     (kind, cluster_kind): (&str, &str),
     code: Code,
@@ -487,8 +478,12 @@ fn own_namespace<'a>(
     let Some(ns) = namespace else {
         return;
     };
-    for (i, selector) in selectors.enumerate() {
-        if selector.is_some_and(|s| !s.is_empty() && s != ns) {
+    for (i, selector) in selectors.iter().enumerate() {
+        if selector
+            .namespace
+            .as_deref()
+            .is_some_and(|s| !s.is_empty() && s != ns)
+        {
             diagnostics.push(
                 Diagnostic::error(
                     code,

@@ -16,6 +16,7 @@ use crate::model::previous::PreviousRender;
 use crate::model::record::BindingRecord;
 use crate::pause;
 use crate::schedule::{self, policy_match, Binding, Decision};
+use std::collections::btree_map::Entry;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// What claiming reads besides the template.
@@ -252,8 +253,6 @@ struct Scheduling<'a> {
     held: &'a BTreeSet<String>,
 }
 
-/// G0209 for a template whose claim names a policy that does not select
-/// it: Karmada's detector leaves it alone ([`prior_claim`]).
 /// Refuse templates Karmada would give one binding: its binding's name is
 /// the template's name (`:` read as `.`, lower-cased) and kind, in the
 /// template's namespace, whatever the group. Karmada's detector binds the
@@ -268,25 +267,27 @@ fn binding_names_collide(bound: &[&Template], diagnostics: &mut Diagnostics) {
     for template in ordered {
         let key = &template.key;
         let name = crate::model::binding::binding_name(&key.name, &key.kind);
-        match seen.get(&(key.namespace.as_deref(), name.clone())) {
-            Some(first) => diagnostics.push(
+        match seen.entry((key.namespace.as_deref(), name)) {
+            Entry::Occupied(first) => diagnostics.push(
                 Diagnostic::error(
                     Code::DuplicateObject,
                     format!(
-                        "`{}` ({}) and `{key}` ({}) are one binding for Karmada (`{name}`): its detector binds the one it sees first and never delivers the other",
-                        first.key, first.key.api_version, key.api_version
+                        "`{}` ({}) and `{key}` ({}) are one binding for Karmada (`{}`): its detector binds the one it sees first and never delivers the other",
+                        first.get().key, first.get().key.api_version, key.api_version, first.key().1
                     ),
                 )
                 .at(template.origin)
                 .help("rename one of them: Karmada names a binding after the template's name (`:` read as `.`, in lower case) and kind, whatever its API group"),
             ),
-            None => {
-                seen.insert((key.namespace.as_deref(), name), template);
+            Entry::Vacant(slot) => {
+                slot.insert(template);
             }
         }
     }
 }
 
+/// G0209 for a template whose claim names a policy that does not select
+/// it: Karmada's detector leaves it alone ([`prior_claim`]).
 fn left_alone(template: &Template, policy: &PropagationPolicy) -> Diagnostic {
     Diagnostic::warning(
         Code::ReservedNamespace,

@@ -128,11 +128,7 @@ impl Decode<'_> {
             Value::Number(_) => Types::NUMBER,
             Value::Null => return None,
         };
-        let allowed = if schema.int_or_string {
-            Types::INTEGER.with(Types::STRING)
-        } else {
-            schema.types
-        };
+        let allowed = schema.allowed_types();
         if !allowed.is_empty() && allowed.0 & found.0 == 0 {
             return Some(format!(
                 "{} must be {}, not {}",

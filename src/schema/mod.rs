@@ -170,6 +170,16 @@ pub struct Schema {
 }
 
 impl Schema {
+    /// The JSON types the field takes: an int-or-string field takes an
+    /// integer or a string, whatever its declared type.
+    fn allowed_types(&self) -> Types {
+        if self.int_or_string {
+            Types::INTEGER.with(Types::STRING)
+        } else {
+            self.types
+        }
+    }
+
     pub fn property(&self, name: &str) -> Option<SchemaId> {
         self.properties
             .binary_search_by(|(key, _)| key.as_str().cmp(name))

@@ -237,11 +237,7 @@ impl Walk<'_> {
             NodeKind::Number(_) => Types::NUMBER,
             NodeKind::Null => return true,
         };
-        let allowed = if schema.int_or_string {
-            Types::INTEGER.with(Types::STRING)
-        } else {
-            schema.types
-        };
+        let allowed = schema.allowed_types();
         if allowed.is_empty() || allowed.0 & found.0 != 0 {
             return true;
         }
